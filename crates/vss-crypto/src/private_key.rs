@@ -1,0 +1,252 @@
+//! Private keys: ECDSA signing and ECDH.
+
+use aws_lc_rs::digest::Digest;
+use aws_lc_rs::signature::EcdsaKeyPair;
+use openssl::bn::{BigNum, BigNumContext};
+use openssl::derive::Deriver;
+use openssl::ec::{EcKey, EcPoint};
+use openssl::ecdsa::EcdsaSig;
+use openssl::pkey::{PKey, Private};
+use zeroize::Zeroizing;
+
+use crate::backend::{fit_digest, Backend};
+use crate::{Curve, Error, HashAlg, PublicKey, Result, Signature};
+
+/// An elliptic-curve private key: a scalar `0 < d < n` with its public point.
+///
+/// The scalar is zeroized when the key is dropped; `Debug` never prints it.
+pub struct PrivateKey {
+    curve: Curve,
+    scalar: Zeroizing<Vec<u8>>,
+    public: PublicKey,
+    signer: Signer,
+}
+
+enum Signer {
+    AwsLc(EcdsaKeyPair),
+    OpenSsl(EcKey<Private>),
+}
+
+impl PrivateKey {
+    /// A fresh random key from the operating system's generator.
+    pub fn generate(curve: Curve) -> Result<Self> {
+        let group = curve.group()?;
+        let key = EcKey::generate(&group).map_err(|_| Error::Library("EcKey::generate"))?;
+        let scalar = Zeroizing::new(
+            key.private_key()
+                .to_vec_padded(curve.scalar_len() as i32)
+                .map_err(|_| Error::Library("BigNum::to_vec_padded"))?,
+        );
+        Self::from_scalar(curve, &scalar)
+    }
+
+    /// The key with the given big-endian scalar (shorter inputs are left-padded).
+    ///
+    /// Refuses 0, values ≥ n, and inputs longer than the curve's scalar length.
+    pub fn from_scalar(curve: Curve, scalar: &[u8]) -> Result<Self> {
+        let n = curve.scalar_len();
+        if scalar.len() > n {
+            return Err(Error::InvalidPrivateKey("longer than the curve's scalar"));
+        }
+        let mut padded = Zeroizing::new(vec![0u8; n]);
+        padded[n - scalar.len()..].copy_from_slice(scalar);
+
+        let key = openssl_private_key(curve, &padded)?;
+        let public = PublicKey::from_point(curve, key.public_key())?;
+        let signer = match Backend::for_curve(curve) {
+            Backend::AwsLc { signing, .. } => Signer::AwsLc(
+                EcdsaKeyPair::from_private_key_and_public_key(
+                    signing,
+                    &padded,
+                    public.to_sec1_uncompressed(),
+                )
+                .map_err(|_| Error::Library("EcdsaKeyPair"))?,
+            ),
+            Backend::OpenSsl => Signer::OpenSsl(key),
+        };
+        Ok(PrivateKey {
+            curve,
+            scalar: padded,
+            public,
+            signer,
+        })
+    }
+
+    /// The curve of this key.
+    pub fn curve(&self) -> Curve {
+        self.curve
+    }
+
+    /// The big-endian scalar, `scalar_len` bytes. Handle with care: this is the secret.
+    pub fn scalar(&self) -> &[u8] {
+        &self.scalar
+    }
+
+    /// The matching public key.
+    pub fn public_key(&self) -> &PublicKey {
+        &self.public
+    }
+
+    /// ECDSA signature of a digest (any length: longer digests are truncated to the order's
+    /// bit length, shorter ones taken as integers, as FIPS 186 says). A random nonce each time.
+    pub fn sign_digest(&self, digest: &[u8]) -> Result<Signature> {
+        match &self.signer {
+            Signer::AwsLc(key_pair) => {
+                let Backend::AwsLc { digest_alg, .. } = Backend::for_curve(self.curve) else {
+                    return Err(Error::Library("backend mismatch"));
+                };
+                let fitted = fit_digest(self.curve, digest);
+                let digest = Digest::import_less_safe(&fitted, digest_alg)
+                    .map_err(|_| Error::Library("Digest::import_less_safe"))?;
+                let sig = key_pair
+                    .sign_digest(&digest)
+                    .map_err(|_| Error::Library("EcdsaKeyPair::sign_digest"))?;
+                Signature::from_p1363(self.curve, sig.as_ref())
+            }
+            Signer::OpenSsl(key) => {
+                let sig =
+                    EcdsaSig::sign(digest, key).map_err(|_| Error::Library("ECDSA_do_sign"))?;
+                let n = self.curve.scalar_len() as i32;
+                let mut r_s = sig
+                    .r()
+                    .to_vec_padded(n)
+                    .map_err(|_| Error::Library("BigNum::to_vec_padded"))?;
+                r_s.extend(
+                    sig.s()
+                        .to_vec_padded(n)
+                        .map_err(|_| Error::Library("BigNum::to_vec_padded"))?,
+                );
+                Signature::from_p1363(self.curve, &r_s)
+            }
+        }
+    }
+
+    /// ECDSA signature of `message` hashed with `hash`.
+    pub fn sign(&self, hash: HashAlg, message: &[u8]) -> Result<Signature> {
+        self.sign_digest(&hash.digest(message))
+    }
+
+    /// ECDH (SEC1 §3.3.1): the x coordinate of `d × peer`, `scalar_len` bytes.
+    pub fn diffie_hellman(&self, peer: &PublicKey) -> Result<Zeroizing<Vec<u8>>> {
+        if peer.curve() != self.curve {
+            return Err(Error::InvalidPublicKey("peer key is on another curve"));
+        }
+        let ours = PKey::from_ec_key(openssl_private_key(self.curve, &self.scalar)?)
+            .map_err(|_| Error::Library("PKey::from_ec_key"))?;
+        let theirs = PKey::from_ec_key(peer.to_openssl()?)
+            .map_err(|_| Error::Library("PKey::from_ec_key"))?;
+        let mut deriver = Deriver::new(&ours).map_err(|_| Error::Library("Deriver::new"))?;
+        deriver
+            .set_peer(&theirs)
+            .map_err(|_| Error::InvalidPublicKey("refused as ECDH peer"))?;
+        let mut secret = Zeroizing::new(vec![0u8; self.curve.scalar_len()]);
+        let len = deriver
+            .derive(&mut secret)
+            .map_err(|_| Error::Library("Deriver::derive"))?;
+        if len != secret.len() {
+            return Err(Error::Library("ECDH secret length"));
+        }
+        Ok(secret)
+    }
+}
+
+/// OpenSSL's form of the key with the given fixed-width scalar; refuses 0 and values ≥ n.
+fn openssl_private_key(curve: Curve, scalar: &[u8]) -> Result<EcKey<Private>> {
+    let group = curve.group()?;
+    let mut ctx = BigNumContext::new_secure().map_err(|_| Error::Library("BigNumContext"))?;
+    let mut order = BigNum::new().map_err(|_| Error::Library("BigNum"))?;
+    group
+        .order(&mut order, &mut ctx)
+        .map_err(|_| Error::Library("EcGroup::order"))?;
+    let mut d = BigNum::new_secure().map_err(|_| Error::Library("BigNum"))?;
+    d.copy_from_slice(scalar)
+        .map_err(|_| Error::Library("BigNum::copy_from_slice"))?;
+    if d.num_bits() == 0 || d >= order {
+        return Err(Error::InvalidPrivateKey("not in the range 1..n-1"));
+    }
+    let mut point = EcPoint::new(&group).map_err(|_| Error::Library("EcPoint"))?;
+    point
+        .mul_generator2(&group, &d, &mut ctx)
+        .map_err(|_| Error::Library("EcPoint::mul_generator"))?;
+    EcKey::from_private_components(&group, &d, &point)
+        .map_err(|_| Error::Library("EcKey::from_private_components"))
+}
+
+impl std::fmt::Debug for PrivateKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PrivateKey")
+            .field("curve", &self.curve)
+            .field("public", &self.public)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sign_verify_round_trip_on_every_curve_and_hash() {
+        for curve in Curve::ALL {
+            let key = PrivateKey::generate(curve).expect("generate");
+            let verifier = key.public_key().verifying_key().expect("verifier");
+            for hash in HashAlg::ALL {
+                let sig = key.sign(hash, b"V2X message").expect("sign");
+                assert!(
+                    verifier.verify(hash, b"V2X message", &sig),
+                    "{curve} {hash}"
+                );
+                assert!(
+                    !verifier.verify(hash, b"V2X messagf", &sig),
+                    "{curve} {hash}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn scalar_round_trips_and_range_is_enforced() {
+        for curve in Curve::ALL {
+            let key = PrivateKey::generate(curve).expect("generate");
+            let again = PrivateKey::from_scalar(curve, key.scalar()).expect("from_scalar");
+            assert_eq!(again.public_key(), key.public_key());
+            assert!(PrivateKey::from_scalar(curve, &[0]).is_err());
+            assert!(PrivateKey::from_scalar(curve, &vec![0xff; curve.scalar_len()]).is_err());
+            assert!(PrivateKey::from_scalar(curve, &vec![1; curve.scalar_len() + 1]).is_err());
+        }
+        let one = PrivateKey::from_scalar(Curve::P256, &[1]).expect("d = 1");
+        assert_eq!(
+            one.public_key().x(),
+            &hex_bytes("6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296")[..]
+        );
+    }
+
+    #[test]
+    fn ecdh_agrees_both_ways_and_refuses_other_curves() {
+        for curve in Curve::ALL {
+            let a = PrivateKey::generate(curve).expect("a");
+            let b = PrivateKey::generate(curve).expect("b");
+            let ab = a.diffie_hellman(b.public_key()).expect("ab");
+            let ba = b.diffie_hellman(a.public_key()).expect("ba");
+            assert_eq!(ab, ba);
+            assert_eq!(ab.len(), curve.scalar_len());
+        }
+        let a = PrivateKey::generate(Curve::P256).expect("a");
+        let b = PrivateKey::generate(Curve::Bp256).expect("b");
+        assert!(a.diffie_hellman(b.public_key()).is_err());
+    }
+
+    #[test]
+    fn debug_does_not_print_the_scalar() {
+        let key = PrivateKey::from_scalar(Curve::P256, &[0x42; 32]).expect("key");
+        let shown = format!("{key:?}");
+        assert!(!shown.contains(&"42".repeat(32)), "{shown}");
+    }
+
+    fn hex_bytes(s: &str) -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
+            .collect()
+    }
+}

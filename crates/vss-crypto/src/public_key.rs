@@ -1,0 +1,176 @@
+//! Public keys: SEC1 points, validated on the way in.
+
+use openssl::bn::BigNumContext;
+use openssl::ec::{EcKey, EcPoint, PointConversionForm};
+use openssl::pkey::Public;
+
+use crate::{Curve, Error, Result};
+
+/// A point of a named curve that is known to lie on the curve and not to be the identity.
+#[derive(Clone, PartialEq, Eq)]
+pub struct PublicKey {
+    curve: Curve,
+    uncompressed: Vec<u8>,
+}
+
+impl PublicKey {
+    /// Parses a SEC1 point, compressed (`02`/`03` ‖ x) or uncompressed (`04` ‖ x ‖ y).
+    ///
+    /// Decompresses compressed points; refuses the identity, hybrid forms, wrong lengths,
+    /// coordinates not below the field prime, and points not on the curve.
+    pub fn from_sec1(curve: Curve, bytes: &[u8]) -> Result<Self> {
+        let n = curve.scalar_len();
+        match bytes.first() {
+            None => return Err(Error::InvalidPublicKey("empty")),
+            Some(0x02 | 0x03) if bytes.len() == 1 + n => {}
+            Some(0x04) if bytes.len() == 1 + 2 * n => {}
+            Some(0x02..=0x04) => return Err(Error::InvalidPublicKey("wrong length for the curve")),
+            Some(_) => return Err(Error::InvalidPublicKey("unknown SEC1 point form")),
+        }
+        let group = curve.group()?;
+        let mut ctx = BigNumContext::new().map_err(|_| Error::Library("BigNumContext"))?;
+        let point = EcPoint::from_bytes(&group, bytes, &mut ctx)
+            .map_err(|_| Error::InvalidPublicKey("not a point on the curve"))?;
+        if point.is_infinity(&group) {
+            return Err(Error::InvalidPublicKey("the point at infinity"));
+        }
+        let on_curve = point
+            .is_on_curve(&group, &mut ctx)
+            .map_err(|_| Error::InvalidPublicKey("not a point on the curve"))?;
+        if !on_curve {
+            return Err(Error::InvalidPublicKey("not a point on the curve"));
+        }
+        let uncompressed = point
+            .to_bytes(&group, PointConversionForm::UNCOMPRESSED, &mut ctx)
+            .map_err(|_| Error::Library("EcPoint::to_bytes"))?;
+        Ok(PublicKey {
+            curve,
+            uncompressed,
+        })
+    }
+
+    /// Builds the public key from an OpenSSL point already known to be valid.
+    pub(crate) fn from_point(curve: Curve, point: &openssl::ec::EcPointRef) -> Result<Self> {
+        let group = curve.group()?;
+        let mut ctx = BigNumContext::new().map_err(|_| Error::Library("BigNumContext"))?;
+        let uncompressed = point
+            .to_bytes(&group, PointConversionForm::UNCOMPRESSED, &mut ctx)
+            .map_err(|_| Error::Library("EcPoint::to_bytes"))?;
+        Ok(PublicKey {
+            curve,
+            uncompressed,
+        })
+    }
+
+    /// The curve of this key.
+    pub fn curve(&self) -> Curve {
+        self.curve
+    }
+
+    /// SEC1 uncompressed form: `04 ‖ x ‖ y`.
+    pub fn to_sec1_uncompressed(&self) -> &[u8] {
+        &self.uncompressed
+    }
+
+    /// SEC1 compressed form: `02`/`03` (parity of y) ‖ x.
+    pub fn to_sec1_compressed(&self) -> Vec<u8> {
+        let n = self.curve.scalar_len();
+        let y_is_odd = self.uncompressed[2 * n] & 1 == 1;
+        let mut out = Vec::with_capacity(1 + n);
+        out.push(if y_is_odd { 0x03 } else { 0x02 });
+        out.extend_from_slice(self.x());
+        out
+    }
+
+    /// The affine x coordinate, big-endian, `scalar_len` bytes.
+    pub fn x(&self) -> &[u8] {
+        &self.uncompressed[1..=self.curve.scalar_len()]
+    }
+
+    /// The affine y coordinate, big-endian, `scalar_len` bytes.
+    pub fn y(&self) -> &[u8] {
+        &self.uncompressed[1 + self.curve.scalar_len()..]
+    }
+
+    pub(crate) fn to_openssl(&self) -> Result<EcKey<Public>> {
+        let group = self.curve.group()?;
+        let mut ctx = BigNumContext::new().map_err(|_| Error::Library("BigNumContext"))?;
+        let point = EcPoint::from_bytes(&group, &self.uncompressed, &mut ctx)
+            .map_err(|_| Error::Library("EcPoint::from_bytes"))?;
+        EcKey::from_public_key(&group, &point).map_err(|_| Error::Library("EcKey::from_public_key"))
+    }
+}
+
+impl std::fmt::Debug for PublicKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PublicKey({}, ", self.curve)?;
+        for b in &self.uncompressed {
+            write!(f, "{b:02x}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::PrivateKey;
+
+    #[test]
+    fn compressed_and_uncompressed_forms_agree_on_every_curve() {
+        for curve in Curve::ALL {
+            for _ in 0..4 {
+                let key = PrivateKey::generate(curve).expect("generate");
+                let public = key.public_key();
+                let compressed = public.to_sec1_compressed();
+                assert_eq!(compressed.len(), 1 + curve.scalar_len());
+                let decompressed = PublicKey::from_sec1(curve, &compressed).expect("decompress");
+                assert_eq!(&decompressed, public);
+            }
+        }
+    }
+
+    #[test]
+    fn off_curve_identity_and_malformed_points_are_refused() {
+        let key = PrivateKey::generate(Curve::P256).expect("generate");
+        let mut bad = key.public_key().to_sec1_uncompressed().to_vec();
+        bad[64] ^= 1;
+        assert!(
+            PublicKey::from_sec1(Curve::P256, &bad).is_err(),
+            "off curve"
+        );
+        assert!(
+            PublicKey::from_sec1(Curve::P256, &[0x00]).is_err(),
+            "identity"
+        );
+        assert!(PublicKey::from_sec1(Curve::P256, &[]).is_err(), "empty");
+        let good = key.public_key().to_sec1_uncompressed();
+        assert!(
+            PublicKey::from_sec1(Curve::P256, &good[..64]).is_err(),
+            "truncated"
+        );
+        assert!(
+            PublicKey::from_sec1(Curve::P384, good).is_err(),
+            "wrong curve length"
+        );
+        let mut hybrid = good.to_vec();
+        hybrid[0] = 0x06;
+        assert!(
+            PublicKey::from_sec1(Curve::P256, &hybrid).is_err(),
+            "hybrid form"
+        );
+        // x = p (not reduced) must not decompress.
+        let mut x_is_p = vec![0x02];
+        x_is_p.extend(hex_bytes(
+            "ffffffff00000001000000000000000000000000ffffffffffffffffffffffff",
+        ));
+        assert!(PublicKey::from_sec1(Curve::P256, &x_is_p).is_err(), "x = p");
+    }
+
+    fn hex_bytes(s: &str) -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
+            .collect()
+    }
+}
