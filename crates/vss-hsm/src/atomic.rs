@@ -1,0 +1,74 @@
+//! Atomic file replacement: write a temporary file, fsync it, rename it, fsync the directory.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::Path;
+
+use crate::{Error, Result};
+
+/// Prefix of temporary files; a reader ignores them (a crash may leave one behind).
+pub(crate) const TEMP_PREFIX: &str = ".tmp-";
+
+/// Replaces `path` with `bytes` so that a reader (or a crash) sees either the old or the new
+/// content, never a mixture. Files are created readable by the owner only.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut nonce = [0u8; 8];
+    vss_crypto::random_bytes(&mut nonce)?;
+    let temp = dir.join(format!("{TEMP_PREFIX}{name}-{}", hex::encode(nonce)));
+    let result = write_and_rename(&temp, path, bytes);
+    if result.is_err() {
+        // Best effort: the temporary file is not part of the store either way.
+        let _ = fs::remove_file(&temp);
+    }
+    result?;
+    sync_dir(dir)
+}
+
+fn write_and_rename(temp: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(temp).map_err(Error::io(temp))?;
+    file.write_all(bytes).map_err(Error::io(temp))?;
+    file.sync_all().map_err(Error::io(temp))?;
+    drop(file);
+    fs::rename(temp, path).map_err(Error::io(path))
+}
+
+/// Makes a directory entry change (create, rename, unlink) durable.
+pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(Error::io(dir))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_content_and_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("f.json");
+        write_atomic(&path, b"one").expect("write");
+        write_atomic(&path, b"two").expect("rewrite");
+        assert_eq!(fs::read(&path).expect("read"), b"two");
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .expect("list")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("f.json")]);
+    }
+
+    #[test]
+    fn missing_directory_is_an_io_error_naming_the_file() {
+        let err = write_atomic(Path::new("/nonexistent-vss-dir/f"), b"x").expect_err("fails");
+        assert!(err.to_string().contains("/nonexistent-vss-dir"), "{err}");
+    }
+}

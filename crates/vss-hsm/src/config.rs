@@ -1,0 +1,70 @@
+//! The store directory's configuration: which backend holds its keys.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{atomic, Error, Hsm, Result, SoftHsm};
+
+/// File name of the configuration inside a store directory.
+pub(crate) const CONFIG_FILE: &str = "hsm.json";
+
+/// A backend that can hold a store's keys.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "backend", rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Backend {
+    /// Keys encrypted at rest in the store directory itself.
+    Soft,
+}
+
+/// The content of `hsm.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoreConfig {
+    /// Format version, 1.
+    pub version: u32,
+    /// Where the keys live.
+    #[serde(flatten)]
+    pub backend: Backend,
+}
+
+impl StoreConfig {
+    /// Reads `hsm.json` from a store directory.
+    pub fn read(dir: &Path) -> Result<Self> {
+        let path = dir.join(CONFIG_FILE);
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(Error::NotAStore(dir.to_path_buf()))
+            }
+            Err(e) => return Err(Error::io(&path)(e)),
+        };
+        let config: StoreConfig =
+            serde_json::from_slice(&bytes).map_err(|e| Error::CorruptFile {
+                path: path.clone(),
+                reason: e.to_string(),
+            })?;
+        if config.version != 1 {
+            return Err(Error::Unsupported(format!(
+                "{}: configuration version {} is newer than this vss",
+                path.display(),
+                config.version
+            )));
+        }
+        Ok(config)
+    }
+
+    /// Writes `hsm.json` atomically.
+    pub(crate) fn write(&self, dir: &Path) -> Result<()> {
+        let bytes =
+            serde_json::to_vec_pretty(self).map_err(|e| Error::Unsupported(e.to_string()))?;
+        atomic::write_atomic(&dir.join(CONFIG_FILE), &bytes)
+    }
+}
+
+/// Opens the key store in `dir` with the user PIN, whatever its backend.
+pub fn open(dir: &Path, pin: &str) -> Result<Box<dyn Hsm>> {
+    match StoreConfig::read(dir)?.backend {
+        Backend::Soft => Ok(Box::new(SoftHsm::open(dir, pin)?)),
+    }
+}

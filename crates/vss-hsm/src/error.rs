@@ -1,0 +1,103 @@
+//! The one error type of `vss-hsm`.
+
+use std::path::PathBuf;
+
+/// Why a key-store operation could not be carried out.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The PIN was wrong; `tries_left` more wrong PINs are allowed before the PIN blocks.
+    #[error("wrong PIN ({tries_left} {} left{})", tries(*tries_left), blocked_hint(*tries_left))]
+    WrongPin {
+        /// Attempts left before the PIN is blocked.
+        tries_left: u8,
+    },
+    /// The PIN is blocked after too many wrong attempts; the PUK unblocks it.
+    #[error("PIN blocked after too many wrong attempts: unblock it with the PUK")]
+    PinBlocked,
+    /// The PUK was wrong; `tries_left` more wrong PUKs are allowed before the store locks.
+    #[error("wrong PUK ({tries_left} {} left{})", tries(*tries_left), locked_hint(*tries_left))]
+    WrongPuk {
+        /// Attempts left before the store is locked for good.
+        tries_left: u8,
+    },
+    /// Too many wrong PUKs: the store is locked for good.
+    #[error("key store locked for good after too many wrong PUKs")]
+    Locked,
+    /// A new PIN or PUK does not meet the policy.
+    #[error("{0}")]
+    WeakSecret(&'static str),
+    /// No key has this label.
+    #[error("no key labelled '{0}'")]
+    KeyNotFound(String),
+    /// A key with this label exists already.
+    #[error("a key labelled '{0}' exists already")]
+    KeyExists(String),
+    /// The label is not 1–64 characters of `A-Z a-z 0-9 . _ -` (not starting with `.`).
+    #[error(
+        "invalid key label '{0}': use 1-64 characters of A-Z a-z 0-9 . _ - (not starting with '.')"
+    )]
+    InvalidLabel(String),
+    /// The directory is not an initialised key store.
+    #[error("{} is not an initialised key store (run `vss hsm init`)", .0.display())]
+    NotAStore(PathBuf),
+    /// The directory holds a key store, or other files, already.
+    #[error("{} is not empty: refusing to initialise a key store there", .0.display())]
+    NotEmpty(PathBuf),
+    /// A file of the store is corrupt, truncated or was tampered with.
+    #[error("corrupt file {}: {reason}", path.display())]
+    CorruptFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The store names a backend this build does not have.
+    #[error("{0}")]
+    Unsupported(String),
+    /// Reading or writing a file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The cryptographic operation itself failed.
+    #[error(transparent)]
+    Crypto(#[from] vss_crypto::Error),
+}
+
+fn tries(n: u8) -> &'static str {
+    if n == 1 {
+        "try"
+    } else {
+        "tries"
+    }
+}
+
+fn blocked_hint(n: u8) -> &'static str {
+    if n == 0 {
+        "; the PIN is now blocked: unblock it with the PUK"
+    } else {
+        ""
+    }
+}
+
+fn locked_hint(n: u8) -> &'static str {
+    if n == 0 {
+        "; the store is now locked for good"
+    } else {
+        ""
+    }
+}
+
+impl Error {
+    pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
+        let path = path.into();
+        move |source| Error::Io { path, source }
+    }
+}
+
+/// The result type of `vss-hsm`.
+pub type Result<T> = std::result::Result<T, Error>;

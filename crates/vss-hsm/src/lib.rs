@@ -1,0 +1,119 @@
+//! Keys behind handles: the [`Hsm`] trait and its backends.
+//!
+//! A caller opens a key store once (the backend is recorded in the store's directory) and
+//! receives a `Box<dyn Hsm>`; it never learns which backend it uses.
+//!
+//! ```
+//! use vss_crypto::{Curve, HashAlg};
+//! use vss_hsm::{GenerateKeyRequest, SoftHsm};
+//!
+//! let dir = tempfile::tempdir()?;
+//! SoftHsm::init(dir.path(), "1234", "12345678")?;
+//! let hsm = vss_hsm::open(dir.path(), "1234")?;
+//! let key = hsm.generate_key(&GenerateKeyRequest::new("station", Curve::P256))?;
+//! let digest = HashAlg::Sha256.digest(b"CAM");
+//! let signature = hsm.sign_digest(&key.handle, &digest)?;
+//! let public = hsm.public_key(&key.handle)?;
+//! assert!(public.verifying_key()?.verify_digest(&digest, &signature));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod atomic;
+mod config;
+mod error;
+mod label;
+mod soft;
+
+use vss_crypto::{Curve, PrivateKey, PublicKey, Signature};
+use zeroize::Zeroizing;
+
+pub use config::{open, Backend, StoreConfig};
+pub use error::{Error, Result};
+pub use label::check_label;
+pub use soft::{SoftHsm, SoftStoreStatus, PIN_TRIES, PUK_TRIES};
+
+/// An opaque reference to a key inside one HSM; only that HSM can use it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct KeyHandle(String);
+
+impl KeyHandle {
+    /// A handle carrying a backend-specific identifier (for the soft backend: the label).
+    pub fn new(id: impl Into<String>) -> Self {
+        KeyHandle(id.into())
+    }
+
+    /// The backend-specific identifier.
+    pub fn id(&self) -> &str {
+        &self.0
+    }
+}
+
+/// What an HSM tells about one of its keys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyInfo {
+    /// The handle to use the key with.
+    pub handle: KeyHandle,
+    /// The label the key was created with, unique within the HSM.
+    pub label: String,
+    /// The key's curve.
+    pub curve: Curve,
+}
+
+/// Ask the HSM to create a new key pair.
+#[derive(Debug, Clone)]
+pub struct GenerateKeyRequest {
+    /// Label of the new key: 1–64 characters of `A-Z a-z 0-9 . _ -`.
+    pub label: String,
+    /// Curve of the new key.
+    pub curve: Curve,
+}
+
+impl GenerateKeyRequest {
+    /// A request for a key with `label` on `curve`.
+    pub fn new(label: impl Into<String>, curve: Curve) -> Self {
+        GenerateKeyRequest {
+            label: label.into(),
+            curve,
+        }
+    }
+}
+
+/// Ask the HSM to take an existing private key under a label.
+#[derive(Debug)]
+pub struct ImportKeyRequest<'a> {
+    /// Label of the imported key.
+    pub label: String,
+    /// The key; its curve is the key's curve.
+    pub private_key: &'a PrivateKey,
+}
+
+/// Keys behind opaque handles. Implemented by every backend (soft, PKCS#11, remote card);
+/// an opened `Hsm` is logged in, and is safe to share between threads.
+pub trait Hsm: Send + Sync {
+    /// The backend's name, as written in the store's configuration: `soft`, `pkcs11`.
+    fn backend(&self) -> &'static str;
+
+    /// Creates a key pair inside the HSM.
+    fn generate_key(&self, request: &GenerateKeyRequest) -> Result<KeyInfo>;
+
+    /// Stores an existing private key inside the HSM.
+    fn import_key(&self, request: &ImportKeyRequest<'_>) -> Result<KeyInfo>;
+
+    /// Every key, in label order.
+    fn keys(&self) -> Result<Vec<KeyInfo>>;
+
+    /// The key with this label, or [`Error::KeyNotFound`].
+    fn key(&self, label: &str) -> Result<KeyInfo>;
+
+    /// The public half of a key.
+    fn public_key(&self, key: &KeyHandle) -> Result<PublicKey>;
+
+    /// ECDSA signature of a digest with a key (random nonce).
+    fn sign_digest(&self, key: &KeyHandle, digest: &[u8]) -> Result<Signature>;
+
+    /// ECDH with a key: the x coordinate of the shared point.
+    fn ecdh(&self, key: &KeyHandle, peer: &PublicKey) -> Result<Zeroizing<Vec<u8>>>;
+
+    /// Removes a key for good.
+    fn delete_key(&self, key: &KeyHandle) -> Result<()>;
+}

@@ -1,0 +1,224 @@
+//! The `soft` backend: a key-store directory whose key files are encrypted at rest under a
+//! master key, which is itself wrapped under the user PIN and the PUK (Argon2id, AES-256-GCM).
+//!
+//! ```text
+//! DIR/hsm.json          {"version":1,"backend":"soft"}
+//! DIR/soft-store.json   KDF parameters, wrapped master key, PIN and PUK retry counters
+//! DIR/keys/LABEL.key    one private key, AES-256-GCM under the master key
+//! ```
+
+mod key_file;
+mod state;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use vss_crypto::{PrivateKey, PublicKey, Signature};
+use zeroize::Zeroizing;
+
+pub use state::{SoftStoreStatus, PIN_TRIES, PUK_TRIES};
+
+use crate::atomic::{self, TEMP_PREFIX};
+use crate::config::{Backend, StoreConfig};
+use crate::{
+    check_label, Error, GenerateKeyRequest, Hsm, ImportKeyRequest, KeyHandle, KeyInfo, Result,
+};
+use state::{MasterKey, StateFile};
+
+const KEYS_DIR: &str = "keys";
+const KEY_SUFFIX: &str = ".key";
+
+/// The software HSM: keys in files under a store directory, opened with the user PIN.
+pub struct SoftHsm {
+    dir: PathBuf,
+    master: MasterKey,
+    loaded: RwLock<HashMap<String, Arc<PrivateKey>>>,
+}
+
+impl SoftHsm {
+    /// Initialises a new, empty store in `dir` (created if missing; it must be empty).
+    pub fn init(dir: &Path, pin: &str, puk: &str) -> Result<()> {
+        std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
+        let mut entries = std::fs::read_dir(dir).map_err(Error::io(dir))?;
+        if entries.next().is_some() {
+            return Err(Error::NotEmpty(dir.to_path_buf()));
+        }
+        let keys = dir.join(KEYS_DIR);
+        std::fs::create_dir(&keys).map_err(Error::io(&keys))?;
+        StateFile::create(dir, pin, puk)?;
+        // Written last: a directory with hsm.json is a complete store.
+        StoreConfig {
+            version: 1,
+            backend: Backend::Soft,
+        }
+        .write(dir)
+    }
+
+    /// Opens the store with the user PIN. Each wrong PIN costs one of [`PIN_TRIES`].
+    pub fn open(dir: &Path, pin: &str) -> Result<Self> {
+        Self::check_is_soft(dir)?;
+        let master = StateFile::load(dir)?.verify_pin(pin)?;
+        Ok(SoftHsm {
+            dir: dir.to_path_buf(),
+            master,
+            loaded: RwLock::new(HashMap::new()),
+        })
+    }
+
+    /// The PIN and PUK counters, read without using a try.
+    pub fn status(dir: &Path) -> Result<SoftStoreStatus> {
+        Self::check_is_soft(dir)?;
+        Ok(StateFile::load(dir)?.status())
+    }
+
+    /// Changes the user PIN (the old PIN is checked like any PIN).
+    pub fn change_pin(dir: &Path, old_pin: &str, new_pin: &str) -> Result<()> {
+        Self::check_is_soft(dir)?;
+        state::check_pin_policy(new_pin)?;
+        let mut state = StateFile::load(dir)?;
+        let master = state.verify_pin(old_pin)?;
+        state.set_pin(&master, new_pin)
+    }
+
+    /// Unblocks the PIN with the PUK and sets a new PIN. Each wrong PUK costs one of
+    /// [`PUK_TRIES`]; the last one locks the store for good.
+    pub fn unblock(dir: &Path, puk: &str, new_pin: &str) -> Result<()> {
+        Self::check_is_soft(dir)?;
+        StateFile::load(dir)?.unblock(puk, new_pin)
+    }
+
+    fn check_is_soft(dir: &Path) -> Result<()> {
+        match StoreConfig::read(dir)?.backend {
+            Backend::Soft => Ok(()),
+        }
+    }
+
+    fn key_path(&self, label: &str) -> PathBuf {
+        self.dir.join(KEYS_DIR).join(format!("{label}{KEY_SUFFIX}"))
+    }
+
+    fn store(&self, label: &str, key: PrivateKey) -> Result<KeyInfo> {
+        check_label(label)?;
+        let bytes = key_file::seal(&self.master, label, &key)?;
+        let path = self.key_path(label);
+        let _lock = state::lock(&self.dir)?;
+        if path.exists() {
+            return Err(Error::KeyExists(label.to_owned()));
+        }
+        atomic::write_atomic(&path, &bytes)?;
+        let info = info(label, key.curve());
+        self.cache()?.insert(label.to_owned(), Arc::new(key));
+        Ok(info)
+    }
+
+    fn private_key(&self, handle: &KeyHandle) -> Result<Arc<PrivateKey>> {
+        let label = handle.id();
+        if let Some(key) = self
+            .loaded
+            .read()
+            .map_err(|_| Error::Unsupported("key cache poisoned".into()))?
+            .get(label)
+        {
+            return Ok(Arc::clone(key));
+        }
+        check_label(label)?;
+        let key = Arc::new(key_file::open(&self.master, &self.key_path(label), label)?);
+        self.cache()?.insert(label.to_owned(), Arc::clone(&key));
+        Ok(key)
+    }
+
+    fn cache(&self) -> Result<std::sync::RwLockWriteGuard<'_, HashMap<String, Arc<PrivateKey>>>> {
+        self.loaded
+            .write()
+            .map_err(|_| Error::Unsupported("key cache poisoned".into()))
+    }
+}
+
+fn info(label: &str, curve: vss_crypto::Curve) -> KeyInfo {
+    KeyInfo {
+        handle: KeyHandle::new(label),
+        label: label.to_owned(),
+        curve,
+    }
+}
+
+impl Hsm for SoftHsm {
+    fn backend(&self) -> &'static str {
+        "soft"
+    }
+
+    fn generate_key(&self, request: &GenerateKeyRequest) -> Result<KeyInfo> {
+        check_label(&request.label)?;
+        self.store(&request.label, PrivateKey::generate(request.curve)?)
+    }
+
+    fn import_key(&self, request: &ImportKeyRequest<'_>) -> Result<KeyInfo> {
+        let key =
+            PrivateKey::from_scalar(request.private_key.curve(), request.private_key.scalar())?;
+        self.store(&request.label, key)
+    }
+
+    fn keys(&self) -> Result<Vec<KeyInfo>> {
+        let dir = self.dir.join(KEYS_DIR);
+        let mut keys = Vec::new();
+        for entry in std::fs::read_dir(&dir).map_err(Error::io(&dir))? {
+            let entry = entry.map_err(Error::io(&dir))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with(TEMP_PREFIX) {
+                continue; // a write that never completed: not part of the store
+            }
+            let Some(label) = name.strip_suffix(KEY_SUFFIX) else {
+                return Err(Error::CorruptFile {
+                    path: entry.path(),
+                    reason: "not a key file".into(),
+                });
+            };
+            keys.push(info(label, key_file::curve(&entry.path(), label)?));
+        }
+        keys.sort_by(|a, b| a.label.cmp(&b.label));
+        Ok(keys)
+    }
+
+    fn key(&self, label: &str) -> Result<KeyInfo> {
+        check_label(label)?;
+        let curve = key_file::curve(&self.key_path(label), label)?;
+        Ok(info(label, curve))
+    }
+
+    fn public_key(&self, key: &KeyHandle) -> Result<PublicKey> {
+        Ok(self.private_key(key)?.public_key().clone())
+    }
+
+    fn sign_digest(&self, key: &KeyHandle, digest: &[u8]) -> Result<Signature> {
+        Ok(self.private_key(key)?.sign_digest(digest)?)
+    }
+
+    fn ecdh(&self, key: &KeyHandle, peer: &PublicKey) -> Result<Zeroizing<Vec<u8>>> {
+        Ok(self.private_key(key)?.diffie_hellman(peer)?)
+    }
+
+    fn delete_key(&self, key: &KeyHandle) -> Result<()> {
+        let label = key.id();
+        check_label(label)?;
+        let path = self.key_path(label);
+        let _lock = state::lock(&self.dir)?;
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(Error::KeyNotFound(label.to_owned()))
+            }
+            Err(e) => return Err(Error::io(&path)(e)),
+        }
+        self.cache()?.remove(label);
+        atomic::sync_dir(&self.dir.join(KEYS_DIR))
+    }
+}
+
+impl std::fmt::Debug for SoftHsm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SoftHsm")
+            .field("dir", &self.dir)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,188 @@
+//! The soft key store: PIN and PUK counters, encryption at rest, corruption, reopening.
+
+use std::path::Path;
+
+use vss_crypto::{Curve, HashAlg};
+use vss_hsm::{Error, GenerateKeyRequest, SoftHsm, PIN_TRIES, PUK_TRIES};
+
+const PIN: &str = "1234";
+const PUK: &str = "12345678";
+
+fn store() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    SoftHsm::init(dir.path(), PIN, PUK).expect("init");
+    dir
+}
+
+fn wrong_pin(dir: &Path) -> Error {
+    SoftHsm::open(dir, "0000").expect_err("wrong PIN must fail")
+}
+
+#[test]
+fn three_wrong_pins_block_and_the_puk_unblocks() {
+    let dir = store();
+    assert!(matches!(
+        wrong_pin(dir.path()),
+        Error::WrongPin { tries_left: 2 }
+    ));
+    assert!(matches!(
+        wrong_pin(dir.path()),
+        Error::WrongPin { tries_left: 1 }
+    ));
+    let third = wrong_pin(dir.path());
+    assert!(matches!(third, Error::WrongPin { tries_left: 0 }));
+    assert!(third.to_string().contains("blocked"), "{third}");
+    // Blocked: even the right PIN is refused now.
+    assert!(matches!(
+        SoftHsm::open(dir.path(), PIN),
+        Err(Error::PinBlocked)
+    ));
+    assert_eq!(
+        SoftHsm::status(dir.path()).expect("status").pin_tries_left,
+        0
+    );
+
+    assert!(matches!(
+        SoftHsm::unblock(dir.path(), "87654321", "4321"),
+        Err(Error::WrongPuk { tries_left: 9 })
+    ));
+    SoftHsm::unblock(dir.path(), PUK, "4321").expect("unblock");
+    let status = SoftHsm::status(dir.path()).expect("status");
+    assert_eq!(
+        (status.pin_tries_left, status.puk_tries_left),
+        (PIN_TRIES, PUK_TRIES)
+    );
+    assert!(SoftHsm::open(dir.path(), PIN).is_err(), "old PIN replaced");
+    SoftHsm::open(dir.path(), "4321").expect("new PIN opens");
+}
+
+#[test]
+fn a_right_pin_resets_the_counter() {
+    let dir = store();
+    wrong_pin(dir.path());
+    wrong_pin(dir.path());
+    SoftHsm::open(dir.path(), PIN).expect("open");
+    assert!(matches!(
+        wrong_pin(dir.path()),
+        Error::WrongPin { tries_left: 2 }
+    ));
+}
+
+#[test]
+fn ten_wrong_puks_lock_the_store_for_good() {
+    let dir = store();
+    for left in (0..PUK_TRIES).rev() {
+        match SoftHsm::unblock(dir.path(), "00000000", "4321") {
+            Err(Error::WrongPuk { tries_left }) => assert_eq!(tries_left, left),
+            other => panic!("expected WrongPuk, got {other:?}"),
+        }
+    }
+    assert!(matches!(
+        SoftHsm::unblock(dir.path(), PUK, "4321"),
+        Err(Error::Locked)
+    ));
+    assert!(matches!(SoftHsm::open(dir.path(), PIN), Err(Error::Locked)));
+}
+
+#[test]
+fn change_pin_and_policy() {
+    let dir = store();
+    assert!(matches!(
+        SoftHsm::change_pin(dir.path(), PIN, "12"),
+        Err(Error::WeakSecret(_))
+    ));
+    SoftHsm::change_pin(dir.path(), PIN, "24680").expect("change");
+    SoftHsm::open(dir.path(), "24680").expect("open with new PIN");
+    let other = tempfile::tempdir().expect("tempdir");
+    assert!(matches!(
+        SoftHsm::init(other.path(), PIN, "short"),
+        Err(Error::WeakSecret(_))
+    ));
+}
+
+#[test]
+fn init_refuses_a_non_empty_directory_and_open_refuses_a_non_store() {
+    let dir = store();
+    assert!(matches!(
+        SoftHsm::init(dir.path(), PIN, PUK),
+        Err(Error::NotEmpty(_))
+    ));
+    let empty = tempfile::tempdir().expect("tempdir");
+    assert!(matches!(
+        vss_hsm::open(empty.path(), PIN),
+        Err(Error::NotAStore(_))
+    ));
+}
+
+#[test]
+fn keys_survive_reopening_and_are_encrypted_at_rest() {
+    use vss_hsm::{Hsm, ImportKeyRequest};
+    let dir = store();
+    let hsm = SoftHsm::open(dir.path(), PIN).expect("open");
+    let original = vss_crypto::PrivateKey::generate(Curve::P256).expect("key");
+    let key = hsm
+        .import_key(&ImportKeyRequest {
+            label: "station".into(),
+            private_key: &original,
+        })
+        .expect("import");
+    drop(hsm);
+    let file = std::fs::read_to_string(dir.path().join("keys/station.key")).expect("key file");
+    let scalar_hex: String = original
+        .scalar()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert!(!file.contains(&scalar_hex), "the scalar is in the clear");
+    assert!(!file.to_uppercase().contains(&scalar_hex.to_uppercase()));
+    let hsm = vss_hsm::open(dir.path(), PIN).expect("reopen");
+    let digest = HashAlg::Sha256.digest(b"after reopening");
+    let sig = hsm.sign_digest(&key.handle, &digest).expect("sign");
+    let verifier = original.public_key().verifying_key().expect("verifier");
+    assert!(verifier.verify_digest(&digest, &sig));
+}
+
+#[test]
+fn a_flipped_byte_in_a_key_file_is_detected_and_named() {
+    let dir = store();
+    let hsm = vss_hsm::open(dir.path(), PIN).expect("open");
+    let key = hsm
+        .generate_key(&GenerateKeyRequest::new("victim", Curve::P384))
+        .expect("generate");
+    hsm.generate_key(&GenerateKeyRequest::new("bystander", Curve::P256))
+        .expect("generate");
+    drop(hsm);
+    let path = dir.path().join("keys/victim.key");
+    let original = std::fs::read(&path).expect("read");
+    let text = String::from_utf8(original.clone()).expect("json");
+    let at = text.find("\"ciphertext\": \"").expect("field") + 16;
+    let mut damaged = original.clone();
+    damaged[at] = if damaged[at] == b'0' { b'1' } else { b'0' };
+    std::fs::write(&path, &damaged).expect("damage");
+
+    let hsm = vss_hsm::open(dir.path(), PIN).expect("open");
+    let err = hsm
+        .sign_digest(&key.handle, &[1u8; 48])
+        .expect_err("corrupt");
+    assert!(matches!(&err, Error::CorruptFile { path: p, .. } if p.ends_with("victim.key")));
+    assert!(err.to_string().contains("victim.key"), "{err}");
+    // The damaged file is left as it was, and the other key still works.
+    assert_eq!(std::fs::read(&path).expect("read"), damaged);
+    let bystander = hsm.key("bystander").expect("bystander");
+    hsm.sign_digest(&bystander.handle, &[2u8; 32])
+        .expect("bystander signs");
+
+    std::fs::write(&path, &original[..original.len() / 2]).expect("truncate");
+    let err = hsm
+        .keys()
+        .expect_err("truncated file breaks listing loudly");
+    assert!(err.to_string().contains("victim.key"), "{err}");
+}
+
+#[test]
+fn a_corrupt_state_file_is_named() {
+    let dir = store();
+    std::fs::write(dir.path().join("soft-store.json"), b"{\"version\": 1").expect("damage");
+    let err = SoftHsm::open(dir.path(), PIN).expect_err("corrupt");
+    assert!(err.to_string().contains("soft-store.json"), "{err}");
+}

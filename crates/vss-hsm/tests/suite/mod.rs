@@ -1,0 +1,132 @@
+//! The HSM conformance suite: written once, run against every backend.
+
+use std::sync::Arc;
+
+use vss_crypto::{Curve, HashAlg, PrivateKey};
+use vss_hsm::{Error, GenerateKeyRequest, Hsm, ImportKeyRequest, KeyHandle};
+
+/// Sign/verify round trips on every curve, checked with the software verifier.
+pub fn sign_verify_round_trips(hsm: &dyn Hsm) {
+    for curve in Curve::ALL {
+        let label = format!("rt-{curve}");
+        let key = hsm
+            .generate_key(&GenerateKeyRequest::new(&label, curve))
+            .expect("generate");
+        assert_eq!(key.curve, curve);
+        let public = hsm.public_key(&key.handle).expect("public key");
+        assert_eq!(public.curve(), curve);
+        let verifier = public.verifying_key().expect("verifier");
+        for len in [0usize, 1, 100] {
+            let msg = vec![0xa5; len];
+            let digest = curve.default_hash().digest(&msg);
+            let sig = hsm.sign_digest(&key.handle, &digest).expect("sign");
+            assert!(verifier.verify_digest(&digest, &sig), "{curve} len {len}");
+            let other = curve.default_hash().digest(b"other");
+            assert!(
+                !verifier.verify_digest(&other, &sig),
+                "{curve} wrong digest"
+            );
+        }
+    }
+}
+
+/// Keys are listed, found by label, refused twice, and deleted.
+pub fn list_find_duplicate_delete(hsm: &dyn Hsm) {
+    let a = hsm
+        .generate_key(&GenerateKeyRequest::new("list-a", Curve::P256))
+        .expect("a");
+    hsm.generate_key(&GenerateKeyRequest::new("list-b", Curve::Bp384))
+        .expect("b");
+    let labels: Vec<_> = hsm
+        .keys()
+        .expect("keys")
+        .into_iter()
+        .map(|k| k.label)
+        .collect();
+    assert!(labels.contains(&"list-a".to_owned()) && labels.contains(&"list-b".to_owned()));
+    assert_eq!(hsm.key("list-b").expect("find").curve, Curve::Bp384);
+    assert!(matches!(
+        hsm.generate_key(&GenerateKeyRequest::new("list-a", Curve::P384)),
+        Err(Error::KeyExists(l)) if l == "list-a"
+    ));
+    hsm.delete_key(&a.handle).expect("delete");
+    assert!(matches!(hsm.key("list-a"), Err(Error::KeyNotFound(_))));
+    assert!(matches!(
+        hsm.sign_digest(&a.handle, &[0u8; 32]),
+        Err(Error::KeyNotFound(_))
+    ));
+    assert!(matches!(
+        hsm.delete_key(&a.handle),
+        Err(Error::KeyNotFound(_))
+    ));
+}
+
+/// Missing keys and bad labels give typed errors.
+pub fn missing_key_and_bad_label(hsm: &dyn Hsm) {
+    assert!(matches!(hsm.key("nope"), Err(Error::KeyNotFound(l)) if l == "nope"));
+    let missing = KeyHandle::new("nope");
+    assert!(matches!(
+        hsm.public_key(&missing),
+        Err(Error::KeyNotFound(_))
+    ));
+    assert!(matches!(
+        hsm.generate_key(&GenerateKeyRequest::new("../escape", Curve::P256)),
+        Err(Error::InvalidLabel(_))
+    ));
+}
+
+/// An imported key signs as the original would verify, and ECDH agrees with software.
+pub fn import_and_ecdh(hsm: &dyn Hsm) {
+    for curve in Curve::ALL {
+        let original = PrivateKey::generate(curve).expect("key");
+        let label = format!("imp-{curve}");
+        let info = hsm
+            .import_key(&ImportKeyRequest {
+                label,
+                private_key: &original,
+            })
+            .expect("import");
+        assert_eq!(
+            &hsm.public_key(&info.handle).expect("pub"),
+            original.public_key()
+        );
+        let peer = PrivateKey::generate(curve).expect("peer");
+        let ours = hsm.ecdh(&info.handle, peer.public_key()).expect("ecdh");
+        let theirs = peer.diffie_hellman(original.public_key()).expect("ecdh");
+        assert_eq!(ours, theirs, "{curve}");
+        let digest = HashAlg::Sha256.digest(b"imported");
+        let sig = hsm.sign_digest(&info.handle, &digest).expect("sign");
+        let verifier = original.public_key().verifying_key().expect("verifier");
+        assert!(verifier.verify_digest(&digest, &sig));
+    }
+}
+
+/// Several threads sign with one key at once; every signature verifies.
+pub fn concurrent_signing(hsm: Arc<dyn Hsm>) {
+    let key = hsm
+        .generate_key(&GenerateKeyRequest::new("concurrent", Curve::P256))
+        .expect("generate");
+    let verifier = hsm
+        .public_key(&key.handle)
+        .expect("pub")
+        .verifying_key()
+        .expect("verifier");
+    let verifier = Arc::new(verifier);
+    let threads: Vec<_> = (0..4u8)
+        .map(|t| {
+            let hsm = Arc::clone(&hsm);
+            let handle = key.handle.clone();
+            let verifier = Arc::clone(&verifier);
+            std::thread::spawn(move || {
+                for i in 0..50u8 {
+                    let digest = HashAlg::Sha256.digest(&[t, i]);
+                    let sig = hsm.sign_digest(&handle, &digest).expect("sign");
+                    assert!(verifier.verify_digest(&digest, &sig));
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("thread");
+    }
+}
