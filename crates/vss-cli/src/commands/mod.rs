@@ -1,0 +1,6 @@
+//! One module per `vss` subcommand group.
+
+pub mod bench;
+pub mod ecdsa;
+pub mod hsm;
+pub mod keys;

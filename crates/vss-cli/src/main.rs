@@ -1,0 +1,51 @@
+//! `vss`: the command line of the VSS security subsystem.
+
+mod commands;
+mod output;
+mod secrets;
+mod store;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// VSS: V2X security subsystem — key store, ECDSA and benchmarks.
+#[derive(Parser)]
+#[command(name = "vss", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Create and administer a key store (init, status, PIN and PUK).
+    #[command(subcommand)]
+    Hsm(commands::hsm::HsmCommand),
+    /// Generate, list, export and delete keys in a key store.
+    #[command(subcommand)]
+    Keys(commands::keys::KeysCommand),
+    /// Sign and verify streams of JSON lines.
+    #[command(subcommand)]
+    Ecdsa(commands::ecdsa::EcdsaCommand),
+    /// Measure signing and verification speed.
+    #[command(subcommand)]
+    Bench(commands::bench::BenchCommand),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Hsm(c) => c.run(),
+        Command::Keys(c) => c.run(),
+        Command::Ecdsa(c) => c.run(),
+        Command::Bench(c) => c.run(),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("vss: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,72 @@
+//! How results are printed: an aligned table for people, JSON for programs.
+
+use std::fmt::Write as _;
+
+/// Output format of a subcommand.
+#[derive(Debug, Clone, Copy, Default, clap::ValueEnum)]
+pub enum Format {
+    /// Aligned columns.
+    #[default]
+    Table,
+    /// One JSON document.
+    Json,
+}
+
+/// A plain text table with left-aligned columns.
+pub struct Table {
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// A table with these column titles.
+    pub fn new(header: &[&str]) -> Self {
+        Table {
+            header: header.iter().map(|h| (*h).to_owned()).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// Appends a row.
+    pub fn row(&mut self, cells: Vec<String>) {
+        self.rows.push(cells);
+    }
+
+    /// Renders the table with two spaces between columns.
+    pub fn render(&self) -> String {
+        let columns = self.header.len();
+        let mut widths = vec![0usize; columns];
+        for row in std::iter::once(&self.header).chain(&self.rows) {
+            for (i, cell) in row.iter().enumerate().take(columns) {
+                widths[i] = widths[i].max(cell.chars().count());
+            }
+        }
+        let mut out = String::new();
+        for row in std::iter::once(&self.header).chain(&self.rows) {
+            let mut line = String::new();
+            for (i, cell) in row.iter().enumerate().take(columns) {
+                let _ = write!(line, "{cell:<w$}  ", w = widths[i]);
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Prints a JSON value on one line.
+pub fn print_json(value: &serde_json::Value) {
+    println!("{value}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_are_aligned() {
+        let mut t = Table::new(&["a", "bbb"]);
+        t.row(vec!["long".into(), "x".into()]);
+        assert_eq!(t.render(), "a     bbb\nlong  x\n");
+    }
+}

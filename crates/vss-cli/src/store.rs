@@ -1,0 +1,52 @@
+//! Choosing and opening the key store a command works on.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use vss_hsm::Hsm;
+
+use crate::secrets::SecretSource;
+
+/// Options shared by every command that uses a key store.
+#[derive(Args, Debug, Clone)]
+pub struct StoreArgs {
+    /// Key-store directory [default: $VSS_STORE, else the user's data directory]/vss/store.
+    #[arg(long, value_name = "DIR")]
+    pub store: Option<PathBuf>,
+    /// Read the user PIN from the first line of this file (else $VSS_PIN, else a prompt).
+    #[arg(long, value_name = "FILE")]
+    pub pin_file: Option<PathBuf>,
+}
+
+impl StoreArgs {
+    /// The store directory this command uses.
+    pub fn dir(&self) -> Result<PathBuf> {
+        if let Some(dir) = &self.store {
+            return Ok(dir.clone());
+        }
+        if let Some(dir) = std::env::var_os("VSS_STORE") {
+            return Ok(PathBuf::from(dir));
+        }
+        let data = dirs::data_dir()
+            .context("no --store, no VSS_STORE, and no user data directory to default to")?;
+        Ok(data.join("vss").join("store"))
+    }
+
+    /// Where the user PIN comes from.
+    pub fn pin(&self) -> SecretSource<'_> {
+        SecretSource {
+            name: "PIN",
+            file: self.pin_file.as_deref(),
+            env: "VSS_PIN",
+            confirm: false,
+        }
+    }
+
+    /// Opens the store with the user PIN.
+    pub fn open(&self) -> Result<Box<dyn Hsm>> {
+        let dir = self.dir()?;
+        let pin = self.pin().read()?;
+        Ok(vss_hsm::open(&dir, &pin)?)
+    }
+}
