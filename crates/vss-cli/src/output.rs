@@ -54,9 +54,18 @@ impl Table {
     }
 }
 
-/// Prints a JSON value on one line.
-pub fn print_json(value: &serde_json::Value) {
-    println!("{value}");
+/// Writes `text` to stdout; a closed or failing stdout is an error, not a panic.
+pub fn emit(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| anyhow::anyhow!("cannot write to stdout: {e}"))
+}
+
+/// Writes a JSON value on one line to stdout.
+pub fn print_json(value: &serde_json::Value) -> anyhow::Result<()> {
+    emit(&format!("{value}\n"))
 }
 
 #[cfg(test)]

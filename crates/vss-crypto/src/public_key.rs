@@ -40,13 +40,7 @@ impl PublicKey {
         if !on_curve {
             return Err(Error::InvalidPublicKey("not a point on the curve"));
         }
-        let uncompressed = point
-            .to_bytes(&group, PointConversionForm::UNCOMPRESSED, &mut ctx)
-            .map_err(|_| Error::Library("EcPoint::to_bytes"))?;
-        Ok(PublicKey {
-            curve,
-            uncompressed,
-        })
+        Self::from_point(curve, &point)
     }
 
     /// Builds the public key from an OpenSSL point already known to be valid.

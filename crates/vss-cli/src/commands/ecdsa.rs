@@ -29,8 +29,9 @@ impl EcdsaCommand {
             EcdsaCommand::VerifyJsonl => verify_line,
             EcdsaCommand::SignJsonl => sign_line,
         };
-        let stdin = std::io::stdin();
-        let mut input = stdin.lock();
+        // Our own buffer, so that whether more input is already waiting can be asked
+        // without blocking.
+        let mut input = std::io::BufReader::with_capacity(1 << 16, std::io::stdin().lock());
         let stdout = std::io::stdout();
         let mut output = std::io::BufWriter::new(stdout.lock());
         let mut line = Vec::new();
@@ -44,8 +45,8 @@ impl EcdsaCommand {
                 Err(e) => json!({ "error": e }),
             };
             writeln!(output, "{reply}")?;
-            // Answer promptly when the writer is waiting for us, batch when it is not.
-            if input.fill_buf()?.is_empty() {
+            // Answer at once when no further line is waiting; batch while lines stream in.
+            if !input.buffer().contains(&b'\n') {
                 output.flush()?;
             }
         }

@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 use serde_json::json;
 use vss_hsm::SoftHsm;
 
-use crate::output::{print_json, Format, Table};
+use crate::output::{emit, print_json, Format, Table};
 use crate::secrets::SecretSource;
 use crate::store::StoreArgs;
 
@@ -110,7 +110,7 @@ impl HsmCommand {
                         "backend": "soft",
                         "pin_tries_left": status.pin_tries_left,
                         "puk_tries_left": status.puk_tries_left,
-                    })),
+                    }))?,
                     Format::Table => {
                         let mut t =
                             Table::new(&["store", "backend", "PIN tries left", "PUK tries left"]);
@@ -120,7 +120,7 @@ impl HsmCommand {
                             status.pin_tries_left.to_string(),
                             status.puk_tries_left.to_string(),
                         ]);
-                        print!("{}", t.render());
+                        emit(&t.render())?;
                     }
                 }
             }

@@ -2,13 +2,13 @@
 
 use std::process::ExitCode;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Subcommand;
 use serde_json::json;
 use vss_crypto::Curve;
 use vss_hsm::{GenerateKeyRequest, KeyInfo};
 
-use crate::output::{print_json, Format, Table};
+use crate::output::{emit, print_json, Format, Table};
 use crate::store::StoreArgs;
 
 /// Key management.
@@ -24,8 +24,8 @@ pub enum KeysCommand {
         /// Curve: p224 p256 p384 bp256 bp384.
         #[arg(long, default_value = "p256")]
         curve: Curve,
-        /// Generate this many keys, labelled LABEL-0 … LABEL-(N-1).
-        #[arg(long)]
+        /// Generate this many keys (at most 1000000), labelled LABEL-0 … LABEL-(N-1).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
         count: Option<u32>,
         /// Output format.
         #[arg(long, value_enum, default_value_t)]
@@ -60,20 +60,21 @@ pub enum KeysCommand {
     },
 }
 
-fn print_keys(keys: &[KeyInfo], format: Format) {
+fn print_keys(keys: &[KeyInfo], format: Format) -> Result<()> {
     match format {
         Format::Json => print_json(&json!(keys
             .iter()
             .map(|k| json!({"label": k.label, "curve": k.curve.name()}))
-            .collect::<Vec<_>>())),
+            .collect::<Vec<_>>()))?,
         Format::Table => {
             let mut t = Table::new(&["label", "curve"]);
             for k in keys {
                 t.row(vec![k.label.clone(), k.curve.to_string()]);
             }
-            print!("{}", t.render());
+            emit(&t.render())?;
         }
     }
+    Ok(())
 }
 
 impl KeysCommand {
@@ -88,20 +89,19 @@ impl KeysCommand {
                 format,
             } => {
                 let hsm = store.open()?;
-                let labels: Vec<String> = match count {
-                    None => vec![label],
-                    Some(0) => bail!("--count must be at least 1"),
-                    Some(n) => (0..n).map(|i| format!("{label}-{i}")).collect(),
+                let labels: Box<dyn Iterator<Item = String>> = match count {
+                    None => Box::new(std::iter::once(label)),
+                    Some(n) => Box::new((0..n).map(move |i| format!("{label}-{i}"))),
                 };
-                let mut created = Vec::with_capacity(labels.len());
+                let mut created = Vec::new();
                 for label in labels {
                     created.push(hsm.generate_key(&GenerateKeyRequest::new(label, curve))?);
                 }
-                print_keys(&created, format);
+                print_keys(&created, format)?;
             }
             KeysCommand::List { store, format } => {
                 let hsm = store.open()?;
-                print_keys(&hsm.keys()?, format);
+                print_keys(&hsm.keys()?, format)?;
             }
             KeysCommand::ExportPublic {
                 store,
@@ -111,9 +111,9 @@ impl KeysCommand {
                 let hsm = store.open()?;
                 let public = hsm.public_key(&hsm.key(&label)?.handle)?;
                 if compressed {
-                    println!("{}", hex::encode(public.to_sec1_compressed()));
+                    emit(&format!("{}\n", hex::encode(public.to_sec1_compressed())))?;
                 } else {
-                    println!("{}", hex::encode(public.to_sec1_uncompressed()));
+                    emit(&format!("{}\n", hex::encode(public.to_sec1_uncompressed())))?;
                 }
             }
             KeysCommand::Delete { store, label } => {

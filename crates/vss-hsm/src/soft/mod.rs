@@ -39,11 +39,25 @@ pub struct SoftHsm {
 impl SoftHsm {
     /// Initialises a new, empty store in `dir` (created if missing; it must be empty).
     pub fn init(dir: &Path, pin: &str, puk: &str) -> Result<()> {
+        state::check_pin_policy(pin)?;
+        state::check_puk_policy(puk)?;
         std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
         let mut entries = std::fs::read_dir(dir).map_err(Error::io(dir))?;
         if entries.next().is_some() {
             return Err(Error::NotEmpty(dir.to_path_buf()));
         }
+        let result = Self::create_files(dir, pin, puk);
+        if result.is_err() {
+            // Leave the directory as empty as it was found, so that init can be retried.
+            for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let _ = std::fs::remove_dir_all(entry.path())
+                    .or_else(|_| std::fs::remove_file(entry.path()));
+            }
+        }
+        result
+    }
+
+    fn create_files(dir: &Path, pin: &str, puk: &str) -> Result<()> {
         let keys = dir.join(KEYS_DIR);
         std::fs::create_dir(&keys).map_err(Error::io(&keys))?;
         StateFile::create(dir, pin, puk)?;

@@ -10,7 +10,7 @@ use vss_crypto::{Curve, HashAlg};
 
 use super::references::references;
 use super::{progress, BenchHsm, HsmKind};
-use crate::output::{print_json, Format, Table};
+use crate::output::{emit, print_json, Format, Table};
 
 /// Options of `vss bench sign-verify`.
 #[derive(Args)]
@@ -76,8 +76,8 @@ impl SignVerifyArgs {
         bar.finish_and_clear();
         let report = Report::new(&self, hash, &runs);
         match self.format {
-            Format::Json => print_json(&report.json()),
-            Format::Table => print!("{}", report.table()),
+            Format::Json => print_json(&report.json())?,
+            Format::Table => emit(&report.table())?,
         }
         Ok(if report.success {
             ExitCode::SUCCESS

@@ -10,7 +10,7 @@ use serde_json::json;
 use vss_crypto::{Curve, Signature, VerifyingKey};
 
 use super::{progress, BenchHsm, HsmKind};
-use crate::output::{print_json, Format, Table};
+use crate::output::{emit, print_json, Format, Table};
 
 /// Which operation to measure.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -120,7 +120,7 @@ impl ThroughputArgs {
                 "operations": total,
                 "ops_per_sec": ops_per_sec,
                 "ops_per_sec_per_thread": ops_per_sec / f64::from(threads),
-            })),
+            }))?,
             Format::Table => {
                 let mut t = Table::new(&[
                     "op",
@@ -140,7 +140,7 @@ impl ThroughputArgs {
                     format!("{ops_per_sec:.0}"),
                     format!("{:.0}", ops_per_sec / f64::from(threads)),
                 ]);
-                print!("{}", t.render());
+                emit(&t.render())?;
             }
         }
         Ok(ExitCode::SUCCESS)

@@ -1,0 +1,147 @@
+//! `vss bench sign-verify` and `vss bench throughput` at a size that a debug build runs in
+//! well under a second: the JSON report's shape, figures and the seeds' reference rows.
+
+mod common;
+
+use common::vss_run;
+use serde_json::Value;
+
+fn positive(v: &Value, what: &str) -> f64 {
+    let x = v
+        .as_f64()
+        .unwrap_or_else(|| panic!("{what} is not a number: {v}"));
+    assert!(x > 0.0 && x.is_finite(), "{what} must be > 0: {x}");
+    x
+}
+
+#[test]
+fn sign_verify_reports_runs_and_the_seed_references() {
+    let r = vss_run(&[
+        "bench",
+        "sign-verify",
+        "--curve",
+        "p256",
+        "--runs",
+        "2",
+        "--ops",
+        "20",
+        "--format",
+        "json",
+    ])
+    .success();
+    let report = r.json();
+    assert_eq!(report["benchmark"], "sign-verify", "{report}");
+    assert_eq!(report["curve"], "p256");
+    assert_eq!(report["hash"], "sha256");
+    assert_eq!(report["ops_per_run"], 20);
+    assert_eq!(report["success"], true);
+    let runs = report["runs"].as_array().expect("runs array");
+    assert_eq!(runs.len(), 2, "{report}");
+    for (i, run) in runs.iter().enumerate() {
+        assert_eq!(run["run"], i + 1, "{run}");
+        assert_eq!(run["success"], true, "{run}");
+        positive(&run["sign_ms"], "sign_ms");
+        positive(&run["verify_ms"], "verify_ms");
+    }
+    positive(&report["average"]["sign_ms"], "average sign_ms");
+    positive(&report["average"]["verify_ms"], "average verify_ms");
+    positive(&report["per_second"]["sign"], "signatures per second");
+    positive(&report["per_second"]["verify"], "verifications per second");
+
+    let references = report["references"].as_array().expect("references array");
+    for name in ["Atom", "Denso", "Cohda", "PRESERVE FPGA", "KIT"] {
+        let row = references
+            .iter()
+            .find(|r| r["name"].as_str().is_some_and(|n| n.contains(name)))
+            .unwrap_or_else(|| panic!("no reference row named {name}: {report}"));
+        positive(&row["sign_ms"], "reference sign_ms");
+        positive(&row["verify_ms"], "reference verify_ms");
+        positive(&row["speedup_sign"], "speed-up sign");
+        positive(&row["speedup_verify"], "speed-up verify");
+        assert!(
+            row["source"].as_str().is_some_and(|s| s.contains("seed")),
+            "{row}"
+        );
+    }
+}
+
+#[test]
+fn sign_verify_table_has_the_runs_and_the_references() {
+    let r = vss_run(&[
+        "bench",
+        "sign-verify",
+        "--curve",
+        "bp256",
+        "--runs",
+        "1",
+        "--ops",
+        "5",
+    ])
+    .success();
+    for needle in [
+        "Test #",
+        "average",
+        "Atom",
+        "Denso",
+        "Cohda",
+        "PRESERVE FPGA",
+        "KIT",
+    ] {
+        assert!(r.stdout.contains(needle), "no {needle} in\n{}", r.stdout);
+    }
+}
+
+#[test]
+fn throughput_reports_operations_per_second_over_the_threads() {
+    let r = vss_run(&[
+        "bench",
+        "throughput",
+        "--op",
+        "verify",
+        "--curve",
+        "bp256",
+        "--threads",
+        "2",
+        "--seconds",
+        "0.3",
+        "--format",
+        "json",
+    ])
+    .success();
+    let report = r.json();
+    assert_eq!(report["benchmark"], "throughput", "{report}");
+    assert_eq!(report["op"], "verify");
+    assert_eq!(report["curve"], "bp256");
+    assert_eq!(report["threads"], 2);
+    let rate = positive(&report["ops_per_sec"], "ops_per_sec");
+    let seconds = positive(&report["seconds"], "seconds");
+    assert!(seconds >= 0.3, "ran {seconds} s, asked for 0.3 s");
+    let operations = report["operations"].as_u64().expect("operations");
+    assert!(operations > 0, "{report}");
+    assert!(
+        (rate * seconds - operations as f64).abs() <= 1.0,
+        "ops_per_sec × seconds = operations: {report}"
+    );
+    let per_thread = positive(&report["ops_per_sec_per_thread"], "per thread");
+    assert!((per_thread * 2.0 - rate).abs() < 1e-6 * rate, "{report}");
+
+    let r = vss_run(&[
+        "bench",
+        "throughput",
+        "--op",
+        "sign",
+        "--curve",
+        "p224",
+        "--threads",
+        "1",
+        "--seconds",
+        "0.2",
+        "--format",
+        "json",
+    ])
+    .success();
+    let report = r.json();
+    assert_eq!(report["op"], "sign", "{report}");
+    assert_eq!(report["threads"], 1);
+    positive(&report["ops_per_sec"], "sign ops_per_sec");
+}

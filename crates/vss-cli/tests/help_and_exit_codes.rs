@@ -1,0 +1,313 @@
+//! `--help` on every subcommand, and non-zero exits with a clear message for unknown
+//! subcommands, unknown options and bad option values.
+
+mod common;
+
+use common::{init_store, vss_run, vss_store, PIN};
+
+/// Every subcommand path and options its help must mention.
+const SUBCOMMANDS: &[(&[&str], &[&str])] = &[
+    (
+        &[],
+        &["hsm", "keys", "ecdsa", "bench", "--help", "--version"],
+    ),
+    (&["hsm"], &["init", "status", "change-pin", "unblock"]),
+    (&["hsm", "init"], &["--store", "--pin-file", "--puk-file"]),
+    (&["hsm", "status"], &["--store", "--format"]),
+    (
+        &["hsm", "change-pin"],
+        &["--store", "--pin-file", "--new-pin-file"],
+    ),
+    (
+        &["hsm", "unblock"],
+        &["--store", "--pin-file", "--puk-file", "--new-pin-file"],
+    ),
+    (&["keys"], &["generate", "list", "export-public", "delete"]),
+    (
+        &["keys", "generate"],
+        &[
+            "--store",
+            "--pin-file",
+            "--label",
+            "--curve",
+            "--count",
+            "--format",
+        ],
+    ),
+    (&["keys", "list"], &["--store", "--pin-file", "--format"]),
+    (
+        &["keys", "export-public"],
+        &["--store", "--pin-file", "--label", "--compressed"],
+    ),
+    (&["keys", "delete"], &["--store", "--pin-file", "--label"]),
+    (&["ecdsa"], &["verify-jsonl", "sign-jsonl"]),
+    (
+        &["ecdsa", "verify-jsonl"],
+        &["public_key", "sig", "p1363", "valid", "error"],
+    ),
+    (&["ecdsa", "sign-jsonl"], &["private_key", "msg", "error"]),
+    (&["bench"], &["sign-verify", "throughput"]),
+    (
+        &["bench", "sign-verify"],
+        &["--curve", "--hash", "--runs", "--ops", "--hsm", "--format"],
+    ),
+    (
+        &["bench", "throughput"],
+        &[
+            "--op",
+            "--curve",
+            "--threads",
+            "--seconds",
+            "--hsm",
+            "--format",
+        ],
+    ),
+];
+
+#[test]
+fn help_works_on_every_subcommand() {
+    for (path, mentions) in SUBCOMMANDS {
+        let usage = format!("Usage: vss {}", path.join(" "));
+        for flag in ["--help", "-h"] {
+            let args: Vec<&str> = path.iter().copied().chain([flag]).collect();
+            let r = vss_run(&args).success();
+            assert!(
+                r.stdout.contains(usage.trim_end()),
+                "{args:?}: no '{usage}' in\n{}",
+                r.stdout
+            );
+            for m in *mentions {
+                assert!(r.stdout.contains(m), "{args:?}: help does not mention {m}");
+            }
+        }
+        // `vss help PATH` says the same.
+        let args: Vec<&str> = ["help"].iter().chain(path.iter()).copied().collect();
+        let r = vss_run(&args).success();
+        assert!(
+            r.stdout.contains(usage.trim_end()),
+            "{args:?}: {}",
+            r.stdout
+        );
+    }
+    let r = vss_run(&["--version"]).success();
+    assert!(r.stdout.starts_with("vss "), "{}", r.stdout);
+}
+
+/// Runs `vss ARGS`, which must fail with a message on stderr that names `named`.
+fn refused(args: &[&str], named: &str) {
+    let r = vss_run(args).failure();
+    assert!(r.stdout.is_empty(), "{args:?}: {r:?}");
+    assert!(
+        r.stderr.contains(named),
+        "{args:?}: stderr does not name {named:?}: {}",
+        r.stderr
+    );
+}
+
+#[test]
+fn unknown_subcommands_and_options_exit_non_zero() {
+    refused(&["frobnicate"], "frobnicate");
+    for group in ["hsm", "keys", "ecdsa", "bench"] {
+        refused(&[group, "frobnicate"], "frobnicate");
+        // A group without its subcommand is a usage error too.
+        let r = vss_run(&[group]).failure();
+        assert!(r.stderr.contains("Usage"), "{group}: {}", r.stderr);
+    }
+    let r = vss_run(&[]).failure();
+    assert!(r.stderr.contains("Usage"), "{}", r.stderr);
+    refused(&["keys", "list", "--frobnicate"], "--frobnicate");
+    refused(&["ecdsa", "verify-jsonl", "extra"], "extra");
+    refused(&["hsm", "status", "--store"], "--store");
+}
+
+#[test]
+fn bad_option_values_exit_non_zero_and_name_the_value() {
+    refused(
+        &["keys", "generate", "--label", "x", "--curve", "p999"],
+        "p999",
+    );
+    refused(
+        &["keys", "generate", "--label", "x", "--curve", "P256"],
+        "P256",
+    );
+    refused(&["keys", "generate", "--curve", "p256"], "--label");
+    refused(&["keys", "generate", "--label", "x", "--count", "-3"], "-3");
+    refused(&["keys", "generate", "--label", "x", "--count", "0"], "0");
+    refused(
+        &["keys", "generate", "--label", "x", "--count", "many"],
+        "many",
+    );
+    refused(&["keys", "list", "--format", "xml"], "xml");
+    refused(&["hsm", "status", "--format", "yaml"], "yaml");
+    refused(&["bench", "sign-verify", "--runs", "0"], "--runs");
+    refused(&["bench", "sign-verify", "--runs", "-1"], "-1");
+    refused(&["bench", "sign-verify", "--runs", "ten"], "ten");
+    refused(&["bench", "sign-verify", "--ops", "0"], "--ops");
+    refused(&["bench", "sign-verify", "--curve", "p999"], "p999");
+    refused(&["bench", "sign-verify", "--hash", "md5"], "md5");
+    refused(&["bench", "sign-verify", "--hsm", "tpm"], "tpm");
+    refused(&["bench", "throughput"], "--op");
+    refused(&["bench", "throughput", "--op", "encrypt"], "encrypt");
+    refused(
+        &["bench", "throughput", "--op", "verify", "--threads", "0"],
+        "--threads",
+    );
+    refused(
+        &["bench", "throughput", "--op", "verify", "--seconds", "-1"],
+        "-1",
+    );
+    for seconds in ["0", "NaN", "inf", "1e9", "soon"] {
+        refused(
+            &[
+                "bench",
+                "throughput",
+                "--op",
+                "verify",
+                "--seconds",
+                seconds,
+            ],
+            if seconds == "soon" {
+                "soon"
+            } else {
+                "--seconds"
+            },
+        );
+    }
+}
+
+#[test]
+fn bad_values_found_after_parsing_exit_non_zero_with_one_line() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("store");
+    init_store(&dir);
+    for label in ["", ".hidden", "../escape", "a/b", "sp ace", &"x".repeat(65)] {
+        let r = vss_store(&dir, PIN, &["keys", "generate", "--label", label])
+            .failure()
+            .one_line_stderr();
+        assert!(r.stderr.contains("label"), "{label:?}: {}", r.stderr);
+    }
+    assert!(
+        !tmp.path().join("escape.key").exists() && !dir.join("escape.key").exists(),
+        "a bad label must not write outside keys/"
+    );
+    let listed = vss_store(&dir, PIN, &["keys", "list", "--format", "json"])
+        .success()
+        .json();
+    assert_eq!(listed, serde_json::json!([]), "no key was created");
+}
+
+/// Runs a command with stdout a pipe whose reader is already gone (as in `vss … | head -0`).
+fn with_closed_stdout(cmd: &mut std::process::Command) -> common::Run {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let out = cmd
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .expect("spawn vss");
+    common::Run {
+        status: out.status,
+        stdout: String::new(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn a_closed_stdout_is_an_error_not_a_panic() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("store");
+    init_store(&dir);
+    vss_store(&dir, PIN, &["keys", "generate", "--label", "k"]).success();
+    let store = dir.to_str().expect("UTF-8 path");
+    let commands: &[&[&str]] = &[
+        &["ecdsa", "verify-jsonl"],
+        &["ecdsa", "sign-jsonl"],
+        &["hsm", "status", "--format", "json", "--store", store],
+        &["keys", "list", "--format", "json", "--store", store],
+        &["keys", "export-public", "--label", "k", "--store", store],
+        &["keys", "generate", "--label", "k2", "--store", store],
+        &[
+            "bench",
+            "throughput",
+            "--op",
+            "verify",
+            "--threads",
+            "1",
+            "--seconds",
+            "0.05",
+            "--format",
+            "json",
+        ],
+    ];
+    let mut panicked = Vec::new();
+    for args in commands {
+        let r = with_closed_stdout(common::vss().args(*args).env("VSS_PIN", PIN));
+        assert!(r.status.code().is_some(), "{args:?}: killed: {r:?}");
+        if r.stderr.contains("panicked") || r.status.code() == Some(101) {
+            let first: Vec<&str> = r.stderr.lines().filter(|l| !l.is_empty()).take(2).collect();
+            panicked.push(format!("{args:?}: {}", first.join(" / ")));
+        }
+    }
+    assert!(
+        panicked.is_empty(),
+        "a closed stdout must give a one-line error, not a panic:\n{}",
+        panicked.join("\n")
+    );
+}
+
+#[test]
+fn a_huge_count_is_refused_or_generated_lazily_not_an_abort() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("store");
+    init_store(&dir);
+    // Address space limited to 4 GiB, so that an up-front allocation for 2^32 - 1 labels
+    // fails here the way it fails on any machine with less memory than it asks for.
+    let mut child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 4194304 && exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_vss"))
+        .args([
+            "keys",
+            "generate",
+            "--label",
+            "h",
+            "--count",
+            "4294967295",
+            "--store",
+        ])
+        .arg(&dir)
+        .env("VSS_PIN", PIN)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn vss");
+    let started = std::time::Instant::now();
+    while started.elapsed() < std::time::Duration::from_secs(3) {
+        if child.try_wait().expect("poll").is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    if child.try_wait().expect("poll").is_none() {
+        // Still generating one key after another: acceptable.
+        child.kill().expect("kill");
+        child.wait().expect("reap");
+        return;
+    }
+    let out = child.wait_with_output().expect("output");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code().is_some()
+            && !stderr.contains("panicked")
+            && !stderr.contains("memory allocation"),
+        "--count 4294967295 must give a clear error (or run), not abort: {} {}",
+        out.status,
+        stderr.lines().next().unwrap_or_default()
+    );
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("--count"),
+        "the error names --count: {stderr}"
+    );
+}
