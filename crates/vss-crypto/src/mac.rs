@@ -21,7 +21,12 @@ pub fn hmac_sha256_verify(key: &[u8], message: &[u8], tag: &[u8]) -> bool {
         return false;
     }
     let full = hmac_sha256(key, message);
-    verify_slices_are_equal(&full[..tag.len()], tag).is_ok()
+    constant_time_eq(&full[..tag.len()], tag)
+}
+
+/// Whether two byte strings are equal, in time that depends only on their lengths.
+pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    verify_slices_are_equal(a, b).is_ok()
 }
 
 /// MAC1 of IEEE 1609.2 §5.3.5: the first 16 bytes of HMAC-SHA256.

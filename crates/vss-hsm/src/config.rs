@@ -1,10 +1,10 @@
 //! The store directory's configuration: which backend holds its keys.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::{atomic, Error, Hsm, Result, SoftHsm};
+use crate::{atomic, Error, Hsm, Pkcs11Hsm, Result, SoftHsm, TokenRef};
 
 /// File name of the configuration inside a store directory.
 pub(crate) const CONFIG_FILE: &str = "hsm.json";
@@ -16,6 +16,13 @@ pub(crate) const CONFIG_FILE: &str = "hsm.json";
 pub enum Backend {
     /// Keys encrypted at rest in the store directory itself.
     Soft,
+    /// Keys on a PKCS#11 token.
+    Pkcs11 {
+        /// Path of the PKCS#11 module (shared library).
+        module: PathBuf,
+        /// Label of the token.
+        token_label: String,
+    },
 }
 
 /// The content of `hsm.json`.
@@ -60,11 +67,42 @@ impl StoreConfig {
             serde_json::to_vec_pretty(self).map_err(|e| Error::Unsupported(e.to_string()))?;
         atomic::write_atomic(&dir.join(CONFIG_FILE), &bytes)
     }
+
+    /// Writes the configuration of a store whose keys live on a PKCS#11 token, in an empty
+    /// (or missing) directory.
+    pub fn create_pkcs11(dir: &Path, token: &TokenRef) -> Result<()> {
+        std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
+        if std::fs::read_dir(dir)
+            .map_err(Error::io(dir))?
+            .next()
+            .is_some()
+        {
+            return Err(Error::NotEmpty(dir.to_path_buf()));
+        }
+        StoreConfig {
+            version: 1,
+            backend: Backend::Pkcs11 {
+                module: token.module.clone(),
+                token_label: token.token_label.clone(),
+            },
+        }
+        .write(dir)
+    }
 }
 
 /// Opens the key store in `dir` with the user PIN, whatever its backend.
 pub fn open(dir: &Path, pin: &str) -> Result<Box<dyn Hsm>> {
     match StoreConfig::read(dir)?.backend {
         Backend::Soft => Ok(Box::new(SoftHsm::open(dir, pin)?)),
+        Backend::Pkcs11 {
+            module,
+            token_label,
+        } => Ok(Box::new(Pkcs11Hsm::open(
+            &TokenRef {
+                module,
+                token_label,
+            },
+            pin,
+        )?)),
     }
 }

@@ -52,6 +52,36 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// A token refused the PIN (`CKR_PIN_INCORRECT`); the token keeps its own count.
+    #[error("wrong PIN (the token refused it; it keeps its own count of tries)")]
+    TokenPinIncorrect,
+    /// The PKCS#11 module file does not exist.
+    #[error("PKCS#11 module {} not found (for SoftHSM: apt-get install softhsm2)", .0.display())]
+    ModuleNotFound(PathBuf),
+    /// The PKCS#11 module could not be loaded.
+    #[error("cannot load PKCS#11 module {}: {reason}", path.display())]
+    ModuleLoad {
+        /// The module file.
+        path: PathBuf,
+        /// What the loader said.
+        reason: String,
+    },
+    /// No initialised token has this label in the module.
+    #[error("no token labelled '{label}' in PKCS#11 module {}", module.display())]
+    TokenNotFound {
+        /// The token label looked for.
+        label: String,
+        /// The module searched.
+        module: PathBuf,
+    },
+    /// A PKCS#11 call failed with a code that has no more specific meaning here.
+    #[error("PKCS#11 {function} failed: {code}")]
+    Pkcs11 {
+        /// The PKCS#11 function.
+        function: &'static str,
+        /// The CKR_* code (or loader error).
+        code: String,
+    },
     /// The store names a backend this build does not have.
     #[error("{0}")]
     Unsupported(String),

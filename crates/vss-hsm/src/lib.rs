@@ -22,6 +22,7 @@ mod atomic;
 mod config;
 mod error;
 mod label;
+mod pkcs11;
 mod soft;
 
 use vss_crypto::{Curve, PrivateKey, PublicKey, Signature};
@@ -30,6 +31,7 @@ use zeroize::Zeroizing;
 pub use config::{open, Backend, StoreConfig};
 pub use error::{Error, Result};
 pub use label::check_label;
+pub use pkcs11::{Pkcs11Hsm, TokenRef};
 pub use soft::{SoftHsm, SoftStoreStatus, PIN_TRIES, PUK_TRIES};
 
 /// An opaque reference to a key inside one HSM; only that HSM can use it.

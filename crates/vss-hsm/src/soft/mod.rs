@@ -105,6 +105,14 @@ impl SoftHsm {
     fn check_is_soft(dir: &Path) -> Result<()> {
         match StoreConfig::read(dir)?.backend {
             Backend::Soft => Ok(()),
+            other => Err(Error::Unsupported(format!(
+                "{} keeps its keys on a {} token: PIN administration is the token's",
+                dir.display(),
+                match other {
+                    Backend::Pkcs11 { .. } => "PKCS#11",
+                    Backend::Soft => "soft",
+                }
+            ))),
         }
     }
 

@@ -1,0 +1,412 @@
+//! The `pkcs11` backend: keys on any PKCS#11 token (SoftHSMv2 in the tests), generated on
+//! the token as sensitive and not extractable; ECDSA with `CKM_ECDSA` on a digest, ECDH with
+//! `CKM_ECDH1_DERIVE`.
+
+mod ec;
+mod module;
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use cryptoki::context::Pkcs11;
+use cryptoki::error::RvError;
+use cryptoki::mechanism::elliptic_curve::{EcKdf, Ecdh1DeriveParams};
+use cryptoki::mechanism::Mechanism;
+use cryptoki::object::{Attribute, AttributeType, KeyType, ObjectClass, ObjectHandle};
+use cryptoki::session::{Session, UserType};
+use cryptoki::slot::Slot;
+use cryptoki::types::AuthPin;
+use vss_crypto::{Curve, PublicKey, Signature};
+use zeroize::Zeroizing;
+
+use crate::{
+    check_label, Error, GenerateKeyRequest, Hsm, ImportKeyRequest, KeyHandle, KeyInfo, Result,
+};
+
+/// Maps a cryptoki error from `function` to this crate's error.
+pub(crate) fn ckr(function: &'static str) -> impl Fn(cryptoki::error::Error) -> Error {
+    move |e| match e {
+        cryptoki::error::Error::Pkcs11(RvError::PinIncorrect, _) => Error::TokenPinIncorrect,
+        cryptoki::error::Error::Pkcs11(RvError::PinLocked, _) => Error::PinBlocked,
+        cryptoki::error::Error::Pkcs11(RvError::PinLenRange, _) => {
+            Error::WeakSecret("the token refused the PIN's length")
+        }
+        cryptoki::error::Error::Pkcs11(rv, _) => Error::Pkcs11 {
+            function,
+            code: format!("{rv:?}"),
+        },
+        other => Error::Pkcs11 {
+            function,
+            code: other.to_string(),
+        },
+    }
+}
+
+/// Which token holds a store's keys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenRef {
+    /// Path of the PKCS#11 module (shared library).
+    pub module: PathBuf,
+    /// Label of the token.
+    pub token_label: String,
+}
+
+/// An HSM on a PKCS#11 token, logged in as the user.
+pub struct Pkcs11Hsm {
+    token: TokenRef,
+    module: Pkcs11,
+    slot: Slot,
+    /// Idle sessions; the first one also keeps the login alive (PKCS#11 logs in the whole
+    /// application, for as long as one of its sessions stays open).
+    sessions: Mutex<Vec<Session>>,
+}
+
+impl Pkcs11Hsm {
+    /// Initialises a fresh token with `token_label`, SO PIN and user PIN (on a free slot).
+    pub fn init_token(token: &TokenRef, so_pin: &str, user_pin: &str) -> Result<()> {
+        let module = module::load(&token.module)?;
+        if module::find_token(&module, &token.module, &token.token_label).is_ok() {
+            return Err(Error::Unsupported(format!(
+                "a token labelled '{}' exists already in {}",
+                token.token_label,
+                token.module.display()
+            )));
+        }
+        let slot = module::free_slot(&module, &token.module)?;
+        module
+            .init_token(slot, &AuthPin::from(so_pin), &token.token_label)
+            .map_err(ckr("C_InitToken"))?;
+        let session = module.open_rw_session(slot).map_err(ckr("C_OpenSession"))?;
+        session
+            .login(UserType::So, Some(&AuthPin::from(so_pin)))
+            .map_err(ckr("C_Login (SO)"))?;
+        session
+            .init_pin(&AuthPin::from(user_pin))
+            .map_err(ckr("C_InitPIN"))?;
+        session.logout().map_err(ckr("C_Logout"))
+    }
+
+    /// Opens the token and logs in with the user PIN.
+    pub fn open(token: &TokenRef, pin: &str) -> Result<Self> {
+        let module = module::load(&token.module)?;
+        let slot = module::find_token(&module, &token.module, &token.token_label)?;
+        let session = module.open_rw_session(slot).map_err(ckr("C_OpenSession"))?;
+        match session.login(UserType::User, Some(&AuthPin::from(pin))) {
+            Ok(()) => module::remember_login(&token.module, slot, pin)?,
+            Err(cryptoki::error::Error::Pkcs11(RvError::UserAlreadyLoggedIn, _)) => {
+                if !module::is_login_pin(&token.module, slot, pin)? {
+                    return Err(Error::TokenPinIncorrect);
+                }
+            }
+            Err(e) => return Err(ckr("C_Login")(e)),
+        }
+        Ok(Pkcs11Hsm {
+            token: token.clone(),
+            module,
+            slot,
+            sessions: Mutex::new(vec![session]),
+        })
+    }
+
+    /// The token this HSM uses.
+    pub fn token(&self) -> &TokenRef {
+        &self.token
+    }
+
+    /// Runs `f` with an idle session (opening one when all are busy) and returns it after.
+    fn with_session<T>(&self, f: impl FnOnce(&Session) -> Result<T>) -> Result<T> {
+        let idle = self
+            .sessions
+            .lock()
+            .map_err(|_| Error::Unsupported("PKCS#11 session pool poisoned".into()))?
+            .pop();
+        let session = match idle {
+            Some(session) => session,
+            None => self
+                .module
+                .open_rw_session(self.slot)
+                .map_err(ckr("C_OpenSession"))?,
+        };
+        let result = f(&session);
+        if let Ok(mut pool) = self.sessions.lock() {
+            pool.push(session);
+        }
+        result
+    }
+
+    /// The private and public key objects labelled `label`.
+    fn objects(session: &Session, label: &str) -> Result<(ObjectHandle, Option<ObjectHandle>)> {
+        let find = |class| {
+            session
+                .find_objects(&[
+                    Attribute::Class(class),
+                    Attribute::KeyType(KeyType::EC),
+                    Attribute::Label(label.as_bytes().to_vec()),
+                ])
+                .map_err(ckr("C_FindObjects"))
+        };
+        let private = match find(ObjectClass::PRIVATE_KEY)?.as_slice() {
+            [] => return Err(Error::KeyNotFound(label.to_owned())),
+            [one] => *one,
+            _ => {
+                return Err(Error::Unsupported(format!(
+                    "the token holds several private keys labelled '{label}'"
+                )))
+            }
+        };
+        Ok((private, find(ObjectClass::PUBLIC_KEY)?.first().copied()))
+    }
+
+    fn curve_of(session: &Session, object: ObjectHandle, label: &str) -> Result<Curve> {
+        let attributes = session
+            .get_attributes(object, &[AttributeType::EcParams])
+            .map_err(ckr("C_GetAttributeValue"))?;
+        match attributes.first() {
+            Some(Attribute::EcParams(params)) => ec::curve_of(params).ok_or_else(|| {
+                Error::Unsupported(format!("key '{label}' is on a curve VSS does not support"))
+            }),
+            _ => Err(Error::Unsupported(format!(
+                "key '{label}' has no CKA_EC_PARAMS"
+            ))),
+        }
+    }
+
+    fn create(
+        &self,
+        label: &str,
+        curve: Curve,
+        private_value: Option<&[u8]>,
+        public: Option<&PublicKey>,
+    ) -> Result<KeyInfo> {
+        check_label(label)?;
+        let common = |class| {
+            vec![
+                Attribute::Class(class),
+                Attribute::KeyType(KeyType::EC),
+                Attribute::Token(true),
+                Attribute::Label(label.as_bytes().to_vec()),
+                Attribute::Id(label.as_bytes().to_vec()),
+                Attribute::EcParams(ec::ec_params(curve)),
+            ]
+        };
+        let mut private = common(ObjectClass::PRIVATE_KEY);
+        private.extend([
+            Attribute::Private(true),
+            Attribute::Sensitive(true),
+            Attribute::Extractable(false),
+            Attribute::Sign(true),
+            Attribute::Derive(true),
+        ]);
+        let mut public_template = common(ObjectClass::PUBLIC_KEY);
+        public_template.push(Attribute::Verify(true));
+        self.with_session(|session| {
+            if Self::objects(session, label).is_ok() {
+                return Err(Error::KeyExists(label.to_owned()));
+            }
+            match (private_value, public) {
+                (Some(value), Some(public)) => {
+                    private.push(Attribute::Value(value.to_vec()));
+                    public_template.push(Attribute::EcPoint(ec::ec_point(
+                        public.to_sec1_uncompressed(),
+                    )));
+                    let private = session
+                        .create_object(&private)
+                        .map_err(ckr("C_CreateObject"))?;
+                    if let Err(e) = session.create_object(&public_template) {
+                        let _ = session.destroy_object(private);
+                        return Err(ckr("C_CreateObject")(e));
+                    }
+                }
+                _ => {
+                    public_template
+                        .retain(|a| !matches!(a, Attribute::Class(_) | Attribute::KeyType(_)));
+                    // The token takes the curve from the public template only.
+                    private.retain(|a| {
+                        !matches!(
+                            a,
+                            Attribute::Class(_) | Attribute::KeyType(_) | Attribute::EcParams(_)
+                        )
+                    });
+                    session
+                        .generate_key_pair(&Mechanism::EccKeyPairGen, &public_template, &private)
+                        .map_err(ckr("C_GenerateKeyPair"))?;
+                }
+            }
+            Ok(())
+        })?;
+        Ok(KeyInfo {
+            handle: KeyHandle::new(label),
+            label: label.to_owned(),
+            curve,
+        })
+    }
+}
+
+impl Hsm for Pkcs11Hsm {
+    fn backend(&self) -> &'static str {
+        "pkcs11"
+    }
+
+    fn generate_key(&self, request: &GenerateKeyRequest) -> Result<KeyInfo> {
+        self.create(&request.label, request.curve, None, None)
+    }
+
+    fn import_key(&self, request: &ImportKeyRequest<'_>) -> Result<KeyInfo> {
+        let key = request.private_key;
+        self.create(
+            &request.label,
+            key.curve(),
+            Some(key.scalar()),
+            Some(key.public_key()),
+        )
+    }
+
+    fn keys(&self) -> Result<Vec<KeyInfo>> {
+        self.with_session(|session| {
+            let objects = session
+                .find_objects(&[
+                    Attribute::Class(ObjectClass::PRIVATE_KEY),
+                    Attribute::KeyType(KeyType::EC),
+                ])
+                .map_err(ckr("C_FindObjects"))?;
+            let mut keys = Vec::with_capacity(objects.len());
+            for object in objects {
+                let attributes = session
+                    .get_attributes(object, &[AttributeType::Label, AttributeType::EcParams])
+                    .map_err(ckr("C_GetAttributeValue"))?;
+                let mut label = None;
+                let mut curve = None;
+                for attribute in attributes {
+                    match attribute {
+                        Attribute::Label(l) => label = String::from_utf8(l).ok(),
+                        Attribute::EcParams(p) => curve = ec::curve_of(&p),
+                        _ => {}
+                    }
+                }
+                // Keys of other applications (unsupported curves, odd labels) are not ours.
+                if let (Some(label), Some(curve)) = (label, curve) {
+                    keys.push(KeyInfo {
+                        handle: KeyHandle::new(&label),
+                        label,
+                        curve,
+                    });
+                }
+            }
+            keys.sort_by(|a, b| a.label.cmp(&b.label));
+            Ok(keys)
+        })
+    }
+
+    fn key(&self, label: &str) -> Result<KeyInfo> {
+        check_label(label)?;
+        self.with_session(|session| {
+            let (private, _) = Self::objects(session, label)?;
+            Ok(KeyInfo {
+                handle: KeyHandle::new(label),
+                label: label.to_owned(),
+                curve: Self::curve_of(session, private, label)?,
+            })
+        })
+    }
+
+    fn public_key(&self, key: &KeyHandle) -> Result<PublicKey> {
+        let label = key.id();
+        self.with_session(|session| {
+            let (private, public) = Self::objects(session, label)?;
+            let curve = Self::curve_of(session, private, label)?;
+            let public = public.ok_or_else(|| {
+                Error::Unsupported(format!("key '{label}' has no public key object"))
+            })?;
+            let attributes = session
+                .get_attributes(public, &[AttributeType::EcPoint])
+                .map_err(ckr("C_GetAttributeValue"))?;
+            match attributes.first() {
+                Some(Attribute::EcPoint(point)) => {
+                    Ok(PublicKey::from_sec1(curve, ec::sec1_of(curve, point))?)
+                }
+                _ => Err(Error::Unsupported(format!(
+                    "key '{label}' has no CKA_EC_POINT"
+                ))),
+            }
+        })
+    }
+
+    fn sign_digest(&self, key: &KeyHandle, digest: &[u8]) -> Result<Signature> {
+        let label = key.id();
+        self.with_session(|session| {
+            let (private, _) = Self::objects(session, label)?;
+            let curve = Self::curve_of(session, private, label)?;
+            // FIPS 186: a digest longer than the order counts by its leftmost bits.
+            let digest = &digest[..digest.len().min(curve.scalar_len())];
+            let raw = session
+                .sign(&Mechanism::Ecdsa, private, digest)
+                .map_err(ckr("C_Sign"))?;
+            Ok(Signature::from_p1363(curve, &raw)?)
+        })
+    }
+
+    fn ecdh(&self, key: &KeyHandle, peer: &PublicKey) -> Result<Zeroizing<Vec<u8>>> {
+        let label = key.id();
+        self.with_session(|session| {
+            let (private, _) = Self::objects(session, label)?;
+            let curve = Self::curve_of(session, private, label)?;
+            if peer.curve() != curve {
+                return Err(
+                    vss_crypto::Error::InvalidPublicKey("peer key is on another curve").into(),
+                );
+            }
+            let params = Ecdh1DeriveParams::new(EcKdf::null(), peer.to_sec1_uncompressed());
+            let secret = session
+                .derive_key(
+                    &Mechanism::Ecdh1Derive(params),
+                    private,
+                    &[
+                        Attribute::Class(ObjectClass::SECRET_KEY),
+                        Attribute::KeyType(KeyType::GENERIC_SECRET),
+                        Attribute::ValueLen((curve.scalar_len() as u64).into()),
+                        Attribute::Token(false),
+                        Attribute::Sensitive(false),
+                        Attribute::Extractable(true),
+                    ],
+                )
+                .map_err(ckr("C_DeriveKey"))?;
+            let value = session.get_attributes(secret, &[AttributeType::Value]);
+            let _ = session.destroy_object(secret);
+            match value
+                .map_err(ckr("C_GetAttributeValue"))?
+                .into_iter()
+                .next()
+            {
+                Some(Attribute::Value(v)) => Ok(Zeroizing::new(v)),
+                _ => Err(Error::Unsupported(
+                    "the token withheld the ECDH secret".into(),
+                )),
+            }
+        })
+    }
+
+    fn delete_key(&self, key: &KeyHandle) -> Result<()> {
+        let label = key.id();
+        check_label(label)?;
+        self.with_session(|session| {
+            let (private, public) = Self::objects(session, label)?;
+            session
+                .destroy_object(private)
+                .map_err(ckr("C_DestroyObject"))?;
+            if let Some(public) = public {
+                session
+                    .destroy_object(public)
+                    .map_err(ckr("C_DestroyObject"))?;
+            }
+            Ok(())
+        })
+    }
+}
+
+impl std::fmt::Debug for Pkcs11Hsm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pkcs11Hsm")
+            .field("token", &self.token)
+            .finish_non_exhaustive()
+    }
+}
