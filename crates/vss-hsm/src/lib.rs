@@ -31,7 +31,7 @@ use zeroize::Zeroizing;
 pub use config::{open, Backend, StoreConfig};
 pub use error::{Error, Result};
 pub use label::check_label;
-pub use pkcs11::{Pkcs11Hsm, TokenRef};
+pub use pkcs11::{Pkcs11Hsm, TokenPinStatus, TokenRef};
 pub use soft::{SoftHsm, SoftStoreStatus, PIN_TRIES, PUK_TRIES};
 
 /// An opaque reference to a key inside one HSM; only that HSM can use it.

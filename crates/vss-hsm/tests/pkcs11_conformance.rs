@@ -147,3 +147,21 @@ fn a_store_directory_selects_the_token() {
         Err(Error::TokenPinIncorrect)
     ));
 }
+
+#[test]
+fn a_key_deleted_through_another_session_is_not_found_not_an_error_code() {
+    let token = softhsm::token("stale");
+    let a = Pkcs11Hsm::open(&token, softhsm::PIN).expect("open a");
+    let b = Pkcs11Hsm::open(&token, softhsm::PIN).expect("open b");
+    let key = a
+        .generate_key(&GenerateKeyRequest::new("shared", Curve::P384))
+        .expect("generate");
+    a.sign_digest(&key.handle, &[7u8; 48])
+        .expect("a signs (and remembers the key)");
+    b.delete_key(&key.handle).expect("b deletes");
+    assert!(matches!(
+        a.sign_digest(&key.handle, &[7u8; 48]),
+        Err(Error::KeyNotFound(l)) if l == "shared"
+    ));
+    assert!(matches!(a.key("shared"), Err(Error::KeyNotFound(_))));
+}

@@ -3,10 +3,10 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
 use serde_json::json;
-use vss_hsm::SoftHsm;
+use vss_hsm::{Backend, Pkcs11Hsm, SoftHsm, StoreConfig, TokenRef};
 
 use crate::output::{emit, print_json, Format, Table};
 use crate::secrets::SecretSource;
@@ -15,12 +15,18 @@ use crate::store::StoreArgs;
 /// Key-store administration.
 #[derive(Subcommand)]
 pub enum HsmCommand {
-    /// Initialise a new key store in an empty (or missing) directory, with a PIN and a PUK.
+    /// Initialise a new key store in an empty (or missing) directory: soft (a PIN and a PUK)
+    /// or on a PKCS#11 token (initialised with VSS_SO_PIN and the user PIN when it is new).
     Init {
         #[command(flatten)]
         store: StoreArgs,
         #[command(flatten)]
         puk: PukArgs,
+        /// Where the keys live.
+        #[arg(long, value_enum, default_value_t)]
+        backend: BackendKind,
+        #[command(flatten)]
+        token: TokenArgs,
     },
     /// Show the store's backend and how many PIN and PUK tries are left (uses no try).
     Status {
@@ -47,6 +53,34 @@ pub enum HsmCommand {
         new_pin: NewPinArgs,
     },
 }
+
+/// Backends a store can be created on.
+#[derive(Debug, Clone, Copy, Default, clap::ValueEnum)]
+pub enum BackendKind {
+    /// Key files encrypted at rest in the store directory.
+    #[default]
+    Soft,
+    /// A PKCS#11 token.
+    Pkcs11,
+}
+
+/// Which PKCS#11 token (with --backend pkcs11).
+#[derive(Args)]
+pub struct TokenArgs {
+    /// PKCS#11 module (shared library).
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_MODULE)]
+    module: PathBuf,
+    /// Label of the token (required with --backend pkcs11).
+    #[arg(long, value_name = "LABEL")]
+    token_label: Option<String>,
+    /// Read the token's SO PIN from this file (else $VSS_SO_PIN, else a prompt); needed only
+    /// to initialise a new token.
+    #[arg(long, value_name = "FILE")]
+    so_pin_file: Option<PathBuf>,
+}
+
+/// SoftHSMv2's module on Debian.
+pub const DEFAULT_MODULE: &str = "/usr/lib/softhsm/libsofthsm2.so";
 
 /// Where the PUK comes from.
 #[derive(Args)]
@@ -90,7 +124,12 @@ impl HsmCommand {
     /// Runs the subcommand.
     pub fn run(self) -> Result<ExitCode> {
         match self {
-            HsmCommand::Init { store, puk } => {
+            HsmCommand::Init {
+                store,
+                puk,
+                backend: BackendKind::Soft,
+                ..
+            } => {
                 let dir = store.dir()?;
                 let pin = SecretSource {
                     confirm: true,
@@ -101,29 +140,13 @@ impl HsmCommand {
                 SoftHsm::init(&dir, &pin, &puk)?;
                 eprintln!("initialised key store {} (backend: soft)", dir.display());
             }
-            HsmCommand::Status { store, format } => {
-                let dir = store.dir()?;
-                let status = SoftHsm::status(&dir)?;
-                match format {
-                    Format::Json => print_json(&json!({
-                        "store": dir,
-                        "backend": "soft",
-                        "pin_tries_left": status.pin_tries_left,
-                        "puk_tries_left": status.puk_tries_left,
-                    }))?,
-                    Format::Table => {
-                        let mut t =
-                            Table::new(&["store", "backend", "PIN tries left", "PUK tries left"]);
-                        t.row(vec![
-                            dir.display().to_string(),
-                            "soft".into(),
-                            status.pin_tries_left.to_string(),
-                            status.puk_tries_left.to_string(),
-                        ]);
-                        emit(&t.render())?;
-                    }
-                }
-            }
+            HsmCommand::Init {
+                store,
+                backend: BackendKind::Pkcs11,
+                token,
+                ..
+            } => init_pkcs11(&store, &token)?,
+            HsmCommand::Status { store, format } => status(&store.dir()?, format)?,
             HsmCommand::ChangePin { store, new_pin } => {
                 let dir = store.dir()?;
                 let old = store.pin().read()?;
@@ -144,5 +167,104 @@ impl HsmCommand {
             }
         }
         Ok(ExitCode::SUCCESS)
+    }
+}
+
+/// Creates a store whose keys live on a PKCS#11 token, initialising the token if it is new.
+fn init_pkcs11(store: &StoreArgs, args: &TokenArgs) -> Result<()> {
+    let dir = store.dir()?;
+    let Some(label) = args.token_label.clone() else {
+        bail!("--backend pkcs11 needs --token-label");
+    };
+    let has_files = std::fs::read_dir(&dir).is_ok_and(|mut d| d.next().is_some());
+    if has_files {
+        return Err(vss_hsm::Error::NotEmpty(dir).into());
+    }
+    let token = TokenRef {
+        module: args.module.clone(),
+        token_label: label,
+    };
+    let pin = store.pin().read()?;
+    if Pkcs11Hsm::token_exists(&token)? {
+        Pkcs11Hsm::open(&token, &pin)?;
+    } else {
+        let so_pin = SecretSource {
+            name: "SO PIN",
+            file: args.so_pin_file.as_deref(),
+            env: "VSS_SO_PIN",
+            confirm: true,
+        }
+        .read()?;
+        Pkcs11Hsm::init_token(&token, &so_pin, &pin)?;
+        eprintln!("initialised token '{}'", token.token_label);
+    }
+    StoreConfig::create_pkcs11(&dir, &token)?;
+    eprintln!(
+        "initialised key store {} (backend: pkcs11, token '{}' in {})",
+        dir.display(),
+        token.token_label,
+        token.module.display()
+    );
+    Ok(())
+}
+
+/// Prints a store's backend and PIN state, using no PIN try.
+fn status(dir: &std::path::Path, format: Format) -> Result<()> {
+    let (backend, fields): (&str, Vec<(&str, serde_json::Value)>) =
+        match StoreConfig::read(dir)?.backend {
+            Backend::Soft => {
+                let s = SoftHsm::status(dir)?;
+                (
+                    "soft",
+                    vec![
+                        ("pin_tries_left", json!(s.pin_tries_left)),
+                        ("puk_tries_left", json!(s.puk_tries_left)),
+                    ],
+                )
+            }
+            Backend::Pkcs11 {
+                module,
+                token_label,
+            } => {
+                let s = Pkcs11Hsm::pin_status(&TokenRef {
+                    module: module.clone(),
+                    token_label: token_label.clone(),
+                })?;
+                (
+                    "pkcs11",
+                    vec![
+                        ("module", json!(module)),
+                        ("token_label", json!(token_label)),
+                        ("pin_count_low", json!(s.count_low)),
+                        ("pin_final_try", json!(s.final_try)),
+                        ("pin_locked", json!(s.locked)),
+                    ],
+                )
+            }
+            other => bail!("unknown backend {other:?}"),
+        };
+    match format {
+        Format::Json => {
+            let mut object = serde_json::Map::new();
+            object.insert("store".into(), json!(dir));
+            object.insert("backend".into(), json!(backend));
+            for (name, value) in fields {
+                object.insert(name.into(), value);
+            }
+            print_json(&serde_json::Value::Object(object))
+        }
+        Format::Table => {
+            let mut t = Table::new(&["field", "value"]);
+            t.row(vec!["store".into(), dir.display().to_string()]);
+            t.row(vec!["backend".into(), backend.into()]);
+            for (name, value) in fields {
+                let shown = match value {
+                    serde_json::Value::String(s) => s,
+                    other => other.to_string(),
+                };
+                t.row(vec![name.replace('_', " "), shown]);
+            }
+            emit(&t.render())
+        }
     }
 }

@@ -5,8 +5,9 @@
 mod ec;
 mod module;
 
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock};
 
 use cryptoki::context::Pkcs11;
 use cryptoki::error::RvError;
@@ -51,6 +52,17 @@ pub struct TokenRef {
     pub token_label: String,
 }
 
+/// What a token says about its user PIN (read without logging in).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TokenPinStatus {
+    /// A wrong PIN was entered since the last success (`CKF_USER_PIN_COUNT_LOW`).
+    pub count_low: bool,
+    /// One more wrong PIN locks it (`CKF_USER_PIN_FINAL_TRY`).
+    pub final_try: bool,
+    /// The PIN is locked (`CKF_USER_PIN_LOCKED`).
+    pub locked: bool,
+}
+
 /// An HSM on a PKCS#11 token, logged in as the user.
 pub struct Pkcs11Hsm {
     token: TokenRef,
@@ -59,6 +71,8 @@ pub struct Pkcs11Hsm {
     /// Idle sessions; the first one also keeps the login alive (PKCS#11 logs in the whole
     /// application, for as long as one of its sessions stays open).
     sessions: Mutex<Vec<Session>>,
+    /// Private-key handles already looked up, by label (a sign then costs one call).
+    found: RwLock<HashMap<String, (ObjectHandle, Curve)>>,
 }
 
 impl Pkcs11Hsm {
@@ -86,6 +100,28 @@ impl Pkcs11Hsm {
         session.logout().map_err(ckr("C_Logout"))
     }
 
+    /// The token's user-PIN flags.
+    pub fn pin_status(token: &TokenRef) -> Result<TokenPinStatus> {
+        let module = module::load(&token.module)?;
+        let slot = module::find_token(&module, &token.module, &token.token_label)?;
+        let info = module.get_token_info(slot).map_err(ckr("C_GetTokenInfo"))?;
+        Ok(TokenPinStatus {
+            count_low: info.user_pin_count_low(),
+            final_try: info.user_pin_final_try(),
+            locked: info.user_pin_locked(),
+        })
+    }
+
+    /// Whether an initialised token with this label exists in the module.
+    pub fn token_exists(token: &TokenRef) -> Result<bool> {
+        let module = module::load(&token.module)?;
+        match module::find_token(&module, &token.module, &token.token_label) {
+            Ok(_) => Ok(true),
+            Err(Error::TokenNotFound { .. }) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Opens the token and logs in with the user PIN.
     pub fn open(token: &TokenRef, pin: &str) -> Result<Self> {
         let module = module::load(&token.module)?;
@@ -105,6 +141,7 @@ impl Pkcs11Hsm {
             module,
             slot,
             sessions: Mutex::new(vec![session]),
+            found: RwLock::new(HashMap::new()),
         })
     }
 
@@ -155,6 +192,40 @@ impl Pkcs11Hsm {
             }
         };
         Ok((private, find(ObjectClass::PUBLIC_KEY)?.first().copied()))
+    }
+
+    /// The private key labelled `label` and its curve, from the cache or the token.
+    fn private_key(&self, session: &Session, label: &str) -> Result<(ObjectHandle, Curve)> {
+        if let Some(found) = self.found.read().ok().and_then(|f| f.get(label).copied()) {
+            return Ok(found);
+        }
+        let (private, _) = Self::objects(session, label)?;
+        let found = (private, Self::curve_of(session, private, label)?);
+        if let Ok(mut cache) = self.found.write() {
+            cache.insert(label.to_owned(), found);
+        }
+        Ok(found)
+    }
+
+    /// Maps a failure to use a cached handle: a key deleted by someone else is not found.
+    fn stale(
+        &self,
+        label: &str,
+        function: &'static str,
+    ) -> impl Fn(cryptoki::error::Error) -> Error + '_ {
+        let label = label.to_owned();
+        move |e| match e {
+            cryptoki::error::Error::Pkcs11(
+                RvError::KeyHandleInvalid | RvError::ObjectHandleInvalid,
+                _,
+            ) => {
+                if let Ok(mut cache) = self.found.write() {
+                    cache.remove(&label);
+                }
+                Error::KeyNotFound(label.clone())
+            }
+            other => ckr(function)(other),
+        }
     }
 
     fn curve_of(session: &Session, object: ObjectHandle, label: &str) -> Result<Curve> {
@@ -300,11 +371,11 @@ impl Hsm for Pkcs11Hsm {
     fn key(&self, label: &str) -> Result<KeyInfo> {
         check_label(label)?;
         self.with_session(|session| {
-            let (private, _) = Self::objects(session, label)?;
+            let (_, curve) = self.private_key(session, label)?;
             Ok(KeyInfo {
                 handle: KeyHandle::new(label),
                 label: label.to_owned(),
-                curve: Self::curve_of(session, private, label)?,
+                curve,
             })
         })
     }
@@ -334,13 +405,12 @@ impl Hsm for Pkcs11Hsm {
     fn sign_digest(&self, key: &KeyHandle, digest: &[u8]) -> Result<Signature> {
         let label = key.id();
         self.with_session(|session| {
-            let (private, _) = Self::objects(session, label)?;
-            let curve = Self::curve_of(session, private, label)?;
+            let (private, curve) = self.private_key(session, label)?;
             // FIPS 186: a digest longer than the order counts by its leftmost bits.
             let digest = &digest[..digest.len().min(curve.scalar_len())];
             let raw = session
                 .sign(&Mechanism::Ecdsa, private, digest)
-                .map_err(ckr("C_Sign"))?;
+                .map_err(self.stale(label, "C_Sign"))?;
             Ok(Signature::from_p1363(curve, &raw)?)
         })
     }
@@ -348,8 +418,7 @@ impl Hsm for Pkcs11Hsm {
     fn ecdh(&self, key: &KeyHandle, peer: &PublicKey) -> Result<Zeroizing<Vec<u8>>> {
         let label = key.id();
         self.with_session(|session| {
-            let (private, _) = Self::objects(session, label)?;
-            let curve = Self::curve_of(session, private, label)?;
+            let (private, curve) = self.private_key(session, label)?;
             if peer.curve() != curve {
                 return Err(
                     vss_crypto::Error::InvalidPublicKey("peer key is on another curve").into(),
@@ -369,7 +438,7 @@ impl Hsm for Pkcs11Hsm {
                         Attribute::Extractable(true),
                     ],
                 )
-                .map_err(ckr("C_DeriveKey"))?;
+                .map_err(self.stale(label, "C_DeriveKey"))?;
             let value = session.get_attributes(secret, &[AttributeType::Value]);
             let _ = session.destroy_object(secret);
             match value

@@ -8,8 +8,10 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Subcommand;
+use std::path::PathBuf;
 use vss_crypto::Curve;
-use vss_hsm::{GenerateKeyRequest, Hsm, KeyHandle, SoftHsm};
+
+use vss_hsm::{GenerateKeyRequest, Hsm, KeyHandle, Pkcs11Hsm, SoftHsm, StoreConfig, TokenRef};
 
 /// Benchmarks.
 #[derive(Subcommand)]
@@ -37,14 +39,28 @@ pub enum HsmKind {
     /// The software key store (a throw-away store in a temporary directory).
     #[default]
     Soft,
+    /// A throw-away SoftHSMv2 token (its own token directory, via SOFTHSM2_CONF).
+    Pkcs11,
 }
 
 impl HsmKind {
     fn name(self) -> &'static str {
         match self {
             HsmKind::Soft => "soft",
+            HsmKind::Pkcs11 => "pkcs11",
         }
     }
+}
+
+/// Which HSM a benchmark signs with.
+#[derive(clap::Args)]
+pub struct HsmArgs {
+    /// HSM backend that signs.
+    #[arg(long, value_enum, default_value_t)]
+    hsm: HsmKind,
+    /// SoftHSMv2 module for --hsm pkcs11.
+    #[arg(long, value_name = "PATH", default_value = super::hsm::DEFAULT_MODULE)]
+    module: PathBuf,
 }
 
 /// A throw-away key store holding one signing key; removed when dropped.
@@ -55,15 +71,36 @@ pub struct BenchHsm {
 }
 
 impl BenchHsm {
-    fn new(kind: HsmKind, curve: Curve) -> Result<Self> {
+    fn new(args: &HsmArgs, curve: Curve) -> Result<Self> {
         let dir = tempfile::Builder::new().prefix("vss-bench-").tempdir()?;
         let mut pin_bytes = [0u8; 16];
         vss_crypto::random_bytes(&mut pin_bytes)?;
         let pin = zeroize::Zeroizing::new(hex::encode(pin_bytes));
-        match kind {
-            HsmKind::Soft => SoftHsm::init(dir.path(), &pin, &format!("{}-puk", *pin))?,
+        let store = dir.path().join("store");
+        match args.hsm {
+            HsmKind::Soft => SoftHsm::init(&store, &pin, &format!("{}-puk", *pin))?,
+            HsmKind::Pkcs11 => {
+                let tokens = dir.path().join("tokens");
+                std::fs::create_dir(&tokens)?;
+                let conf = dir.path().join("softhsm2.conf");
+                std::fs::write(
+                    &conf,
+                    format!(
+                        "directories.tokendir = {}\nlog.level = ERROR\n",
+                        tokens.display()
+                    ),
+                )?;
+                // Read by SoftHSM when the module is loaded, which has not happened yet.
+                std::env::set_var("SOFTHSM2_CONF", &conf);
+                let token = TokenRef {
+                    module: args.module.clone(),
+                    token_label: "vss-bench".into(),
+                };
+                Pkcs11Hsm::init_token(&token, &format!("{}-so", *pin), &pin)?;
+                StoreConfig::create_pkcs11(&store, &token)?;
+            }
         }
-        let hsm = vss_hsm::open(dir.path(), &pin)?;
+        let hsm = vss_hsm::open(&store, &pin)?;
         let key = hsm
             .generate_key(&GenerateKeyRequest::new("bench", curve))?
             .handle;

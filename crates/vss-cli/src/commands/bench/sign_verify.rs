@@ -9,7 +9,7 @@ use serde_json::json;
 use vss_crypto::{Curve, HashAlg};
 
 use super::references::references;
-use super::{progress, BenchHsm, HsmKind};
+use super::{progress, BenchHsm, HsmArgs};
 use crate::output::{emit, print_json, Format, Table};
 
 /// Options of `vss bench sign-verify`.
@@ -27,9 +27,8 @@ pub struct SignVerifyArgs {
     /// Signatures and verifications per run; message i of a run is i+1 bytes long.
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
     ops: u32,
-    /// HSM backend that signs.
-    #[arg(long, value_enum, default_value_t)]
-    hsm: HsmKind,
+    #[command(flatten)]
+    hsm: HsmArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
@@ -46,7 +45,7 @@ impl SignVerifyArgs {
     /// Runs the benchmark and prints its table; fails if any run was not a success.
     pub fn run(self) -> Result<ExitCode> {
         let hash = self.hash.unwrap_or(self.curve.default_hash());
-        let bench = BenchHsm::new(self.hsm, self.curve)?;
+        let bench = BenchHsm::new(&self.hsm, self.curve)?;
         let verifier = bench.hsm.public_key(&bench.key)?.verifying_key()?;
         let bar = progress(u64::from(self.runs) * u64::from(self.ops), "sign/verify");
         let mut runs = Vec::with_capacity(self.runs as usize);
@@ -112,7 +111,7 @@ impl Report {
         Report {
             curve: args.curve,
             hash,
-            hsm: args.hsm.name(),
+            hsm: args.hsm.hsm.name(),
             ops: args.ops,
             sign_ms: mean(|r| r.0),
             verify_ms: mean(|r| r.1),

@@ -9,7 +9,7 @@ use clap::Args;
 use serde_json::json;
 use vss_crypto::{Curve, Signature, VerifyingKey};
 
-use super::{progress, BenchHsm, HsmKind};
+use super::{progress, BenchHsm, HsmArgs};
 use crate::output::{emit, print_json, Format, Table};
 
 /// Which operation to measure.
@@ -36,9 +36,8 @@ pub struct ThroughputArgs {
     /// Seconds to run.
     #[arg(long, default_value_t = 3.0)]
     seconds: f64,
-    /// HSM backend that signs.
-    #[arg(long, value_enum, default_value_t)]
-    hsm: HsmKind,
+    #[command(flatten)]
+    hsm: HsmArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
@@ -59,7 +58,7 @@ impl ThroughputArgs {
             None => std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
         };
         let hash = self.curve.default_hash();
-        let bench = BenchHsm::new(self.hsm, self.curve)?;
+        let bench = BenchHsm::new(&self.hsm, self.curve)?;
         let verifier = bench.hsm.public_key(&bench.key)?.verifying_key()?;
         let messages: Vec<Vec<u8>> = (0..POOL)
             .map(|i| (0..MESSAGE_LEN).map(|b| (i * 7 + b) as u8).collect())
@@ -114,7 +113,7 @@ impl ThroughputArgs {
                 "op": op,
                 "curve": self.curve.name(),
                 "hash": hash.name(),
-                "hsm": self.hsm.name(),
+                "hsm": self.hsm.hsm.name(),
                 "threads": threads,
                 "seconds": elapsed,
                 "operations": total,
