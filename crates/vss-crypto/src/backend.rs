@@ -31,7 +31,9 @@ impl Backend {
                 verification: &lc::ECDSA_P384_SHA384_FIXED,
                 digest_alg: &digest::SHA384,
             },
-            Curve::P224 | Curve::Bp256 | Curve::Bp384 => Backend::OpenSsl,
+            Curve::P224 | Curve::Bp256 | Curve::Bp384 | Curve::K283 | Curve::B283 | Curve::P192 => {
+                Backend::OpenSsl
+            }
         }
     }
 }

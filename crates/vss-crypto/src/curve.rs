@@ -3,6 +3,9 @@
 use std::fmt;
 use std::str::FromStr;
 
+use std::sync::OnceLock;
+
+use openssl::ec::EcGroup;
 use openssl::nid::Nid;
 
 use crate::{Error, HashAlg};
@@ -20,11 +23,29 @@ pub enum Curve {
     Bp256,
     /// brainpoolP384r1 (RFC 5639).
     Bp384,
+    /// NIST K-283 (sect283k1), a Koblitz curve over GF(2^283): key encapsulation only.
+    K283,
+    /// NIST B-283 (sect283r1), a random curve over GF(2^283): key encapsulation only.
+    B283,
+    /// NIST P-192 (prime192v1): key encapsulation only, for the ISO/IEC 18033-2 vectors.
+    P192,
 }
 
 impl Curve {
     /// Every supported curve, in a stable order.
-    pub const ALL: [Curve; 5] = [
+    pub const ALL: [Curve; 8] = [
+        Curve::P224,
+        Curve::P256,
+        Curve::P384,
+        Curve::Bp256,
+        Curve::Bp384,
+        Curve::K283,
+        Curve::B283,
+        Curve::P192,
+    ];
+
+    /// The curves VSS signs and verifies on (ECDSA).
+    pub const ECDSA: [Curve; 5] = [
         Curve::P224,
         Curve::P256,
         Curve::P384,
@@ -32,7 +53,12 @@ impl Curve {
         Curve::Bp384,
     ];
 
-    /// The VSS name: `p224 p256 p384 bp256 bp384`.
+    /// Whether VSS does ECDSA on this curve (the others are for key encapsulation only).
+    pub fn supports_ecdsa(self) -> bool {
+        Curve::ECDSA.contains(&self)
+    }
+
+    /// The VSS name: `p224 p256 p384 bp256 bp384 k283 b283 p192`.
     pub fn name(self) -> &'static str {
         match self {
             Curve::P224 => "p224",
@@ -40,15 +66,20 @@ impl Curve {
             Curve::P384 => "p384",
             Curve::Bp256 => "bp256",
             Curve::Bp384 => "bp384",
+            Curve::K283 => "k283",
+            Curve::B283 => "b283",
+            Curve::P192 => "p192",
         }
     }
 
-    /// Length in bytes of a field element, of a scalar and of one half of a P1363 signature.
-    /// (For every supported curve the group order has as many bits as the field.)
+    /// Length in octets of a field element, of a scalar (the group order's octet length
+    /// L(μ)) and of one half of a P1363 signature: the three agree on every supported curve.
     pub fn scalar_len(self) -> usize {
         match self {
+            Curve::P192 => 24,
             Curve::P224 => 28,
             Curve::P256 | Curve::Bp256 => 32,
+            Curve::K283 | Curve::B283 => 36,
             Curve::P384 | Curve::Bp384 => 48,
         }
     }
@@ -57,7 +88,7 @@ impl Curve {
     pub fn default_hash(self) -> HashAlg {
         match self {
             Curve::P224 => HashAlg::Sha224,
-            Curve::P256 | Curve::Bp256 => HashAlg::Sha256,
+            Curve::P256 | Curve::Bp256 | Curve::K283 | Curve::B283 | Curve::P192 => HashAlg::Sha256,
             Curve::P384 | Curve::Bp384 => HashAlg::Sha384,
         }
     }
@@ -70,6 +101,9 @@ impl Curve {
             Curve::P384 => "1.3.132.0.34",
             Curve::Bp256 => "1.3.36.3.3.2.8.1.1.7",
             Curve::Bp384 => "1.3.36.3.3.2.8.1.1.11",
+            Curve::K283 => "1.3.132.0.16",
+            Curve::B283 => "1.3.132.0.17",
+            Curve::P192 => "1.2.840.10045.3.1.1",
         }
     }
 
@@ -80,11 +114,36 @@ impl Curve {
             Curve::P384 => Nid::SECP384R1,
             Curve::Bp256 => Nid::BRAINPOOL_P256R1,
             Curve::Bp384 => Nid::BRAINPOOL_P384R1,
+            Curve::K283 => Nid::SECT283K1,
+            Curve::B283 => Nid::SECT283R1,
+            Curve::P192 => Nid::X9_62_PRIME192V1,
         }
     }
 
-    pub(crate) fn group(self) -> crate::Result<openssl::ec::EcGroup> {
-        openssl::ec::EcGroup::from_curve_name(self.nid()).map_err(|_| Error::Library("EcGroup"))
+    /// OpenSSL's group for the curve, built once per process.
+    pub(crate) fn group(self) -> crate::Result<&'static openssl::ec::EcGroupRef> {
+        static GROUPS: OnceLock<Vec<Option<EcGroup>>> = OnceLock::new();
+        let groups = GROUPS.get_or_init(|| {
+            Curve::ALL
+                .iter()
+                .map(|c| EcGroup::from_curve_name(c.nid()).ok())
+                .collect()
+        });
+        let index = Curve::ALL.iter().position(|&c| c == self);
+        index
+            .and_then(|i| groups[i].as_deref())
+            .ok_or(Error::Library("EcGroup"))
+    }
+
+    /// The group order μ.
+    pub(crate) fn order(self) -> crate::Result<openssl::bn::BigNum> {
+        let mut ctx =
+            openssl::bn::BigNumContext::new().map_err(|_| Error::Library("BigNumContext"))?;
+        let mut order = openssl::bn::BigNum::new().map_err(|_| Error::Library("BigNum"))?;
+        self.group()?
+            .order(&mut order, &mut ctx)
+            .map_err(|_| Error::Library("EcGroup::order"))?;
+        Ok(order)
     }
 }
 
@@ -121,13 +180,20 @@ mod tests {
     }
 
     #[test]
-    fn scalar_len_matches_the_group_order() {
+    fn scalar_len_matches_the_group_order_and_the_field() {
         for c in Curve::ALL {
-            let group = c.group().expect("group");
-            let mut ctx = openssl::bn::BigNumContext::new().expect("ctx");
-            let mut order = openssl::bn::BigNum::new().expect("bn");
-            group.order(&mut order, &mut ctx).expect("order");
-            assert_eq!(order.num_bits() as usize, 8 * c.scalar_len(), "{c}");
+            let order = c.order().expect("order");
+            let bits = order.num_bits() as usize;
+            assert_eq!(bits.div_ceil(8), c.scalar_len(), "{c} order");
+            assert_eq!(
+                (c.group().expect("group").degree() as usize).div_ceil(8),
+                c.scalar_len(),
+                "{c} field"
+            );
+            if c.supports_ecdsa() {
+                // fit_digest relies on byte-aligned orders for the ECDSA curves.
+                assert_eq!(bits, 8 * c.scalar_len(), "{c}");
+            }
         }
     }
 }

@@ -6,9 +6,16 @@
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// The curve name is not one of `p224 p256 p384 bp256 bp384`.
-    #[error("unknown curve '{0}' (expected one of p224, p256, p384, bp256, bp384)")]
+    /// The curve name is not one VSS knows.
+    #[error(
+        "unknown curve '{0}' (expected one of p224, p256, p384, bp256, bp384, k283, b283, p192)"
+    )]
     UnknownCurve(String),
+    /// The curve is for key encapsulation only, not for ECDSA.
+    #[error(
+        "curve {0} is for key encapsulation only: ECDSA uses p224, p256, p384, bp256 or bp384"
+    )]
+    NotForSignatures(crate::Curve),
     /// The hash name is not one of `sha224 sha256 sha384 sha512`.
     #[error("unknown hash '{0}' (expected one of sha224, sha256, sha384, sha512)")]
     UnknownHash(String),

@@ -19,19 +19,17 @@ pub struct PrivateKey {
     curve: Curve,
     scalar: Zeroizing<Vec<u8>>,
     public: PublicKey,
-    signer: Signer,
-}
-
-enum Signer {
-    AwsLc(EcdsaKeyPair),
-    OpenSsl(EcKey<Private>),
+    /// OpenSSL's form: signs on the OpenSSL curves, and does ECDH on every curve.
+    openssl: EcKey<Private>,
+    /// AWS-LC's form, on the curves where AWS-LC signs.
+    aws_lc: Option<EcdsaKeyPair>,
 }
 
 impl PrivateKey {
     /// A fresh random key from the operating system's generator.
     pub fn generate(curve: Curve) -> Result<Self> {
         let group = curve.group()?;
-        let key = EcKey::generate(&group).map_err(|_| Error::Library("EcKey::generate"))?;
+        let key = EcKey::generate(group).map_err(|_| Error::Library("EcKey::generate"))?;
         let scalar = Zeroizing::new(
             key.private_key()
                 .to_vec_padded(curve.scalar_len() as i32)
@@ -51,10 +49,10 @@ impl PrivateKey {
         let mut padded = Zeroizing::new(vec![0u8; n]);
         padded[n - scalar.len()..].copy_from_slice(scalar);
 
-        let key = openssl_private_key(curve, &padded)?;
-        let public = PublicKey::from_point(curve, key.public_key())?;
-        let signer = match Backend::for_curve(curve) {
-            Backend::AwsLc { signing, .. } => Signer::AwsLc(
+        let openssl = openssl_private_key(curve, &padded)?;
+        let public = PublicKey::from_point(curve, openssl.public_key())?;
+        let aws_lc = match Backend::for_curve(curve) {
+            Backend::AwsLc { signing, .. } => Some(
                 EcdsaKeyPair::from_private_key_and_public_key(
                     signing,
                     &padded,
@@ -62,13 +60,14 @@ impl PrivateKey {
                 )
                 .map_err(|_| Error::Library("EcdsaKeyPair"))?,
             ),
-            Backend::OpenSsl => Signer::OpenSsl(key),
+            Backend::OpenSsl => None,
         };
         Ok(PrivateKey {
             curve,
             scalar: padded,
             public,
-            signer,
+            openssl,
+            aws_lc,
         })
     }
 
@@ -90,8 +89,11 @@ impl PrivateKey {
     /// ECDSA signature of a digest (any length: longer digests are truncated to the order's
     /// bit length, shorter ones taken as integers, as FIPS 186 says). A random nonce each time.
     pub fn sign_digest(&self, digest: &[u8]) -> Result<Signature> {
-        match &self.signer {
-            Signer::AwsLc(key_pair) => {
+        if !self.curve.supports_ecdsa() {
+            return Err(Error::NotForSignatures(self.curve));
+        }
+        match &self.aws_lc {
+            Some(key_pair) => {
                 let Backend::AwsLc { digest_alg, .. } = Backend::for_curve(self.curve) else {
                     return Err(Error::Library("backend mismatch"));
                 };
@@ -103,9 +105,9 @@ impl PrivateKey {
                     .map_err(|_| Error::Library("EcdsaKeyPair::sign_digest"))?;
                 Signature::from_p1363(self.curve, sig.as_ref())
             }
-            Signer::OpenSsl(key) => {
-                let sig =
-                    EcdsaSig::sign(digest, key).map_err(|_| Error::Library("ECDSA_do_sign"))?;
+            None => {
+                let sig = EcdsaSig::sign(digest, &self.openssl)
+                    .map_err(|_| Error::Library("ECDSA_do_sign"))?;
                 let n = self.curve.scalar_len() as i32;
                 let mut r_s = sig
                     .r()
@@ -131,7 +133,7 @@ impl PrivateKey {
         if peer.curve() != self.curve {
             return Err(Error::InvalidPublicKey("peer key is on another curve"));
         }
-        let ours = PKey::from_ec_key(openssl_private_key(self.curve, &self.scalar)?)
+        let ours = PKey::from_ec_key(self.openssl.clone())
             .map_err(|_| Error::Library("PKey::from_ec_key"))?;
         let theirs = PKey::from_ec_key(peer.to_openssl()?)
             .map_err(|_| Error::Library("PKey::from_ec_key"))?;
@@ -154,21 +156,18 @@ impl PrivateKey {
 fn openssl_private_key(curve: Curve, scalar: &[u8]) -> Result<EcKey<Private>> {
     let group = curve.group()?;
     let mut ctx = BigNumContext::new_secure().map_err(|_| Error::Library("BigNumContext"))?;
-    let mut order = BigNum::new().map_err(|_| Error::Library("BigNum"))?;
-    group
-        .order(&mut order, &mut ctx)
-        .map_err(|_| Error::Library("EcGroup::order"))?;
+    let order = curve.order()?;
     let mut d = BigNum::new_secure().map_err(|_| Error::Library("BigNum"))?;
     d.copy_from_slice(scalar)
         .map_err(|_| Error::Library("BigNum::copy_from_slice"))?;
     if d.num_bits() == 0 || d >= order {
         return Err(Error::InvalidPrivateKey("not in the range 1..n-1"));
     }
-    let mut point = EcPoint::new(&group).map_err(|_| Error::Library("EcPoint"))?;
+    let mut point = EcPoint::new(group).map_err(|_| Error::Library("EcPoint"))?;
     point
-        .mul_generator2(&group, &d, &mut ctx)
+        .mul_generator2(group, &d, &mut ctx)
         .map_err(|_| Error::Library("EcPoint::mul_generator"))?;
-    EcKey::from_private_components(&group, &d, &point)
+    EcKey::from_private_components(group, &d, &point)
         .map_err(|_| Error::Library("EcKey::from_private_components"))
 }
 
@@ -187,7 +186,7 @@ mod tests {
 
     #[test]
     fn sign_verify_round_trip_on_every_curve_and_hash() {
-        for curve in Curve::ALL {
+        for curve in Curve::ECDSA {
             let key = PrivateKey::generate(curve).expect("generate");
             let verifier = key.public_key().verifying_key().expect("verifier");
             for hash in HashAlg::ALL {
@@ -219,6 +218,16 @@ mod tests {
             one.public_key().x(),
             &hex_bytes("6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296")[..]
         );
+    }
+
+    #[test]
+    fn binary_curve_keys_do_ecdh_but_refuse_to_sign() {
+        let key = PrivateKey::generate(Curve::K283).expect("k283 key");
+        assert_eq!(
+            key.sign(HashAlg::Sha256, b"x").expect_err("no ECDSA"),
+            Error::NotForSignatures(Curve::K283)
+        );
+        assert!(key.public_key().verifying_key().is_err());
     }
 
     #[test]

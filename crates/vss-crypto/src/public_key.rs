@@ -11,6 +11,7 @@ use crate::{Curve, Error, Result};
 pub struct PublicKey {
     curve: Curve,
     uncompressed: Vec<u8>,
+    compressed: Vec<u8>,
 }
 
 impl PublicKey {
@@ -29,13 +30,13 @@ impl PublicKey {
         }
         let group = curve.group()?;
         let mut ctx = BigNumContext::new().map_err(|_| Error::Library("BigNumContext"))?;
-        let point = EcPoint::from_bytes(&group, bytes, &mut ctx)
+        let point = EcPoint::from_bytes(group, bytes, &mut ctx)
             .map_err(|_| Error::InvalidPublicKey("not a point on the curve"))?;
-        if point.is_infinity(&group) {
+        if point.is_infinity(group) {
             return Err(Error::InvalidPublicKey("the point at infinity"));
         }
         let on_curve = point
-            .is_on_curve(&group, &mut ctx)
+            .is_on_curve(group, &mut ctx)
             .map_err(|_| Error::InvalidPublicKey("not a point on the curve"))?;
         if !on_curve {
             return Err(Error::InvalidPublicKey("not a point on the curve"));
@@ -47,12 +48,15 @@ impl PublicKey {
     pub(crate) fn from_point(curve: Curve, point: &openssl::ec::EcPointRef) -> Result<Self> {
         let group = curve.group()?;
         let mut ctx = BigNumContext::new().map_err(|_| Error::Library("BigNumContext"))?;
-        let uncompressed = point
-            .to_bytes(&group, PointConversionForm::UNCOMPRESSED, &mut ctx)
-            .map_err(|_| Error::Library("EcPoint::to_bytes"))?;
+        let mut encode = |form| {
+            point
+                .to_bytes(group, form, &mut ctx)
+                .map_err(|_| Error::Library("EcPoint::to_bytes"))
+        };
         Ok(PublicKey {
             curve,
-            uncompressed,
+            uncompressed: encode(PointConversionForm::UNCOMPRESSED)?,
+            compressed: encode(PointConversionForm::COMPRESSED)?,
         })
     }
 
@@ -66,14 +70,10 @@ impl PublicKey {
         &self.uncompressed
     }
 
-    /// SEC1 compressed form: `02`/`03` (parity of y) ‖ x.
-    pub fn to_sec1_compressed(&self) -> Vec<u8> {
-        let n = self.curve.scalar_len();
-        let y_is_odd = self.uncompressed[2 * n] & 1 == 1;
-        let mut out = Vec::with_capacity(1 + n);
-        out.push(if y_is_odd { 0x03 } else { 0x02 });
-        out.extend_from_slice(self.x());
-        out
+    /// SEC1 compressed form: `02`/`03` ‖ x (the tag bit is y's parity on prime curves,
+    /// the low bit of y/x on binary curves).
+    pub fn to_sec1_compressed(&self) -> &[u8] {
+        &self.compressed
     }
 
     /// The affine x coordinate, big-endian, `scalar_len` bytes.
@@ -86,12 +86,17 @@ impl PublicKey {
         &self.uncompressed[1 + self.curve.scalar_len()..]
     }
 
-    pub(crate) fn to_openssl(&self) -> Result<EcKey<Public>> {
-        let group = self.curve.group()?;
+    /// OpenSSL's form of the point.
+    pub(crate) fn to_point(&self) -> Result<EcPoint> {
         let mut ctx = BigNumContext::new().map_err(|_| Error::Library("BigNumContext"))?;
-        let point = EcPoint::from_bytes(&group, &self.uncompressed, &mut ctx)
-            .map_err(|_| Error::Library("EcPoint::from_bytes"))?;
-        EcKey::from_public_key(&group, &point).map_err(|_| Error::Library("EcKey::from_public_key"))
+        EcPoint::from_bytes(self.curve.group()?, &self.uncompressed, &mut ctx)
+            .map_err(|_| Error::Library("EcPoint::from_bytes"))
+    }
+
+    pub(crate) fn to_openssl(&self) -> Result<EcKey<Public>> {
+        let point = self.to_point()?;
+        EcKey::from_public_key(self.curve.group()?, &point)
+            .map_err(|_| Error::Library("EcKey::from_public_key"))
     }
 }
 
@@ -111,14 +116,14 @@ mod tests {
     use crate::PrivateKey;
 
     #[test]
-    fn compressed_and_uncompressed_forms_agree_on_every_curve() {
+    fn compressed_and_uncompressed_forms_agree_on_every_curve_prime_and_binary() {
         for curve in Curve::ALL {
             for _ in 0..4 {
                 let key = PrivateKey::generate(curve).expect("generate");
                 let public = key.public_key();
                 let compressed = public.to_sec1_compressed();
                 assert_eq!(compressed.len(), 1 + curve.scalar_len());
-                let decompressed = PublicKey::from_sec1(curve, &compressed).expect("decompress");
+                let decompressed = PublicKey::from_sec1(curve, compressed).expect("decompress");
                 assert_eq!(&decompressed, public);
             }
         }

@@ -27,6 +27,9 @@ enum Inner {
 impl PublicKey {
     /// Prepares this key for verification.
     pub fn verifying_key(&self) -> Result<VerifyingKey> {
+        if !self.curve().supports_ecdsa() {
+            return Err(Error::NotForSignatures(self.curve()));
+        }
         let inner = match Backend::for_curve(self.curve()) {
             Backend::AwsLc {
                 verification,

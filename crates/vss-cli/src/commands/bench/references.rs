@@ -58,7 +58,7 @@ pub fn references(curve: Curve) -> Vec<Reference> {
     ];
     let (kit_curve, sign_ms, verify_ms) = match curve {
         Curve::P224 => ("p224", 5.56, 7.23),
-        Curve::P256 | Curve::Bp256 | Curve::P384 | Curve::Bp384 => ("p256", 7.26, 9.42),
+        _ => ("p256", 7.26, 9.42),
     };
     rows.push(Reference {
         name: "KIT ECDSA unit, FPGA 50 MHz",
