@@ -38,6 +38,9 @@ pub enum Error {
         /// What was given.
         got: usize,
     },
+    /// A key-encapsulation ciphertext was rejected (tampered, or not for this key).
+    #[error("ciphertext rejected: {0}")]
+    KemRejected(&'static str),
     /// Authenticated decryption failed: wrong key, nonce, associated data, or tampered data.
     #[error("authentication failed")]
     AuthenticationFailed,

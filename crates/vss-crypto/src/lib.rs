@@ -20,6 +20,7 @@ mod curve;
 mod error;
 mod hash;
 mod kdf;
+pub mod kem;
 mod mac;
 mod private_key;
 mod public_key;

@@ -129,6 +129,11 @@ impl PrivateKey {
     }
 
     /// ECDH (SEC1 §3.3.1): the x coordinate of `d × peer`, `scalar_len` bytes.
+    ///
+    /// `peer` is on the curve and not the identity ([`PublicKey`] guarantees it), which is
+    /// the whole check on the cofactor-1 curves. On k283 and b283 (cofactors 4 and 2) the
+    /// point may carry a small-subgroup component; the protocols that use them check
+    /// membership themselves (PSEC-KEM's `u × G = g̃`), as ISO/IEC 18033-2 specifies.
     pub fn diffie_hellman(&self, peer: &PublicKey) -> Result<Zeroizing<Vec<u8>>> {
         if peer.curve() != self.curve {
             return Err(Error::InvalidPublicKey("peer key is on another curve"));
@@ -139,7 +144,7 @@ impl PrivateKey {
             .map_err(|_| Error::Library("PKey::from_ec_key"))?;
         let mut deriver = Deriver::new(&ours).map_err(|_| Error::Library("Deriver::new"))?;
         deriver
-            .set_peer(&theirs)
+            .set_peer_ex(&theirs, false)
             .map_err(|_| Error::InvalidPublicKey("refused as ECDH peer"))?;
         let mut secret = Zeroizing::new(vec![0u8; self.curve.scalar_len()]);
         let len = deriver
