@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// VSS: V2X security subsystem — key store, ECDSA and benchmarks.
+/// VSS: V2X security subsystem — key store, ECDSA, key encapsulation and benchmarks.
 #[derive(Parser)]
 #[command(name = "vss", version, about, propagate_version = true)]
 struct Cli {
@@ -25,6 +25,9 @@ enum Command {
     /// Generate, list, export and delete keys in a key store.
     #[command(subcommand)]
     Keys(commands::keys::KeysCommand),
+    /// Key encapsulation: PSEC-KEM, ECIES-KEM, IEEE 1609.2 ECIES (keygen, encap, decap).
+    #[command(subcommand)]
+    Kem(commands::kem::KemCommand),
     /// Sign and verify streams of JSON lines.
     #[command(subcommand)]
     Ecdsa(commands::ecdsa::EcdsaCommand),
@@ -38,6 +41,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Hsm(c) => c.run(),
         Command::Keys(c) => c.run(),
+        Command::Kem(c) => c.run(),
         Command::Ecdsa(c) => c.run(),
         Command::Bench(c) => c.run(),
     };

@@ -38,6 +38,9 @@ pub enum Error {
         /// What was given.
         got: usize,
     },
+    /// A scheme's parameters do not go together.
+    #[error("invalid parameters: {0}")]
+    InvalidParameters(&'static str),
     /// A key-encapsulation ciphertext was rejected (tampered, or not for this key).
     #[error("ciphertext rejected: {0}")]
     KemRejected(&'static str),

@@ -22,6 +22,7 @@ mod hash;
 mod kdf;
 pub mod kem;
 mod mac;
+mod point;
 mod private_key;
 mod public_key;
 mod signature;

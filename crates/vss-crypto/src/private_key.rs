@@ -3,13 +3,13 @@
 use aws_lc_rs::digest::Digest;
 use aws_lc_rs::signature::EcdsaKeyPair;
 use openssl::bn::{BigNum, BigNumContext};
-use openssl::derive::Deriver;
 use openssl::ec::{EcKey, EcPoint};
 use openssl::ecdsa::EcdsaSig;
-use openssl::pkey::{PKey, Private};
+use openssl::pkey::Private;
 use zeroize::Zeroizing;
 
 use crate::backend::{fit_digest, Backend};
+use crate::point;
 use crate::{Curve, Error, HashAlg, PublicKey, Result, Signature};
 
 /// An elliptic-curve private key: a scalar `0 < d < n` with its public point.
@@ -134,26 +134,20 @@ impl PrivateKey {
     /// the whole check on the cofactor-1 curves. On k283 and b283 (cofactors 4 and 2) the
     /// point may carry a small-subgroup component; the protocols that use them check
     /// membership themselves (PSEC-KEM's `u × G = g̃`), as ISO/IEC 18033-2 specifies.
+    ///
+    /// The product is OpenSSL's `EC_POINT_mul` of a variable point, the constant-time
+    /// ladder (or P-256's constant-time windowed code) that its own ECDH runs; calling it
+    /// directly spares the per-call conversion of both keys into provider objects.
     pub fn diffie_hellman(&self, peer: &PublicKey) -> Result<Zeroizing<Vec<u8>>> {
         if peer.curve() != self.curve {
             return Err(Error::InvalidPublicKey("peer key is on another curve"));
         }
-        let ours = PKey::from_ec_key(self.openssl.clone())
-            .map_err(|_| Error::Library("PKey::from_ec_key"))?;
-        let theirs = PKey::from_ec_key(peer.to_openssl()?)
-            .map_err(|_| Error::Library("PKey::from_ec_key"))?;
-        let mut deriver = Deriver::new(&ours).map_err(|_| Error::Library("Deriver::new"))?;
-        deriver
-            .set_peer_ex(&theirs, false)
-            .map_err(|_| Error::InvalidPublicKey("refused as ECDH peer"))?;
-        let mut secret = Zeroizing::new(vec![0u8; self.curve.scalar_len()]);
-        let len = deriver
-            .derive(&mut secret)
-            .map_err(|_| Error::Library("Deriver::derive"))?;
-        if len != secret.len() {
-            return Err(Error::Library("ECDH secret length"));
-        }
-        Ok(secret)
+        let peer_point = peer.to_point()?;
+        let shared = point::times(self.curve, Some(&peer_point), self.openssl.private_key())?
+            .ok_or(Error::InvalidPublicKey(
+                "the shared point is the point at infinity",
+            ))?;
+        point::x_coordinate(self.curve, &shared)
     }
 }
 
@@ -248,6 +242,26 @@ mod tests {
         let a = PrivateKey::generate(Curve::P256).expect("a");
         let b = PrivateKey::generate(Curve::Bp256).expect("b");
         assert!(a.diffie_hellman(b.public_key()).is_err());
+    }
+
+    #[test]
+    fn small_order_peer_on_k283_gives_a_clear_error_not_a_secret() {
+        // (0, 1) is the point of order 2 on sect283k1 (b = 1).
+        let mut sec1 = vec![0x04];
+        sec1.extend(std::iter::repeat_n(0u8, 36));
+        sec1.extend(std::iter::repeat_n(0u8, 35));
+        sec1.push(1);
+        let order_two = PublicKey::from_sec1(Curve::K283, &sec1).expect("on the curve");
+        let even = PrivateKey::from_scalar(Curve::K283, &[2]).expect("d = 2");
+        assert_eq!(
+            even.diffie_hellman(&order_two).expect_err("2 × P = O"),
+            Error::InvalidPublicKey("the shared point is the point at infinity")
+        );
+        let odd = PrivateKey::from_scalar(Curve::K283, &[3]).expect("d = 3");
+        assert_eq!(
+            &odd.diffie_hellman(&order_two).expect("3 × P = P")[..],
+            &[0u8; 36]
+        );
     }
 
     #[test]

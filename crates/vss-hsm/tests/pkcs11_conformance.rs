@@ -40,6 +40,11 @@ fn import_and_ecdh() {
 }
 
 #[test]
+fn kem_curve_keys_do_ecdh() {
+    suite::kem_curve_keys_do_ecdh(hsm("kemcurves").as_ref());
+}
+
+#[test]
 fn concurrent_signing() {
     suite::concurrent_signing(Arc::from(hsm("concurrent")));
 }

@@ -38,6 +38,12 @@ fn import_and_ecdh() {
 }
 
 #[test]
+fn kem_curve_keys_do_ecdh() {
+    let (_dir, hsm) = soft();
+    suite::kem_curve_keys_do_ecdh(hsm.as_ref());
+}
+
+#[test]
 fn concurrent_signing() {
     let (_dir, hsm) = soft();
     suite::concurrent_signing(Arc::from(hsm));

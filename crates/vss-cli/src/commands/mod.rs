@@ -3,4 +3,5 @@
 pub mod bench;
 pub mod ecdsa;
 pub mod hsm;
+pub mod kem;
 pub mod keys;

@@ -406,6 +406,10 @@ impl Hsm for Pkcs11Hsm {
         let label = key.id();
         self.with_session(|session| {
             let (private, curve) = self.private_key(session, label)?;
+            if !curve.supports_ecdsa() {
+                // Tokens may sign on binary curves; VSS keeps them for key encapsulation.
+                return Err(vss_crypto::Error::NotForSignatures(curve).into());
+            }
             // FIPS 186: a digest longer than the order counts by its leftmost bits.
             let digest = &digest[..digest.len().min(curve.scalar_len())];
             let raw = session

@@ -101,6 +101,42 @@ pub fn import_and_ecdh(hsm: &dyn Hsm) {
     }
 }
 
+/// Keys on the key-encapsulation curves (binary k283 and b283, and p192) are generated and
+/// imported; their ECDH agrees with software both ways, and signing is refused.
+pub fn kem_curve_keys_do_ecdh(hsm: &dyn Hsm) {
+    for curve in [Curve::K283, Curve::B283, Curve::P192] {
+        let generated = hsm
+            .generate_key(&GenerateKeyRequest::new(format!("kem-gen-{curve}"), curve))
+            .expect("generate");
+        assert_eq!(generated.curve, curve);
+        let public = hsm.public_key(&generated.handle).expect("pub");
+        let peer = PrivateKey::generate(curve).expect("peer");
+        assert_eq!(
+            hsm.ecdh(&generated.handle, peer.public_key())
+                .expect("ecdh"),
+            peer.diffie_hellman(&public).expect("ecdh"),
+            "{curve} generated"
+        );
+        let original = PrivateKey::generate(curve).expect("key");
+        let imported = hsm
+            .import_key(&ImportKeyRequest {
+                label: format!("kem-imp-{curve}"),
+                private_key: &original,
+            })
+            .expect("import");
+        assert_eq!(
+            hsm.ecdh(&imported.handle, peer.public_key()).expect("ecdh"),
+            peer.diffie_hellman(original.public_key()).expect("ecdh"),
+            "{curve} imported"
+        );
+        let digest = HashAlg::Sha256.digest(b"no signatures on KEM curves");
+        assert!(
+            hsm.sign_digest(&generated.handle, &digest).is_err(),
+            "{curve}"
+        );
+    }
+}
+
 /// Several threads sign with one key at once; every signature verifies.
 pub fn concurrent_signing(hsm: Arc<dyn Hsm>) {
     let key = hsm
