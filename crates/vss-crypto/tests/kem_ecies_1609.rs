@@ -69,3 +69,33 @@ fn annex_d_ecies_vectors_encrypt_and_decrypt() {
         assert!(wrong_p1.is_err(), "{label}: another P1 must fail the tag");
     }
 }
+
+#[test]
+fn every_bit_flip_of_the_encrypted_key_is_rejected() {
+    for curve in [Curve::P256, Curve::Bp256] {
+        let recipient = PrivateKey::generate(curve).expect("recipient");
+        let key = [0x3cu8; 16];
+        let sent = EncryptedKey::encrypt(recipient.public_key(), &key, b"P1").expect("encrypt");
+        let wire = sent.to_bytes();
+        for bit in 0..8 * wire.len() {
+            let mut flipped = wire.clone();
+            flipped[bit / 8] ^= 0x80 >> (bit % 8);
+            let outcome = EncryptedKey::from_bytes(curve, &flipped)
+                .and_then(|k| k.decrypt(b"P1", |p| recipient.diffie_hellman(p)));
+            if bit == 7 {
+                // 02 <-> 03 turns V into -V, whose product with the recipient's key has the
+                // same x: the scheme (x-only Z, V not in the KDF) decrypts it to the same
+                // key, never to another one.
+                assert_eq!(outcome.expect("-V").as_ref(), &key, "{curve}");
+            } else {
+                // A flip elsewhere in V leaves the curve (refused when parsed) or moves the
+                // point (the tag then fails); a flip in c or t fails the tag.
+                assert!(outcome.is_err(), "{curve}: flip of bit {bit} was accepted");
+            }
+        }
+        assert!(EncryptedKey::from_bytes(curve, &wire[..wire.len() - 1]).is_err());
+        let mut infinity = wire.clone();
+        infinity[..33].fill(0);
+        assert!(EncryptedKey::from_bytes(curve, &infinity).is_err());
+    }
+}

@@ -21,7 +21,7 @@ pub enum KeysCommand {
         /// Label of the new key (1-64 of A-Z a-z 0-9 . _ -).
         #[arg(long)]
         label: String,
-        /// Curve: p224 p256 p384 bp256 bp384.
+        /// Curve: p224 p256 p384 bp256 bp384 (signing), k283 b283 p192 (key encapsulation only).
         #[arg(long, default_value = "p256")]
         curve: Curve,
         /// Generate this many keys (at most 1000000), labelled LABEL-0 … LABEL-(N-1).
