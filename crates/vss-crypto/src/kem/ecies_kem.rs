@@ -29,6 +29,41 @@ pub const MAX_KEY_LEN: usize = 1024;
 /// Attempts at drawing r in [1, μ) before giving up (each succeeds with probability > 1/2).
 const MAX_DRAWS: usize = 128;
 
+/// `Display` and `FromStr` of an option by the names of its `name()` and `ALL`.
+macro_rules! named {
+    ($option:ident, $what:literal) => {
+        impl fmt::Display for $option {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        impl FromStr for $option {
+            type Err = String;
+
+            fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+                parse_name(s, &$option::ALL, $option::name, $what)
+            }
+        }
+    };
+}
+
+/// The value of `all` called `s`, or a message listing the names.
+fn parse_name<T: Copy>(
+    s: &str,
+    all: &[T],
+    name: fn(T) -> &'static str,
+    what: &str,
+) -> std::result::Result<T, String> {
+    all.iter().copied().find(|&v| name(v) == s).ok_or_else(|| {
+        let names: Vec<&str> = all.iter().map(|&v| name(v)).collect();
+        format!(
+            "unknown {what} '{s}' (expected one of {})",
+            names.join(", ")
+        )
+    })
+}
+
 /// A key derivation function of ISO/IEC 18033-2, used without an extra parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kdf {
@@ -59,19 +94,7 @@ impl Kdf {
     }
 }
 
-impl fmt::Display for Kdf {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Kdf {
-    type Err = String;
-
-    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
-        parse_name(s, &Kdf::ALL, Kdf::name, "KDF")
-    }
-}
+named!(Kdf, "KDF");
 
 /// The hash inside the KDF. SHA-1 is here for the ISO/IEC 18033-2 vectors only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -102,19 +125,7 @@ impl KdfHash {
     }
 }
 
-impl fmt::Display for KdfHash {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for KdfHash {
-    type Err = String;
-
-    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
-        parse_name(s, &KdfHash::ALL, KdfHash::name, "KDF hash")
-    }
-}
+named!(KdfHash, "KDF hash");
 
 /// The encoding of EG (EC2OSP): SEC1 compressed or uncompressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -145,35 +156,7 @@ impl PointFormat {
     }
 }
 
-impl fmt::Display for PointFormat {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for PointFormat {
-    type Err = String;
-
-    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
-        parse_name(s, &PointFormat::ALL, PointFormat::name, "point format")
-    }
-}
-
-/// The value of `all` called `s`, or a message listing the names.
-fn parse_name<T: Copy>(
-    s: &str,
-    all: &[T],
-    name: fn(T) -> &'static str,
-    what: &str,
-) -> std::result::Result<T, String> {
-    all.iter().copied().find(|&v| name(v) == s).ok_or_else(|| {
-        let names: Vec<&str> = all.iter().map(|&v| name(v)).collect();
-        format!(
-            "unknown {what} '{s}' (expected one of {})",
-            names.join(", ")
-        )
-    })
-}
+named!(PointFormat, "point format");
 
 /// The options of ECIES-KEM (ISO/IEC 18033-2 §10.2.1). At most one of `cofactor_mode`,
 /// `old_cofactor_mode` and `check_mode` may be set.

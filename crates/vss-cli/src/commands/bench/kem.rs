@@ -10,9 +10,9 @@ use clap::Args;
 use serde_json::json;
 use vss_crypto::Curve;
 
-use super::{progress, BenchHsm, HsmArgs};
+use super::{finish, progress, BenchHsm, HsmArgs};
 use crate::commands::kem::{Kem, KemParams, Scheme};
-use crate::output::{emit, print_json, Format, Table};
+use crate::output::{Format, Table};
 
 /// Options of `vss bench kem`.
 #[derive(Args)]
@@ -129,16 +129,13 @@ impl KemArgs {
         }
         bar.finish_and_clear();
         let report = Report::new(&self, &runs);
-        match self.format {
-            Format::Json => print_json(&report.json())?,
-            Format::Table => emit(&report.table())?,
-        }
-        Ok(if report.success {
-            ExitCode::SUCCESS
-        } else {
-            eprintln!("vss: a decapsulated key differed from the encapsulated one");
-            ExitCode::FAILURE
-        })
+        finish(
+            self.format,
+            &report.json(),
+            &report.table(),
+            report.success,
+            "a decapsulated key differed from the encapsulated one",
+        )
     }
 }
 

@@ -13,6 +13,7 @@ use clap::Subcommand;
 use std::path::PathBuf;
 use vss_crypto::Curve;
 
+use crate::output::{emit, print_json, Format};
 use vss_hsm::{GenerateKeyRequest, Hsm, KeyHandle, Pkcs11Hsm, SoftHsm, StoreConfig, TokenRef};
 
 /// Benchmarks.
@@ -116,6 +117,27 @@ impl BenchHsm {
             key,
         })
     }
+}
+
+/// Prints a benchmark's report in the chosen format; the exit code says whether every check
+/// of the run passed, and `failure` says which one did not.
+fn finish(
+    format: Format,
+    json: &serde_json::Value,
+    table: &str,
+    success: bool,
+    failure: &str,
+) -> Result<ExitCode> {
+    match format {
+        Format::Json => print_json(json)?,
+        Format::Table => emit(table)?,
+    }
+    Ok(if success {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("vss: {failure}");
+        ExitCode::FAILURE
+    })
 }
 
 /// A progress bar on stderr when it is a terminal; hidden otherwise.

@@ -9,8 +9,8 @@ use serde_json::json;
 use vss_crypto::{Curve, HashAlg};
 
 use super::references::references;
-use super::{progress, BenchHsm, HsmArgs};
-use crate::output::{emit, print_json, Format, Table};
+use super::{finish, progress, BenchHsm, HsmArgs};
+use crate::output::{Format, Table};
 
 /// Options of `vss bench sign-verify`.
 #[derive(Args)]
@@ -74,16 +74,13 @@ impl SignVerifyArgs {
         }
         bar.finish_and_clear();
         let report = Report::new(&self, hash, &runs);
-        match self.format {
-            Format::Json => print_json(&report.json())?,
-            Format::Table => emit(&report.table())?,
-        }
-        Ok(if report.success {
-            ExitCode::SUCCESS
-        } else {
-            eprintln!("vss: a signature failed to verify or a tampered copy was accepted");
-            ExitCode::FAILURE
-        })
+        finish(
+            self.format,
+            &report.json(),
+            &report.table(),
+            report.success,
+            "a signature failed to verify or a tampered copy was accepted",
+        )
     }
 }
 
