@@ -225,3 +225,52 @@ fn the_benchmark_signs_on_a_throw_away_token() {
         "{names:?}"
     );
 }
+
+#[test]
+fn kem_decapsulates_with_the_key_on_the_token() {
+    let hsm = SoftHsmDir::new();
+    let store = hsm.store("store");
+    hsm.init(&store, "vss-kem").success();
+    for (scheme, curve) in [
+        ("psec-kem", "k283"),
+        ("ecies-kem", "b283"),
+        ("ecies-1609", "p256"),
+    ] {
+        let label = format!("kem-{curve}");
+        let generated = run(hsm
+            .vss(PIN)
+            .args(["kem", "keygen", "--scheme", scheme, "--curve", curve])
+            .args(["--label", &label, "--format", "json", "--store"])
+            .arg(&store))
+        .success()
+        .json();
+        let public = generated["public_key"].as_str().expect("public key");
+        let sent = run(vss().args([
+            "kem",
+            "encap",
+            "--scheme",
+            scheme,
+            "--curve",
+            curve,
+            "--public-key",
+            public,
+        ]))
+        .success()
+        .json();
+        let ciphertext = sent["ciphertext"].as_str().expect("ciphertext");
+        let decap = |ciphertext: &str| {
+            run(hsm
+                .vss(PIN)
+                .args(["kem", "decap", "--scheme", scheme, "--label", &label])
+                .args(["--ciphertext", ciphertext, "--store"])
+                .arg(&store))
+        };
+        let got = decap(ciphertext).success().json();
+        assert_eq!(got["key"], sent["key"], "{scheme} on {curve}");
+        // A truncated ciphertext gets one clear line and no key.
+        let r = decap(&ciphertext[..ciphertext.len() - 2])
+            .failure()
+            .one_line_stderr();
+        assert!(r.stdout.is_empty(), "{r:?}");
+    }
+}
