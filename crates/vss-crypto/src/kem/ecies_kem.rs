@@ -20,7 +20,7 @@ use openssl::bn::{BigNum, BigNumContext, BigNumRef};
 use openssl::ec::PointConversionForm;
 use zeroize::Zeroizing;
 
-use super::{encode, multiply, point_of, times, x_coordinate, Encapsulation};
+use super::{encode, multiply, times, x_coordinate, Encapsulation};
 use crate::{Curve, Error, PrivateKey, PublicKey, Result};
 
 /// The largest key length accepted, in octets.
@@ -344,7 +344,7 @@ impl EciesKem {
         if recipient.curve() != self.curve {
             return Err(Error::InvalidPublicKey("recipient key is on another curve"));
         }
-        let h = point_of(recipient)?;
+        let h = recipient.to_point()?;
         let g_tilde = multiply(self.curve, None, r)?;
         let h_tilde = if self.params.old_cofactor_mode {
             let mut ctx =
@@ -395,7 +395,7 @@ impl EciesKem {
         if !(params.check_mode || params.cofactor_mode || params.old_cofactor_mode) {
             return Ok(g_tilde);
         }
-        let g_point = point_of(&g_tilde)?;
+        let g_point = g_tilde.to_point()?;
         if params.check_mode {
             let order = self.curve.order()?;
             if times(self.curve, Some(&g_point), &order)?.is_some() {
@@ -890,8 +890,8 @@ mod tests {
                 mixed
                     .add(
                         group,
-                        &point_of(&g_tilde).expect("g̃"),
-                        &point_of(&order_two).expect("T"),
+                        &g_tilde.to_point().expect("g̃"),
+                        &order_two.to_point().expect("T"),
                         &mut ctx,
                     )
                     .expect("g̃ + T");

@@ -8,11 +8,9 @@ pub mod ecies_1609;
 pub mod ecies_kem;
 pub mod psec_kem;
 
-use openssl::ec::EcPoint;
 use zeroize::Zeroizing;
 
 pub(crate) use crate::point::{encode, multiply, reduce_mod_order, times, x_coordinate};
-use crate::{PublicKey, Result};
 
 /// What encapsulation produces: the ciphertext to send and the key to keep.
 #[derive(Debug)]
@@ -26,9 +24,4 @@ pub struct Encapsulation {
 /// `a ⊕ b` for equal lengths.
 pub(crate) fn xor(a: &[u8], b: &[u8]) -> Vec<u8> {
     a.iter().zip(b).map(|(x, y)| x ^ y).collect()
-}
-
-/// A public key's point in OpenSSL's form.
-pub(crate) fn point_of(key: &PublicKey) -> Result<EcPoint> {
-    key.to_point()
 }

@@ -3,7 +3,7 @@
 use openssl::ec::PointConversionForm;
 use zeroize::Zeroizing;
 
-use super::{encode, multiply, point_of, reduce_mod_order, x_coordinate, xor, Encapsulation};
+use super::{encode, multiply, reduce_mod_order, x_coordinate, xor, Encapsulation};
 use crate::{constant_time_eq, kdf2, Curve, Error, HashAlg, PrivateKey, PublicKey, Result};
 
 /// Octets of the seed r.
@@ -91,7 +91,7 @@ impl PsecKem {
             });
         }
         let (u, key) = self.derive(seed)?;
-        let recipient_point = point_of(recipient)?;
+        let recipient_point = recipient.to_point()?;
         let h_tilde = multiply(self.curve, Some(&recipient_point), &u)?;
         let g_tilde = multiply(self.curve, None, &u)?;
         let eg = encode(self.curve, &g_tilde, PointConversionForm::COMPRESSED)?;
