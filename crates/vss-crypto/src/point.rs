@@ -10,7 +10,11 @@ use crate::{Curve, Error, Result};
 /// `OS2IP(bytes) mod μ`.
 pub(crate) fn reduce_mod_order(curve: Curve, bytes: &[u8]) -> Result<BigNum> {
     let mut ctx = BigNumContext::new_secure().map_err(|_| Error::Library("BigNumContext"))?;
-    let value = BigNum::from_slice(bytes).map_err(|_| Error::Library("BigNum"))?;
+    // The input is secret (PSEC-KEM's u′): a secure BigNum, cleared when freed.
+    let mut value = BigNum::new_secure().map_err(|_| Error::Library("BigNum"))?;
+    value
+        .copy_from_slice(bytes)
+        .map_err(|_| Error::Library("BigNum::copy_from_slice"))?;
     let order = curve.order()?;
     let mut reduced = BigNum::new_secure().map_err(|_| Error::Library("BigNum"))?;
     reduced

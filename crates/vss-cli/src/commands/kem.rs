@@ -199,7 +199,7 @@ impl Kem {
             )?),
             Scheme::EciesKem => Kem::Ecies(EciesKem::new(curve, params.ecies_kem())?),
             Scheme::Ecies1609 => {
-                check_1609_curve(curve)?;
+                ecies_1609::check_curve(curve)?;
                 if params.key_len.is_some_and(|n| n != ecies_1609::KEY_LEN) {
                     bail!("ecies-1609 always carries a 16-octet AES-128 key: drop --key-len");
                 }
@@ -229,9 +229,6 @@ impl Kem {
             (Kem::Ecies(kem), None) => kem.encapsulate(recipient)?,
             (Kem::Ecies(kem), Some(r)) => kem.encapsulate_with_scalar(recipient, r)?,
             (Kem::Ieee1609 { curve, p1 }, seed) => {
-                if recipient.curve() != *curve {
-                    bail!("the public key is not on {curve}");
-                }
                 let mut key = Zeroizing::new([0u8; ecies_1609::KEY_LEN]);
                 match aes_key {
                     Some(given) => {
@@ -277,13 +274,6 @@ impl Kem {
     }
 }
 
-fn check_1609_curve(curve: Curve) -> Result<()> {
-    if !matches!(curve, Curve::P256 | Curve::Bp256) {
-        bail!("ecies-1609 uses p256 or bp256, not {curve}");
-    }
-    Ok(())
-}
-
 impl KemCommand {
     /// Runs the subcommand.
     pub fn run(self) -> Result<ExitCode> {
@@ -296,7 +286,7 @@ impl KemCommand {
                 format,
             } => {
                 if scheme == Scheme::Ecies1609 {
-                    check_1609_curve(curve)?;
+                    ecies_1609::check_curve(curve)?;
                 }
                 let hsm = store.open()?;
                 let info = hsm.generate_key(&GenerateKeyRequest::new(label, curve))?;

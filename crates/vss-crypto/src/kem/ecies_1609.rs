@@ -28,10 +28,11 @@ pub struct EncryptedKey {
     pub t: [u8; TAG_LEN],
 }
 
-fn check_curve(curve: Curve) -> Result<()> {
+/// Refuses curves other than the two that IEEE 1609.2 encrypts with, p256 and bp256.
+pub fn check_curve(curve: Curve) -> Result<()> {
     match curve {
         Curve::P256 | Curve::Bp256 => Ok(()),
-        _ => Err(Error::InvalidPublicKey(
+        _ => Err(Error::InvalidParameters(
             "IEEE 1609.2 ECIES uses p256 or bp256",
         )),
     }
