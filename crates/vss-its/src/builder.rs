@@ -1,0 +1,363 @@
+//! Certificates of the ETSI TS 103 097 profiles (clause 7.2): root CA, enrolment authority,
+//! authorization authority, enrolment credential and authorization ticket.
+
+use std::fmt;
+use std::str::FromStr;
+
+use rasn::types::{Integer, OctetString};
+use vss_crypto::PublicKey;
+
+use crate::asn::{
+    CertificateBase, CertificateId, CertificateType, CrlSeries, Duration, EndEntityType,
+    GeographicRegion, HashedId3 as AsnHashedId3, Hostname, IssuerIdentifier, Psid,
+    PsidGroupPermissions, PsidSsp, PsidSspRange, SequenceOfPsidGroupPermissions, SequenceOfPsidSsp,
+    SequenceOfPsidSspRange, ServiceSpecificPermissions, SubjectAssurance, SubjectPermissions,
+    ToBeSignedCertificate, ValidityPeriod, VerificationKeyIndicator,
+};
+use crate::cert::explicit;
+use crate::hashing::{hash_algorithm, signing_digest};
+use crate::keys::{
+    hash_for_curve, public_encryption_key, public_verification_key, signature_to_asn,
+};
+use crate::permissions::check_granted;
+use crate::{codec, Cert, Error, ItsTime, Result, Signer, Validity};
+
+/// PSID of the CRL service (ETSI TS 102 965): a root CA's permission to sign CRLs.
+pub const PSID_CRL: u64 = 622;
+/// PSID of the secured certificate request service: ECs and authorities sign requests.
+pub const PSID_CERT_REQUEST: u64 = 623;
+/// PSID of the CTL service: a root CA's permission to sign certificate trust lists.
+pub const PSID_CTL: u64 = 624;
+
+/// The certificate profiles of TS 103 097.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    /// Root CA: self-signed; issues EA and AA certificates.
+    Root,
+    /// Enrolment authority: issues enrolment credentials.
+    Ea,
+    /// Authorization authority: issues authorization tickets.
+    Aa,
+    /// Enrolment credential (the seed's long-term certificate).
+    Ec,
+    /// Authorization ticket (the seed's pseudonym certificate): no identity.
+    At,
+}
+
+impl Profile {
+    /// The name used in the CLI: `root ea aa ec at`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Root => "root",
+            Profile::Ea => "ea",
+            Profile::Aa => "aa",
+            Profile::Ec => "ec",
+            Profile::At => "at",
+        }
+    }
+}
+
+impl fmt::Display for Profile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Profile {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        [
+            Profile::Root,
+            Profile::Ea,
+            Profile::Aa,
+            Profile::Ec,
+            Profile::At,
+        ]
+        .into_iter()
+        .find(|p| p.name() == s)
+        .ok_or_else(|| {
+            Error::InvalidRequest(format!("unknown profile '{s}' (root, ea, aa, ec or at)"))
+        })
+    }
+}
+
+/// An application permission: a PSID with an optional opaque SSP.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Permission {
+    /// The PSID (ITS-AID).
+    pub psid: u64,
+    /// Service-specific permissions, opaque bytes.
+    pub ssp: Option<Vec<u8>>,
+}
+
+impl Permission {
+    /// A PSID without SSP.
+    pub fn psid(psid: u64) -> Self {
+        Permission { psid, ssp: None }
+    }
+
+    fn to_asn(&self) -> PsidSsp {
+        PsidSsp {
+            psid: Psid(Integer::from(self.psid)),
+            ssp: self
+                .ssp
+                .as_ref()
+                .map(|s| ServiceSpecificPermissions::Opaque(OctetString::from_slice(s))),
+        }
+    }
+}
+
+/// What a new certificate says.
+#[derive(Debug, Clone)]
+pub struct CertificateRequest {
+    /// The profile.
+    pub profile: Profile,
+    /// The `id` name (root, EA, AA, EC); an AT has none.
+    pub name: Option<String>,
+    /// The start of the validity period.
+    pub start: ItsTime,
+    /// Its length.
+    pub duration: Duration,
+    /// Where the certificate is valid (absent: wherever the issuer is).
+    pub region: Option<GeographicRegion>,
+    /// The subject assurance level byte.
+    pub assurance_level: Option<u8>,
+    /// Application permissions beyond the profile's own (for an AT: all of them).
+    pub app_permissions: Vec<Permission>,
+    /// For an AA: the PSIDs its tickets may carry (empty: any).
+    pub issue_psids: Vec<u64>,
+    /// The subject's verification key.
+    pub verification_key: PublicKey,
+    /// The subject's encryption key (required of EA and AA).
+    pub encryption_key: Option<PublicKey>,
+}
+
+impl CertificateRequest {
+    /// A request for `profile` with `key`, valid from now for `duration`.
+    pub fn new(profile: Profile, key: PublicKey, duration: Duration) -> Self {
+        CertificateRequest {
+            profile,
+            name: None,
+            start: ItsTime::now(),
+            duration,
+            region: None,
+            assurance_level: None,
+            app_permissions: Vec::new(),
+            issue_psids: Vec::new(),
+            verification_key: key,
+            encryption_key: None,
+        }
+    }
+}
+
+fn group(subject: SubjectPermissions, min_chain: i64, ee_type: u8) -> PsidGroupPermissions {
+    PsidGroupPermissions {
+        subject_permissions: subject,
+        min_chain_length: Integer::from(min_chain),
+        chain_length_range: Integer::from(0),
+        ee_type: EndEntityType(rasn::types::FixedBitString::new([
+            ee_type, 0, 0, 0, 0, 0, 0, 0,
+        ])),
+    }
+}
+
+/// Subject permissions naming PSIDs, any SSP.
+fn explicit_psids(psids: &[u64]) -> SubjectPermissions {
+    SubjectPermissions::Explicit(SequenceOfPsidSspRange(
+        psids
+            .iter()
+            .map(|&p| PsidSspRange {
+                psid: Psid(Integer::from(p)),
+                ssp_range: None,
+            })
+            .collect(),
+    ))
+}
+
+/// The profile's permissions: (appPermissions, certIssuePermissions).
+fn profile_permissions(
+    request: &CertificateRequest,
+) -> (Vec<Permission>, Vec<PsidGroupPermissions>) {
+    let both = EndEntityType::APP | EndEntityType::ENROLL;
+    let (own, issue) = match request.profile {
+        // Two groups: EA and AA certificates (chains of two below the root), and the
+        // authorities' own permission to sign certificate requests (one below).
+        Profile::Root => (
+            vec![Permission::psid(PSID_CRL), Permission::psid(PSID_CTL)],
+            vec![
+                group(SubjectPermissions::All(()), 2, both),
+                group(explicit_psids(&[PSID_CERT_REQUEST]), 1, both),
+            ],
+        ),
+        Profile::Ea => (
+            vec![Permission::psid(PSID_CERT_REQUEST)],
+            vec![group(SubjectPermissions::All(()), 1, both)],
+        ),
+        Profile::Aa => {
+            let subject = if request.issue_psids.is_empty() {
+                SubjectPermissions::All(())
+            } else {
+                explicit_psids(&request.issue_psids)
+            };
+            (
+                vec![Permission::psid(PSID_CERT_REQUEST)],
+                vec![group(subject, 1, EndEntityType::APP)],
+            )
+        }
+        Profile::Ec => (vec![Permission::psid(PSID_CERT_REQUEST)], Vec::new()),
+        Profile::At => (Vec::new(), Vec::new()),
+    };
+    let mut app = own;
+    app.extend(request.app_permissions.iter().cloned());
+    (app, issue)
+}
+
+fn check_profile(request: &CertificateRequest, issuer: Option<&Cert>) -> Result<()> {
+    let needs = |ok: bool, what: &str| {
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::InvalidRequest(format!(
+                "a {} certificate {what}",
+                request.profile
+            )))
+        }
+    };
+    needs(
+        (request.profile == Profile::Root) == issuer.is_none(),
+        if request.profile == Profile::Root {
+            "is self-signed: it takes no issuer"
+        } else {
+            "needs an issuer certificate"
+        },
+    )?;
+    match request.profile {
+        Profile::Ea | Profile::Aa => {
+            needs(request.encryption_key.is_some(), "needs an encryption key")?
+        }
+        Profile::Ec => needs(
+            request.name.is_some(),
+            "needs a name (the station's canonical id)",
+        )?,
+        Profile::At => {
+            needs(request.name.is_none(), "is a pseudonym: it carries no name")?;
+            needs(
+                !request.app_permissions.is_empty(),
+                "needs at least one PSID",
+            )?;
+        }
+        Profile::Root => {}
+    }
+    if request
+        .app_permissions
+        .iter()
+        .any(|p| p.ssp.as_ref().is_some_and(|s| s.len() > 31))
+    {
+        return Err(Error::InvalidRequest(
+            "an SSP is longer than 31 bytes".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Builds and signs a certificate. `issuer` is the issuing CA's certificate (`None` for a
+/// root), and `signer` holds its private key (the subject's own key for a root).
+pub fn issue_certificate(
+    request: &CertificateRequest,
+    issuer: Option<&Cert>,
+    signer: &dyn Signer,
+) -> Result<Cert> {
+    check_profile(request, issuer)?;
+    let hash = hash_for_curve(signer.curve())?;
+    let (app, issue) = profile_permissions(request);
+    let id = match &request.name {
+        Some(name) if name.len() <= 255 => CertificateId::Name(Hostname(name.clone())),
+        Some(_) => return Err(Error::InvalidRequest("a name longer than 255 bytes".into())),
+        None => CertificateId::None(()),
+    };
+    let tbs = ToBeSignedCertificate::builder()
+        .id(id)
+        .craca_id(AsnHashedId3(rasn::types::FixedOctetString::new([0; 3])))
+        .crl_series(CrlSeries(0))
+        .validity_period(ValidityPeriod {
+            start: request.start.to_time32(),
+            duration: request.duration.clone(),
+        })
+        .maybe_region(request.region.clone())
+        .maybe_assurance_level(
+            request
+                .assurance_level
+                .map(|a| SubjectAssurance(rasn::types::FixedOctetString::new([a]))),
+        )
+        .maybe_app_permissions(
+            (!app.is_empty())
+                .then(|| SequenceOfPsidSsp(app.iter().map(Permission::to_asn).collect())),
+        )
+        .maybe_cert_issue_permissions(
+            (!issue.is_empty()).then(|| SequenceOfPsidGroupPermissions(issue)),
+        )
+        .maybe_encryption_key(
+            request
+                .encryption_key
+                .as_ref()
+                .map(public_encryption_key)
+                .transpose()?,
+        )
+        .verify_key_indicator(VerificationKeyIndicator::VerificationKey(
+            public_verification_key(&request.verification_key)?,
+        ))
+        .build()
+        .map_err(|e| Error::InvalidRequest(e.to_string()))?;
+    let issuer_id = match issuer {
+        None => {
+            if signer.public_key()? != request.verification_key {
+                return Err(Error::InvalidRequest(
+                    "a root certificate is signed with its own key".into(),
+                ));
+            }
+            IssuerIdentifier::VSelf(hash_algorithm(hash)?)
+        }
+        Some(ca) => {
+            check_issuer(&tbs, ca, signer)?;
+            let id = ca.hashed_id8_by(hash).to_asn();
+            match hash {
+                vss_crypto::HashAlg::Sha384 => IssuerIdentifier::Sha384AndDigest(id),
+                _ => IssuerIdentifier::Sha256AndDigest(id),
+            }
+        }
+    };
+    let tbs_bytes = codec::encode("toBeSigned", &tbs)?;
+    let digest = signing_digest(hash, &tbs_bytes, issuer.map(Cert::canonical_bytes));
+    let signature = signature_to_asn(&signer.sign_digest(&digest)?)?;
+    Cert::from_asn(explicit(CertificateBase {
+        version: CertificateBase::VERSION,
+        r#type: CertificateType::Explicit,
+        issuer: issuer_id,
+        to_be_signed: tbs,
+        signature: Some(signature),
+    })?)
+}
+
+/// The issuer must hold the signing key and grant what the subject asks for.
+fn check_issuer(tbs: &ToBeSignedCertificate, ca: &Cert, signer: &dyn Signer) -> Result<()> {
+    if ca.verification_key()? != signer.public_key()? {
+        return Err(Error::InvalidRequest(
+            "the signing key is not the issuer certificate's verification key".into(),
+        ));
+    }
+    if !ca.validity().covers(&Validity::of(&tbs.validity_period)) {
+        return Err(Error::InvalidRequest(format!(
+            "the validity period is not inside the issuer's ({} to {})",
+            ca.validity().start,
+            ca.validity().end
+        )));
+    }
+    let groups = ca
+        .tbs()
+        .cert_issue_permissions
+        .as_ref()
+        .map_or(&[][..], |g| &g.0[..]);
+    check_granted(tbs, groups)
+        .map_err(|why| Error::InvalidRequest(format!("{why} (issuer {})", ca.hashed_id8())))
+}

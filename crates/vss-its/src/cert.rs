@@ -1,0 +1,221 @@
+//! A decoded explicit certificate with its encoding, its HashedId8 and accessors for what
+//! validation reads.
+
+use vss_crypto::{HashAlg, PublicKey, Signature};
+
+use crate::asn::{
+    self, CertificateId, CertificateType, IssuerIdentifier, VerificationKeyIndicator,
+};
+use crate::hashing::{hash_alg, signing_digest, HashedId3, HashedId8};
+use crate::keys::{canonical_signature, signature_from_asn, verification_key};
+use crate::time::Validity;
+use crate::{codec, Error, Result};
+
+/// Who signed a certificate, as its `issuer` field says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Issuer {
+    /// Self-signed, with this hash.
+    SelfSigned(HashAlg),
+    /// Signed by the certificate with this HashedId8, with this hash.
+    Digest(HashAlg, HashedId8),
+}
+
+impl Issuer {
+    /// The hash of the certificate's signature and of its HashedId8.
+    pub fn hash(&self) -> HashAlg {
+        match *self {
+            Issuer::SelfSigned(h) | Issuer::Digest(h, _) => h,
+        }
+    }
+}
+
+/// An explicit 1609.2 certificate, decoded, with the bytes it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cert {
+    asn: asn::Certificate,
+    bytes: Vec<u8>,
+    canonical: Vec<u8>,
+    issuer: Issuer,
+    hashed_id8: HashedId8,
+    by_sha256: HashedId8,
+    by_sha384: HashedId8,
+}
+
+impl Cert {
+    /// Decodes a COER certificate; it must be explicit and canonically encoded.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let asn: asn::Certificate = codec::decode("certificate", bytes)?;
+        Self::with_bytes(asn, bytes.to_vec())
+    }
+
+    /// Wraps a certificate structure (encoding it).
+    pub fn from_asn(asn: asn::Certificate) -> Result<Self> {
+        let bytes = codec::encode("certificate", &asn)?;
+        Self::with_bytes(asn, bytes)
+    }
+
+    fn with_bytes(asn: asn::Certificate, bytes: Vec<u8>) -> Result<Self> {
+        if asn.r#type != CertificateType::Explicit
+            || !matches!(
+                asn.to_be_signed.verify_key_indicator,
+                VerificationKeyIndicator::VerificationKey(_)
+            )
+        {
+            return Err(Error::Unsupported(
+                "implicit certificates (VSS validates explicit ones)".into(),
+            ));
+        }
+        let Some(signature) = &asn.signature else {
+            return Err(Error::Malformed {
+                what: "certificate",
+                detail: "an explicit certificate without a signature".into(),
+            });
+        };
+        let issuer = match &asn.issuer {
+            IssuerIdentifier::VSelf(alg) => Issuer::SelfSigned(hash_alg(*alg)?),
+            IssuerIdentifier::Sha256AndDigest(id) => {
+                Issuer::Digest(HashAlg::Sha256, HashedId8::from_asn(id))
+            }
+            IssuerIdentifier::Sha384AndDigest(id) => {
+                Issuer::Digest(HashAlg::Sha384, HashedId8::from_asn(id))
+            }
+            _ => return Err(Error::Unsupported("an issuer identified by SM3".into())),
+        };
+        let canonical = if *signature == canonical_signature(signature) {
+            bytes.clone()
+        } else {
+            let copy = rebuild_with_signature(asn.clone(), canonical_signature(signature))?;
+            codec::encode("certificate", &copy)?
+        };
+        let by_sha256 = HashedId8::of_digest(&HashAlg::Sha256.digest(&canonical));
+        let by_sha384 = HashedId8::of_digest(&HashAlg::Sha384.digest(&canonical));
+        let hashed_id8 = match issuer.hash() {
+            HashAlg::Sha384 => by_sha384,
+            _ => by_sha256,
+        };
+        Ok(Cert {
+            asn,
+            bytes,
+            canonical,
+            issuer,
+            hashed_id8,
+            by_sha256,
+            by_sha384,
+        })
+    }
+
+    /// The ASN.1 structure.
+    pub fn asn(&self) -> &asn::Certificate {
+        &self.asn
+    }
+
+    /// The encoding it was decoded from (or encoded to).
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The canonical encoding (6.4.3: the signature's r in x-only form), which is hashed.
+    pub fn canonical_bytes(&self) -> &[u8] {
+        &self.canonical
+    }
+
+    /// The certificate's HashedId8 by its whole-certificate hash (the hash its `issuer`
+    /// field names): how a message signed with it names its signer.
+    pub fn hashed_id8(&self) -> HashedId8 {
+        self.hashed_id8
+    }
+
+    /// The HashedId8 by a given hash: how a certificate it signed with that hash names it
+    /// (`sha256AndDigest`, `sha384AndDigest`).
+    pub fn hashed_id8_by(&self, hash: HashAlg) -> HashedId8 {
+        match hash {
+            HashAlg::Sha384 => self.by_sha384,
+            _ => self.by_sha256,
+        }
+    }
+
+    /// The certificate's HashedId3.
+    pub fn hashed_id3(&self) -> HashedId3 {
+        self.hashed_id8.hashed_id3()
+    }
+
+    /// Who signed it.
+    pub fn issuer(&self) -> Issuer {
+        self.issuer
+    }
+
+    /// The `toBeSigned` part.
+    pub fn tbs(&self) -> &asn::ToBeSignedCertificate {
+        &self.asn.to_be_signed
+    }
+
+    /// The name in the certificate's `id`, when it has one.
+    pub fn name(&self) -> Option<&str> {
+        match &self.tbs().id {
+            CertificateId::Name(name) => Some(name.0.as_str()),
+            _ => None,
+        }
+    }
+
+    /// The validity period.
+    pub fn validity(&self) -> Validity {
+        Validity::of(&self.tbs().validity_period)
+    }
+
+    /// The verification key.
+    pub fn verification_key(&self) -> Result<PublicKey> {
+        match &self.tbs().verify_key_indicator {
+            VerificationKeyIndicator::VerificationKey(key) => verification_key(key),
+            _ => unreachable!("only explicit certificates are constructed"),
+        }
+    }
+
+    /// The issuer's signature.
+    pub fn signature(&self) -> Result<Signature> {
+        signature_from_asn(
+            self.asn
+                .signature
+                .as_ref()
+                .expect("checked on construction"),
+        )
+    }
+
+    /// The digest the issuer signed: over `toBeSigned` and the issuer's certificate (`None`
+    /// when self-signed).
+    pub fn signed_digest(&self, issuer: Option<&Cert>) -> Result<Vec<u8>> {
+        let tbs = codec::encode("toBeSigned", self.tbs())?;
+        Ok(signing_digest(
+            self.issuer.hash(),
+            &tbs,
+            issuer.map(Cert::canonical_bytes),
+        ))
+    }
+
+    /// The application PSIDs of `appPermissions`.
+    pub fn app_psids(&self) -> Vec<u64> {
+        self.tbs()
+            .app_permissions
+            .iter()
+            .flat_map(|p| p.0.iter())
+            .filter_map(|p| crate::permissions::psid_value(&p.psid))
+            .collect()
+    }
+}
+
+/// The same certificate with another signature (the inner structure of a `Certificate` is
+/// reached through `ExplicitCertificate`).
+pub(crate) fn rebuild_with_signature(
+    cert: asn::Certificate,
+    signature: asn::Signature,
+) -> Result<asn::Certificate> {
+    let mut base: asn::CertificateBase = (*cert).clone();
+    base.signature = Some(signature);
+    explicit(base)
+}
+
+/// A `Certificate` of a base that must be explicit.
+pub(crate) fn explicit(base: asn::CertificateBase) -> Result<asn::Certificate> {
+    asn::ExplicitCertificate::new(base)
+        .map(asn::Certificate::from)
+        .map_err(|e| Error::InvalidRequest(e.to_string()))
+}

@@ -1,0 +1,59 @@
+//! The one error type of `vss-its`.
+
+/// Why ITS data could not be decoded, built or signed.
+///
+/// A message or certificate that fails validation is not an error: validation answers a
+/// [`Verdict`](crate::Verdict).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The bytes are not a valid COER encoding of the expected structure.
+    #[error("malformed {what}: {detail}")]
+    Malformed {
+        /// The structure that was expected.
+        what: &'static str,
+        /// What the decoder found wrong.
+        detail: String,
+    },
+    /// The encoding is longer than VSS accepts.
+    #[error("{what} too large: {len} bytes (at most {max})")]
+    TooLarge {
+        /// The structure that was expected.
+        what: &'static str,
+        /// Its length.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// The structure uses an algorithm or a form VSS does not implement.
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    /// A certificate or message request is inconsistent (e.g. a profile without its key).
+    #[error("invalid request: {0}")]
+    InvalidRequest(String),
+    /// A value could not be encoded (out of the range of its ASN.1 type).
+    #[error("cannot encode {what}: {detail}")]
+    Encode {
+        /// The structure being encoded.
+        what: &'static str,
+        /// What the encoder reported.
+        detail: String,
+    },
+    /// A cryptographic operation failed.
+    #[error(transparent)]
+    Crypto(#[from] vss_crypto::Error),
+    /// The key store failed.
+    #[error(transparent)]
+    Hsm(#[from] vss_hsm::Error),
+    /// A trust-anchor or certificate file could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The operating system's reason.
+        source: std::io::Error,
+    },
+}
+
+/// `Result` with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

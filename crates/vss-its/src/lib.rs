@@ -1,0 +1,95 @@
+//! ITS data for VSS: the certificates and secured data of IEEE 1609.2-2022 and ETSI TS 103
+//! 097 v2.1.1, in canonical OER (through `rasn-its`), and the validation logic around them.
+//!
+//! - [`Cert`]: an explicit certificate with its HashedId8; [`issue_certificate`] builds the
+//!   TS 103 097 profiles (root, EA, AA, EC, AT).
+//! - [`sign_data`] and [`SignedMessage`]: signed data with its header, signer as digest,
+//!   certificate or self.
+//! - [`Validator`]: signer lookup, chain validation to a [`TrustStore`], signature, time,
+//!   PSID and region checks, one [`Verdict`]; validated certificates go to a [`CertCache`].
+//!
+//! ```
+//! use vss_crypto::{Curve, PrivateKey};
+//! use vss_its::{asn::Duration, issue_certificate, sign_data, CertificateRequest, ItsTime,
+//!               Profile, SignedDataRequest, TrustStore, Validator, Verdict};
+//!
+//! let root_key = PrivateKey::generate(Curve::P256)?;
+//! let mut request = CertificateRequest::new(Profile::Root, root_key.public_key().clone(),
+//!                                           Duration::Years(5));
+//! request.name = Some("root".into());
+//! let root = issue_certificate(&request, None, &root_key)?;
+//!
+//! let aa_key = PrivateKey::generate(Curve::P256)?;
+//! let mut request = CertificateRequest::new(Profile::Aa, aa_key.public_key().clone(),
+//!                                           Duration::Years(2));
+//! request.encryption_key = Some(PrivateKey::generate(Curve::P256)?.public_key().clone());
+//! let aa = issue_certificate(&request, Some(&root), &root_key)?;
+//!
+//! let at_key = PrivateKey::generate(Curve::P256)?;
+//! let mut request = CertificateRequest::new(Profile::At, at_key.public_key().clone(),
+//!                                           Duration::Hours(168));
+//! request.app_permissions = vec![vss_its::Permission::psid(36)];
+//! let at = issue_certificate(&request, Some(&aa), &aa_key)?;
+//!
+//! let mut message = SignedDataRequest::new(36, b"CAM");
+//! message.signer = vss_its::SignerKind::Certificate;
+//! let bytes = vss_its::encode_data(&sign_data(&message, Some(&at), &at_key)?)?;
+//!
+//! let mut trust = TrustStore::new();
+//! trust.add(root)?;
+//! let mut validator = Validator::new(trust, 81);
+//! let report = validator.verify_data(&bytes, &[aa], ItsTime::now());
+//! assert_eq!(report.verdict, Verdict::Valid);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod builder;
+mod cache;
+mod cert;
+mod codec;
+mod error;
+mod hashing;
+mod keys;
+mod permissions;
+pub mod region;
+mod signed_data;
+mod signer;
+mod time;
+mod trust;
+mod validate;
+
+/// The ASN.1 types of IEEE 1609.2 (from `rasn-its`), base types included.
+pub mod asn {
+    pub use rasn_its::ieee1609dot2::base_types::*;
+    pub use rasn_its::ieee1609dot2::*;
+}
+
+pub use builder::{
+    issue_certificate, CertificateRequest, Permission, Profile, PSID_CERT_REQUEST, PSID_CRL,
+    PSID_CTL,
+};
+pub use cache::{CacheStats, CertCache, ValidatedCert, DEFAULT_CAPACITY};
+pub use cert::{Cert, Issuer};
+pub use codec::MAX_ENCODED_LEN;
+pub use error::{Error, Result};
+pub use hashing::{signing_digest, HashedId3, HashedId8};
+pub use keys::{
+    encryption_key, hash_for_curve, public_encryption_key, public_verification_key,
+    signature_from_asn, signature_to_asn, verification_key,
+};
+pub use permissions::psid_value;
+pub use signed_data::{sign_data, unsecured, SignedDataRequest, SignedMessage, SignerKind};
+pub use signer::{HsmSigner, Signer};
+pub use time::{duration_from_seconds, duration_micros, ItsTime, Validity};
+pub use trust::TrustStore;
+pub use validate::{Policy, Report, Validator, Verdict};
+
+/// Decodes COER `Ieee1609Dot2Data` of any content (strict: canonical, no trailing bytes).
+pub fn decode_data(bytes: &[u8]) -> Result<asn::Ieee1609Dot2Data> {
+    codec::decode("Ieee1609Dot2Data", bytes)
+}
+
+/// The COER encoding of `Ieee1609Dot2Data`.
+pub fn encode_data(data: &asn::Ieee1609Dot2Data) -> Result<Vec<u8>> {
+    codec::encode("Ieee1609Dot2Data", data)
+}

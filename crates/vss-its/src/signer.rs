@@ -1,0 +1,65 @@
+//! What signs: a key in an HSM (or, for tests and tools, a private key in memory).
+
+use vss_crypto::{Curve, PrivateKey, PublicKey, Signature};
+use vss_hsm::{Hsm, KeyHandle};
+
+use crate::Result;
+
+/// Signs digests for certificates and messages.
+pub trait Signer {
+    /// The curve of the signing key.
+    fn curve(&self) -> Curve;
+
+    /// The public half of the signing key.
+    fn public_key(&self) -> Result<PublicKey>;
+
+    /// An ECDSA signature of a digest.
+    fn sign_digest(&self, digest: &[u8]) -> Result<Signature>;
+}
+
+/// A key inside an HSM.
+pub struct HsmSigner<'a> {
+    hsm: &'a dyn Hsm,
+    key: KeyHandle,
+    curve: Curve,
+}
+
+impl<'a> HsmSigner<'a> {
+    /// The key with `label` in `hsm`.
+    pub fn new(hsm: &'a dyn Hsm, label: &str) -> Result<Self> {
+        let info = hsm.key(label)?;
+        Ok(HsmSigner {
+            hsm,
+            key: info.handle,
+            curve: info.curve,
+        })
+    }
+}
+
+impl Signer for HsmSigner<'_> {
+    fn curve(&self) -> Curve {
+        self.curve
+    }
+
+    fn public_key(&self) -> Result<PublicKey> {
+        Ok(self.hsm.public_key(&self.key)?)
+    }
+
+    fn sign_digest(&self, digest: &[u8]) -> Result<Signature> {
+        Ok(self.hsm.sign_digest(&self.key, digest)?)
+    }
+}
+
+impl Signer for PrivateKey {
+    fn curve(&self) -> Curve {
+        PrivateKey::curve(self)
+    }
+
+    fn public_key(&self) -> Result<PublicKey> {
+        Ok(PrivateKey::public_key(self).clone())
+    }
+
+    fn sign_digest(&self, digest: &[u8]) -> Result<Signature> {
+        Ok(PrivateKey::sign_digest(self, digest)?)
+    }
+}

@@ -1,0 +1,483 @@
+//! Validation of signed data and certificates (1609.2 5.2, clause 4.2.2.3.2): find the
+//! signer, validate its chain up to a trust anchor (once per certificate, through the
+//! cache), check the signature, the times, the PSID and the region. The answer is one
+//! [`Verdict`] with a reason.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::asn::SignerIdentifier;
+use crate::cache::{CacheStats, CertCache, ValidatedCert};
+use crate::cert::Issuer;
+use crate::hashing::HashedId8;
+use crate::keys::hash_for_curve;
+use crate::permissions::{allows_psid, check_granted};
+use crate::region::{contains_point, contains_region, Point};
+use crate::signed_data::SignedMessage;
+use crate::{Cert, Error, ItsTime, TrustStore};
+
+/// The outcome of validating a message or a certificate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Verdict {
+    /// Everything checked out.
+    Valid,
+    /// The signature does not verify with the signer's key.
+    FalseSignature,
+    /// The signer (or a certificate's issuer) is not known: not cached, trusted or given.
+    SignerNotFound,
+    /// The chain ends in a self-signed certificate that is not a trust anchor.
+    UntrustedRoot,
+    /// A certificate of the chain is inconsistent with its issuer (signature, validity).
+    InvalidChain,
+    /// A certificate, or the message, is past its validity.
+    Expired,
+    /// A certificate, or the message, is not valid yet.
+    NotYetValid,
+    /// The PSID, or a certificate's permissions, are not granted by the issuer.
+    InsufficientPermissions,
+    /// The message or a certificate lies outside the region of its issuer.
+    OutsideRegion,
+    /// The bytes are not a well-formed structure.
+    Malformed,
+    /// The structure uses an algorithm or a form that VSS does not implement.
+    UnsupportedAlgorithm,
+}
+
+impl Verdict {
+    /// The name, as printed in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Valid => "Valid",
+            Verdict::FalseSignature => "FalseSignature",
+            Verdict::SignerNotFound => "SignerNotFound",
+            Verdict::UntrustedRoot => "UntrustedRoot",
+            Verdict::InvalidChain => "InvalidChain",
+            Verdict::Expired => "Expired",
+            Verdict::NotYetValid => "NotYetValid",
+            Verdict::InsufficientPermissions => "InsufficientPermissions",
+            Verdict::OutsideRegion => "OutsideRegion",
+            Verdict::Malformed => "Malformed",
+            Verdict::UnsupportedAlgorithm => "UnsupportedAlgorithm",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A verdict with its reason, and what was learned of the message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Report {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Why, in one sentence (empty when valid).
+    pub reason: String,
+    /// The signer's (or the certificate's) HashedId8, when known.
+    #[serde(serialize_with = "hex_id")]
+    pub signer: Option<HashedId8>,
+    /// The message's PSID.
+    pub psid: Option<u64>,
+}
+
+fn hex_id<S: serde::Serializer>(id: &Option<HashedId8>, s: S) -> Result<S::Ok, S::Error> {
+    match id {
+        Some(id) => s.serialize_str(&id.to_string()),
+        None => s.serialize_none(),
+    }
+}
+
+impl Report {
+    /// Whether the verdict is `Valid`.
+    pub fn is_valid(&self) -> bool {
+        self.verdict == Verdict::Valid
+    }
+}
+
+/// A failed check: the verdict and why.
+struct Failure(Verdict, String);
+
+fn fail<T>(verdict: Verdict, reason: impl Into<String>) -> Result<T, Failure> {
+    Err(Failure(verdict, reason.into()))
+}
+
+/// The verdict for an error from decoding or key handling.
+fn verdict_of(error: &Error) -> Verdict {
+    match error {
+        Error::Unsupported(_) => Verdict::UnsupportedAlgorithm,
+        _ => Verdict::Malformed,
+    }
+}
+
+impl From<vss_crypto::Error> for Failure {
+    fn from(e: vss_crypto::Error) -> Self {
+        Error::from(e).into()
+    }
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        Failure(verdict_of(&e), e.to_string())
+    }
+}
+
+/// How strict validation is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Policy {
+    /// The longest chain, trust anchor included.
+    pub max_chain_len: usize,
+    /// How far in the future a generation time may lie, in microseconds.
+    pub max_clock_skew_micros: u64,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            max_chain_len: 6,
+            max_clock_skew_micros: 5_000_000,
+        }
+    }
+}
+
+/// Validates messages and certificates against trust anchors, with a certificate cache.
+pub struct Validator {
+    trust: TrustStore,
+    cache: CertCache,
+    policy: Policy,
+}
+
+impl Validator {
+    /// A validator trusting `trust`, caching up to `cache_capacity` certificates.
+    pub fn new(trust: TrustStore, cache_capacity: usize) -> Self {
+        Validator {
+            trust,
+            cache: CertCache::new(cache_capacity),
+            policy: Policy::default(),
+        }
+    }
+
+    /// The same with another policy.
+    pub fn with_policy(mut self, policy: Policy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// The trust anchors.
+    pub fn trust(&self) -> &TrustStore {
+        &self.trust
+    }
+
+    /// The cache.
+    pub fn cache(&self) -> &CertCache {
+        &self.cache
+    }
+
+    /// The cache's counters.
+    pub fn cache_stats(&self) -> CacheStats {
+        self.cache.stats()
+    }
+
+    /// Validates a certificate and its chain at `now`; `chain` offers issuers that are
+    /// neither cached nor trusted. A valid certificate is cached.
+    pub fn verify_certificate(&mut self, cert: &Cert, chain: &[Cert], now: ItsTime) -> Report {
+        let result = self.validate(cert, chain, now, 0);
+        report(result.map(|_| ()), Some(cert.hashed_id8()), None)
+    }
+
+    /// Validates signed data (COER `Ieee1609Dot2Data`) at `now`; `chain` offers issuers of
+    /// the signer that are neither cached nor trusted nor in the message.
+    pub fn verify_data(&mut self, bytes: &[u8], chain: &[Cert], now: ItsTime) -> Report {
+        let message = match SignedMessage::from_bytes(bytes) {
+            Ok(m) => m,
+            Err(e) => return report(Err(e.into()), None, None),
+        };
+        self.verify_message(&message, chain, now)
+    }
+
+    /// Validates a decoded signed message at `now`.
+    pub fn verify_message(
+        &mut self,
+        message: &SignedMessage,
+        chain: &[Cert],
+        now: ItsTime,
+    ) -> Report {
+        let psid = message.psid();
+        let mut signer_id = message.signer_digest();
+        let result = self.check_message(message, chain, now, &mut signer_id);
+        report(result, signer_id, psid)
+    }
+
+    fn check_message(
+        &mut self,
+        message: &SignedMessage,
+        chain: &[Cert],
+        now: ItsTime,
+        signer_id: &mut Option<HashedId8>,
+    ) -> Result<(), Failure> {
+        let signer = match &message.signed().signer {
+            SignerIdentifier::Digest(_) => {
+                let id = signer_id.expect("a digest signer");
+                match self.known(&id, chain, now) {
+                    Some(found) => found?,
+                    None => {
+                        return fail(Verdict::SignerNotFound, format!("signer {id} is not known"))
+                    }
+                }
+            }
+            SignerIdentifier::Certificate(certs) => {
+                let mut decoded = Vec::with_capacity(certs.0.len());
+                for c in &certs.0 {
+                    decoded.push(Cert::from_asn(c.clone())?);
+                }
+                let Some((first, rest)) = decoded.split_first() else {
+                    return fail(
+                        Verdict::Malformed,
+                        "the signer is an empty list of certificates",
+                    );
+                };
+                *signer_id = Some(first.hashed_id8());
+                let offered: Vec<Cert> = rest.iter().chain(chain).cloned().collect();
+                self.validate(first, &offered, now, 1)?
+            }
+            _ => {
+                return fail(
+                    Verdict::UntrustedRoot,
+                    "the message is self-signed: no certificate vouches for its key",
+                )
+            }
+        };
+        let key = &signer.key;
+        let hash = crate::hashing::hash_alg(message.signed().hash_id)?;
+        if hash_for_curve(key.public_key().curve())? != hash {
+            return fail(
+                Verdict::UnsupportedAlgorithm,
+                format!("{} with a key on {}", hash.name(), key.public_key().curve()),
+            );
+        }
+        let digest = message.signed_digest(Some(&signer.cert))?;
+        let signature = message.signature()?;
+        if signature.curve() != key.public_key().curve() || !key.verify_digest(&digest, &signature)
+        {
+            return fail(
+                Verdict::FalseSignature,
+                "the message signature does not verify",
+            );
+        }
+        let Some(psid) = message.psid() else {
+            return fail(Verdict::InsufficientPermissions, "the PSID is out of range");
+        };
+        if !allows_psid(signer.cert.tbs(), psid) {
+            return fail(
+                Verdict::InsufficientPermissions,
+                format!("the signer's certificate does not permit PSID {psid}"),
+            );
+        }
+        let header = message.header();
+        if let Some(generated) = header.generation_time.as_ref().map(ItsTime::from_time64) {
+            let validity = signer.cert.validity();
+            if generated >= validity.end {
+                return fail(
+                    Verdict::Expired,
+                    format!(
+                        "generated at {generated}, after the signer's certificate expired ({})",
+                        validity.end
+                    ),
+                );
+            }
+            if generated < validity.start {
+                return fail(
+                    Verdict::NotYetValid,
+                    format!(
+                        "generated at {generated}, before the signer's certificate was valid ({})",
+                        validity.start
+                    ),
+                );
+            }
+            if generated > now.plus_micros(self.policy.max_clock_skew_micros) {
+                return fail(
+                    Verdict::NotYetValid,
+                    format!("generated at {generated}, in the future (now {now})"),
+                );
+            }
+            if let Some(expiry) = header.expiry_time.as_ref().map(ItsTime::from_time64) {
+                if expiry <= generated {
+                    return fail(
+                        Verdict::Malformed,
+                        "the expiry time is not after the generation time",
+                    );
+                }
+            }
+        }
+        if let Some(expiry) = header.expiry_time.as_ref().map(ItsTime::from_time64) {
+            if expiry <= now {
+                return fail(Verdict::Expired, format!("the message expired at {expiry}"));
+            }
+        }
+        if let (Some(location), Some(region)) = (&header.generation_location, &signer.region) {
+            let point = Point::from_units(*location.latitude.0, location.longitude.0 .0);
+            if contains_point(region, point) == Some(false) {
+                return fail(
+                    Verdict::OutsideRegion,
+                    "generated outside the signer's region",
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// A certificate named `id` that is cached, trusted, or offered (then validated).
+    fn known(
+        &mut self,
+        id: &HashedId8,
+        offered: &[Cert],
+        now: ItsTime,
+    ) -> Option<Result<Arc<ValidatedCert>, Failure>> {
+        if let Some(hit) = self.cache.get(id, now) {
+            return Some(Ok(hit));
+        }
+        if let Some(anchor) = self.trust.get(id) {
+            return Some(check_time(&anchor.cert, now).map(|()| anchor));
+        }
+        let cert = offered.iter().find(|c| {
+            c.hashed_id8() == *id
+                || [vss_crypto::HashAlg::Sha256, vss_crypto::HashAlg::Sha384]
+                    .iter()
+                    .any(|&h| c.hashed_id8_by(h) == *id)
+        })?;
+        Some(self.validate(cert, offered, now, 1))
+    }
+
+    /// Validates `cert` up to a trust anchor; `depth` counts the certificates below it.
+    fn validate(
+        &mut self,
+        cert: &Cert,
+        offered: &[Cert],
+        now: ItsTime,
+        depth: usize,
+    ) -> Result<Arc<ValidatedCert>, Failure> {
+        let id = cert.hashed_id8();
+        if let Some(hit) = self.cache.get(&id, now) {
+            if hit.cert.canonical_bytes() == cert.canonical_bytes() {
+                return Ok(hit);
+            }
+        }
+        if let Some(anchor) = self.trust.get(&id) {
+            if anchor.cert.canonical_bytes() == cert.canonical_bytes() {
+                check_time(cert, now)?;
+                return Ok(anchor);
+            }
+        }
+        if depth >= self.policy.max_chain_len {
+            return fail(
+                Verdict::InvalidChain,
+                format!(
+                    "the chain is longer than {} certificates",
+                    self.policy.max_chain_len
+                ),
+            );
+        }
+        let issuer_id = match cert.issuer() {
+            Issuer::SelfSigned(_) => {
+                return fail(
+                    Verdict::UntrustedRoot,
+                    format!("{id} is self-signed and not a trust anchor"),
+                )
+            }
+            Issuer::Digest(_, issuer_id) => issuer_id,
+        };
+        let issuer = match self.known(&issuer_id, offered, now) {
+            Some(found) => found?,
+            None => {
+                return fail(
+                    Verdict::SignerNotFound,
+                    format!("issuer {issuer_id} of certificate {id} is not known"),
+                )
+            }
+        };
+        check_time(cert, now)?;
+        if !issuer.cert.validity().covers(&cert.validity()) {
+            return fail(
+                Verdict::InvalidChain,
+                format!("the validity of {id} is not inside its issuer's"),
+            );
+        }
+        let digest = cert.signed_digest(Some(&issuer.cert))?;
+        if !issuer.key.verify_digest(&digest, &cert.signature()?) {
+            let verdict = if depth == 0 {
+                Verdict::FalseSignature
+            } else {
+                Verdict::InvalidChain
+            };
+            return fail(
+                verdict,
+                format!("the issuer's signature on {id} does not verify"),
+            );
+        }
+        let groups = issuer.cert.tbs().cert_issue_permissions.as_ref();
+        if let Err(why) = check_granted(cert.tbs(), groups.map_or(&[][..], |g| &g.0[..])) {
+            return fail(Verdict::InsufficientPermissions, format!("{id}: {why}"));
+        }
+        let region = match (&cert.tbs().region, &issuer.region) {
+            (Some(own), Some(outer)) => {
+                if contains_region(outer, own) == Some(false) {
+                    return fail(
+                        Verdict::OutsideRegion,
+                        format!("the region of {id} is not inside its issuer's"),
+                    );
+                }
+                Some(own.clone())
+            }
+            (own, outer) => own.clone().or_else(|| outer.clone()),
+        };
+        let validated = Arc::new(ValidatedCert {
+            key: cert.verification_key()?.verifying_key()?,
+            cert: cert.clone(),
+            region,
+        });
+        self.cache.insert(Arc::clone(&validated));
+        Ok(validated)
+    }
+}
+
+/// Whether a certificate is valid at `now`.
+fn check_time(cert: &Cert, now: ItsTime) -> Result<(), Failure> {
+    let validity = cert.validity();
+    if now >= validity.end {
+        return fail(
+            Verdict::Expired,
+            format!(
+                "certificate {} expired at {}",
+                cert.hashed_id8(),
+                validity.end
+            ),
+        );
+    }
+    if now < validity.start {
+        return fail(
+            Verdict::NotYetValid,
+            format!(
+                "certificate {} is valid from {}",
+                cert.hashed_id8(),
+                validity.start
+            ),
+        );
+    }
+    Ok(())
+}
+
+fn report(result: Result<(), Failure>, signer: Option<HashedId8>, psid: Option<u64>) -> Report {
+    let (verdict, reason) = match result {
+        Ok(()) => (Verdict::Valid, String::new()),
+        Err(Failure(verdict, reason)) => (verdict, reason),
+    };
+    Report {
+        verdict,
+        reason,
+        signer,
+        psid,
+    }
+}
