@@ -102,3 +102,22 @@ impl Pki {
         t
     }
 }
+
+/// A copy of `cert` with its `toBeSigned` changed by `change` and signed again by `issuer`
+/// (bypassing the builder's checks, to make certificates a CA would refuse to issue).
+pub fn forge(
+    cert: &Cert,
+    issuer: &Issued,
+    change: impl FnOnce(&mut vss_its::asn::ToBeSignedCertificate),
+) -> Cert {
+    use vss_its::asn::{Certificate, CertificateBase, ExplicitCertificate};
+    let mut base: CertificateBase = (**cert.asn()).clone();
+    change(&mut base.to_be_signed);
+    let tbs = rasn::coer::encode(&base.to_be_signed).expect("encode");
+    let hash = cert.issuer().hash();
+    let digest = vss_its::signing_digest(hash, &tbs, Some(issuer.cert.canonical_bytes()));
+    let signature = issuer.key.sign_digest(&digest).expect("sign");
+    base.signature = Some(vss_its::signature_to_asn(&signature).expect("signature"));
+    let asn = Certificate::from(ExplicitCertificate::new(base).expect("explicit"));
+    Cert::from_asn(asn).expect("encode")
+}

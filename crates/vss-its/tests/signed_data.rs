@@ -1,0 +1,323 @@
+//! Signed data: a valid message, and one negative test per verdict, each made by changing
+//! one thing in a valid message or its chain.
+
+mod common;
+
+use common::{forge, now, Pki};
+use vss_crypto::Curve;
+use vss_its::asn::{
+    CircularRegion, Duration, GeographicRegion, Latitude, Longitude, ThreeDLocation, TwoDLocation,
+    ValidityPeriod,
+};
+use vss_its::{
+    encode_data, sign_data, Cert, ItsTime, SignedDataRequest, SignerKind, Validator, Verdict,
+};
+
+fn message(psid: u64, signer: SignerKind) -> SignedDataRequest<'static> {
+    let mut r = SignedDataRequest::new(psid, b"a CAM payload");
+    r.generation_time = Some(now());
+    r.signer = signer;
+    r
+}
+
+fn signed(pki: &Pki, request: &SignedDataRequest<'_>, at: &Cert) -> Vec<u8> {
+    encode_data(&sign_data(request, Some(at), &pki.at.key).expect("sign")).expect("encode")
+}
+
+fn verdict(validator: &mut Validator, bytes: &[u8], chain: &[Cert]) -> (Verdict, String) {
+    let report = validator.verify_data(bytes, chain, now());
+    (report.verdict, report.reason)
+}
+
+fn location(lat: i32, lon: i32) -> ThreeDLocation {
+    ThreeDLocation {
+        latitude: Latitude(lat.into()),
+        longitude: Longitude(lon.into()),
+        elevation: vss_its::asn::Elevation(0),
+    }
+}
+
+fn circle(lat: i32, lon: i32, radius: u16) -> GeographicRegion {
+    GeographicRegion::CircularRegion(CircularRegion {
+        center: TwoDLocation {
+            latitude: Latitude(lat.into()),
+            longitude: Longitude(lon.into()),
+        },
+        radius,
+    })
+}
+
+#[test]
+fn valid_with_certificate_then_digest_on_every_curve() {
+    for curve in [Curve::P256, Curve::Bp256, Curve::P384, Curve::Bp384] {
+        let pki = Pki::new(curve, None);
+        let mut validator = Validator::new(pki.trust(), 8);
+        let chain = [pki.aa.cert.clone()];
+        let by_digest = signed(&pki, &message(36, SignerKind::Digest), &pki.at.cert);
+        assert_eq!(
+            verdict(&mut validator, &by_digest, &[]).0,
+            Verdict::SignerNotFound
+        );
+        let by_cert = signed(&pki, &message(36, SignerKind::Certificate), &pki.at.cert);
+        let report = validator.verify_data(&by_cert, &chain, now());
+        assert_eq!(report.verdict, Verdict::Valid, "{curve}: {}", report.reason);
+        assert_eq!(report.signer, Some(pki.at.cert.hashed_id8()));
+        assert_eq!(report.psid, Some(36));
+        // Now the certificate is cached: the digest form validates.
+        assert_eq!(
+            verdict(&mut validator, &by_digest, &[]).0,
+            Verdict::Valid,
+            "{curve}"
+        );
+        let parsed = vss_its::SignedMessage::from_bytes(&by_digest).expect("parse");
+        assert_eq!(parsed.payload(), Some(&b"a CAM payload"[..]));
+        assert_eq!(encode_data(parsed.asn()).expect("encode"), by_digest);
+    }
+}
+
+#[test]
+fn false_signature_when_a_signature_byte_changes() {
+    let pki = Pki::new(Curve::P256, None);
+    let mut bytes = signed(&pki, &message(36, SignerKind::Certificate), &pki.at.cert);
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x01;
+    let mut validator = Validator::new(pki.trust(), 8);
+    let (v, reason) = verdict(&mut validator, &bytes, &[pki.aa.cert.clone()]);
+    assert_eq!(v, Verdict::FalseSignature, "{reason}");
+}
+
+#[test]
+fn false_signature_when_the_payload_changes() {
+    let pki = Pki::new(Curve::P256, None);
+    let bytes = signed(&pki, &message(36, SignerKind::Certificate), &pki.at.cert);
+    let at = bytes.windows(3).position(|w| w == b"CAM").expect("payload");
+    let mut tampered = bytes.clone();
+    tampered[at] = b'D';
+    let mut validator = Validator::new(pki.trust(), 8);
+    assert_eq!(
+        verdict(&mut validator, &tampered, &[pki.aa.cert.clone()]).0,
+        Verdict::FalseSignature
+    );
+}
+
+#[test]
+fn insufficient_permissions_for_a_psid_the_ticket_lacks() {
+    let pki = Pki::new(Curve::P256, None);
+    let bytes = signed(&pki, &message(138, SignerKind::Certificate), &pki.at.cert);
+    let mut validator = Validator::new(pki.trust(), 8);
+    let (v, reason) = verdict(&mut validator, &bytes, &[pki.aa.cert.clone()]);
+    assert_eq!(v, Verdict::InsufficientPermissions);
+    assert!(reason.contains("PSID 138"), "{reason}");
+}
+
+#[test]
+fn insufficient_permissions_for_a_ticket_the_aa_may_not_issue() {
+    let pki = Pki::new(Curve::P256, None);
+    let at = forge(&pki.at.cert, &pki.aa, |tbs| {
+        let perms = tbs.app_permissions.as_mut().expect("permissions");
+        perms.0[0].psid = vss_its::asn::Psid(138.into());
+    });
+    let bytes = signed(&pki, &message(37, SignerKind::Certificate), &at);
+    let mut validator = Validator::new(pki.trust(), 8);
+    let (v, reason) = verdict(&mut validator, &bytes, &[pki.aa.cert.clone()]);
+    assert_eq!(v, Verdict::InsufficientPermissions, "{reason}");
+}
+
+#[test]
+fn untrusted_root_when_the_root_is_not_an_anchor() {
+    let pki = Pki::new(Curve::P256, None);
+    let other = Pki::new(Curve::P256, None);
+    let bytes = signed(&pki, &message(36, SignerKind::Certificate), &pki.at.cert);
+    let mut validator = Validator::new(other.trust(), 8);
+    let chain = [pki.aa.cert.clone(), pki.root.cert.clone()];
+    let (v, reason) = verdict(&mut validator, &bytes, &chain);
+    assert_eq!(v, Verdict::UntrustedRoot, "{reason}");
+}
+
+#[test]
+fn signer_not_found_when_the_issuer_is_missing() {
+    let pki = Pki::new(Curve::P256, None);
+    let bytes = signed(&pki, &message(36, SignerKind::Certificate), &pki.at.cert);
+    let mut validator = Validator::new(pki.trust(), 8);
+    let (v, reason) = verdict(&mut validator, &bytes, &[]);
+    assert_eq!(v, Verdict::SignerNotFound);
+    assert!(
+        reason.contains(&pki.aa.cert.hashed_id8().to_string()),
+        "{reason}"
+    );
+}
+
+#[test]
+fn invalid_chain_when_a_ca_certificate_is_tampered_or_outlives_its_issuer() {
+    let pki = Pki::new(Curve::P256, None);
+    // The AA's signature by the root no longer matches (same HashedId8 is kept by
+    // re-signing with a key that is not the root's).
+    let impostor = common::Issued {
+        cert: pki.root.cert.clone(),
+        key: vss_crypto::PrivateKey::generate(Curve::P256).expect("key"),
+    };
+    let aa = forge(&pki.aa.cert, &impostor, |_| {});
+    // The AT names the AA by HashedId8, which changed: re-issue the AT under the forged AA.
+    let aa_key =
+        vss_crypto::PrivateKey::from_scalar(Curve::P256, pki.aa.key.scalar()).expect("key");
+    let aa_issued = common::Issued {
+        cert: aa.clone(),
+        key: aa_key,
+    };
+    let at = forge(&pki.at.cert, &aa_issued, |_| {});
+    let at_bytes = signed(&pki, &message(36, SignerKind::Certificate), &at);
+    let mut validator = Validator::new(pki.trust(), 8);
+    let (v, reason) = verdict(
+        &mut validator,
+        &at_bytes,
+        &[pki.aa.cert.clone(), aa.clone()],
+    );
+    assert_eq!(v, Verdict::InvalidChain, "{reason}");
+
+    let long = forge(&pki.at.cert, &pki.aa, |tbs| {
+        tbs.validity_period = ValidityPeriod {
+            start: tbs.validity_period.start.clone(),
+            duration: Duration::Years(40),
+        };
+    });
+    let long_bytes = signed(&pki, &message(36, SignerKind::Certificate), &long);
+    let (v, reason) = verdict(&mut validator, &long_bytes, &[pki.aa.cert.clone()]);
+    assert_eq!(v, Verdict::InvalidChain, "{reason}");
+    assert!(reason.contains("not inside its issuer"), "{reason}");
+}
+
+#[test]
+fn expired_and_not_yet_valid_by_the_clock_and_by_generation_time() {
+    let pki = Pki::new(Curve::P256, None);
+    let bytes = signed(&pki, &message(36, SignerKind::Certificate), &pki.at.cert);
+    let chain = [pki.aa.cert.clone()];
+    let end = pki.at.cert.validity().end;
+    let mut validator = Validator::new(pki.trust(), 8);
+    assert_eq!(
+        validator.verify_data(&bytes, &chain, end).verdict,
+        Verdict::Expired
+    );
+    let before = ItsTime::from_time32(&vss_its::asn::Time32(1));
+    assert_eq!(
+        validator.verify_data(&bytes, &chain, before).verdict,
+        Verdict::NotYetValid
+    );
+
+    let mut late = message(36, SignerKind::Certificate);
+    late.generation_time = Some(end.plus_micros(1));
+    let bytes = signed(&pki, &late, &pki.at.cert);
+    assert_eq!(verdict(&mut validator, &bytes, &chain).0, Verdict::Expired);
+
+    let mut future = message(36, SignerKind::Certificate);
+    future.generation_time = Some(now().plus_micros(60_000_000));
+    let bytes = signed(&pki, &future, &pki.at.cert);
+    assert_eq!(
+        verdict(&mut validator, &bytes, &chain).0,
+        Verdict::NotYetValid
+    );
+
+    let mut stale = message(36, SignerKind::Certificate);
+    stale.expiry_time = Some(now().plus_micros(1));
+    let bytes = signed(&pki, &stale, &pki.at.cert);
+    let later = now().plus_micros(2);
+    assert_eq!(
+        validator.verify_data(&bytes, &chain, later).verdict,
+        Verdict::Expired
+    );
+}
+
+#[test]
+fn outside_region_for_a_location_or_a_certificate_beyond_the_issuer() {
+    // Root valid within 100 km of Brussels.
+    let pki = Pki::new(Curve::P256, Some(circle(508_503_000, 43_517_000, 50_000)));
+    let chain = [pki.aa.cert.clone()];
+    let mut validator = Validator::new(pki.trust(), 8);
+    let mut inside = message(36, SignerKind::Certificate);
+    inside.generation_location = Some(location(508_600_000, 43_600_000));
+    let bytes = signed(&pki, &inside, &pki.at.cert);
+    let report = validator.verify_data(&bytes, &chain, now());
+    assert_eq!(report.verdict, Verdict::Valid, "{}", report.reason);
+
+    let mut paris = message(36, SignerKind::Certificate);
+    paris.generation_location = Some(location(488_566_000, 23_522_000));
+    let bytes = signed(&pki, &paris, &pki.at.cert);
+    assert_eq!(
+        verdict(&mut validator, &bytes, &chain).0,
+        Verdict::OutsideRegion
+    );
+
+    let wide = forge(&pki.at.cert, &pki.aa, |tbs| {
+        tbs.region = Some(circle(508_503_000, 43_517_000, 60_000));
+    });
+    let bytes = signed(&pki, &message(36, SignerKind::Certificate), &wide);
+    let (v, reason) = verdict(&mut validator, &bytes, &chain);
+    assert_eq!(v, Verdict::OutsideRegion, "{reason}");
+}
+
+#[test]
+fn malformed_for_truncated_trailing_and_deeply_nested_input() {
+    let pki = Pki::new(Curve::P256, None);
+    let bytes = signed(&pki, &message(36, SignerKind::Certificate), &pki.at.cert);
+    let mut validator = Validator::new(pki.trust(), 8);
+    for cut in [0, 1, 5, bytes.len() / 2, bytes.len() - 1] {
+        assert_eq!(
+            verdict(&mut validator, &bytes[..cut], &[]).0,
+            Verdict::Malformed,
+            "cut {cut}"
+        );
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    let (v, reason) = verdict(&mut validator, &longer, &[]);
+    assert_eq!(v, Verdict::Malformed);
+    assert!(reason.contains("trailing"), "{reason}");
+    // signedData whose payload is signedData whose payload is ... 200 levels down.
+    let mut nested = vss_its::unsecured(b"x");
+    for _ in 0..200 {
+        let mut r = message(36, SignerKind::Digest);
+        r.payload = b"";
+        let mut outer = sign_data(&r, Some(&pki.at.cert), &pki.at.key).expect("sign");
+        if let vss_its::asn::Ieee1609Dot2Content::SignedData(s) = &mut outer.content {
+            s.tbs_data.payload.data = Some(nested);
+        }
+        nested = outer;
+    }
+    let bomb = encode_data(&nested).expect("encode");
+    let (v, reason) = verdict(&mut validator, &bomb, &[]);
+    assert_eq!(v, Verdict::Malformed);
+    assert!(reason.contains("depth"), "{reason}");
+}
+
+#[test]
+fn unsupported_algorithm_when_the_hash_does_not_match_the_curve() {
+    let pki = Pki::new(Curve::P256, None);
+    let mut data = sign_data(
+        &message(36, SignerKind::Certificate),
+        Some(&pki.at.cert),
+        &pki.at.key,
+    )
+    .expect("sign");
+    if let vss_its::asn::Ieee1609Dot2Content::SignedData(s) = &mut data.content {
+        s.hash_id = vss_its::asn::HashAlgorithm::Sha384;
+    }
+    let bytes = encode_data(&data).expect("encode");
+    let mut validator = Validator::new(pki.trust(), 8);
+    assert_eq!(
+        verdict(&mut validator, &bytes, &[pki.aa.cert.clone()]).0,
+        Verdict::UnsupportedAlgorithm
+    );
+}
+
+#[test]
+fn self_signed_messages_are_not_trusted() {
+    let pki = Pki::new(Curve::P256, None);
+    let bytes = encode_data(
+        &sign_data(&message(36, SignerKind::SelfSigned), None, &pki.at.key).expect("sign"),
+    )
+    .expect("encode");
+    let mut validator = Validator::new(pki.trust(), 8);
+    assert_eq!(
+        verdict(&mut validator, &bytes, &[]).0,
+        Verdict::UntrustedRoot
+    );
+}
