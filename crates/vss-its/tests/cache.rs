@@ -99,7 +99,7 @@ fn expired_certificates_leave_the_cache_and_p2pcd_finds_by_hashed_id3() {
     let mut validator = Validator::new(pki.trust(), 10);
     let report = validator.verify_data(
         &cam(at, 0, SignerKind::Certificate),
-        &[pki.aa.cert.clone()],
+        std::slice::from_ref(&pki.aa.cert),
         now(),
     );
     assert_eq!(report.verdict, Verdict::Valid, "{}", report.reason);

@@ -82,7 +82,7 @@ fn false_signature_when_a_signature_byte_changes() {
     let last = bytes.len() - 1;
     bytes[last] ^= 0x01;
     let mut validator = Validator::new(pki.trust(), 8);
-    let (v, reason) = verdict(&mut validator, &bytes, &[pki.aa.cert.clone()]);
+    let (v, reason) = verdict(&mut validator, &bytes, std::slice::from_ref(&pki.aa.cert));
     assert_eq!(v, Verdict::FalseSignature, "{reason}");
 }
 
@@ -95,7 +95,12 @@ fn false_signature_when_the_payload_changes() {
     tampered[at] = b'D';
     let mut validator = Validator::new(pki.trust(), 8);
     assert_eq!(
-        verdict(&mut validator, &tampered, &[pki.aa.cert.clone()]).0,
+        verdict(
+            &mut validator,
+            &tampered,
+            std::slice::from_ref(&pki.aa.cert)
+        )
+        .0,
         Verdict::FalseSignature
     );
 }
@@ -105,7 +110,7 @@ fn insufficient_permissions_for_a_psid_the_ticket_lacks() {
     let pki = Pki::new(Curve::P256, None);
     let bytes = signed(&pki, &message(138, SignerKind::Certificate), &pki.at.cert);
     let mut validator = Validator::new(pki.trust(), 8);
-    let (v, reason) = verdict(&mut validator, &bytes, &[pki.aa.cert.clone()]);
+    let (v, reason) = verdict(&mut validator, &bytes, std::slice::from_ref(&pki.aa.cert));
     assert_eq!(v, Verdict::InsufficientPermissions);
     assert!(reason.contains("PSID 138"), "{reason}");
 }
@@ -119,7 +124,7 @@ fn insufficient_permissions_for_a_ticket_the_aa_may_not_issue() {
     });
     let bytes = signed(&pki, &message(37, SignerKind::Certificate), &at);
     let mut validator = Validator::new(pki.trust(), 8);
-    let (v, reason) = verdict(&mut validator, &bytes, &[pki.aa.cert.clone()]);
+    let (v, reason) = verdict(&mut validator, &bytes, std::slice::from_ref(&pki.aa.cert));
     assert_eq!(v, Verdict::InsufficientPermissions, "{reason}");
 }
 
@@ -181,7 +186,11 @@ fn invalid_chain_when_a_ca_certificate_is_tampered_or_outlives_its_issuer() {
         };
     });
     let long_bytes = signed(&pki, &message(36, SignerKind::Certificate), &long);
-    let (v, reason) = verdict(&mut validator, &long_bytes, &[pki.aa.cert.clone()]);
+    let (v, reason) = verdict(
+        &mut validator,
+        &long_bytes,
+        std::slice::from_ref(&pki.aa.cert),
+    );
     assert_eq!(v, Verdict::InvalidChain, "{reason}");
     assert!(reason.contains("not inside its issuer"), "{reason}");
 }
@@ -303,7 +312,7 @@ fn unsupported_algorithm_when_the_hash_does_not_match_the_curve() {
     let bytes = encode_data(&data).expect("encode");
     let mut validator = Validator::new(pki.trust(), 8);
     assert_eq!(
-        verdict(&mut validator, &bytes, &[pki.aa.cert.clone()]).0,
+        verdict(&mut validator, &bytes, std::slice::from_ref(&pki.aa.cert)).0,
         Verdict::UnsupportedAlgorithm
     );
 }
