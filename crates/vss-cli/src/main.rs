@@ -9,7 +9,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// VSS: V2X security subsystem — key store, ECDSA, key encapsulation and benchmarks.
+/// VSS: V2X security subsystem — key store, ECDSA, key encapsulation, ITS certificates and
+/// signed data, and benchmarks.
 #[derive(Parser)]
 #[command(name = "vss", version, about, propagate_version = true)]
 struct Cli {
@@ -28,6 +29,9 @@ enum Command {
     /// Key encapsulation: PSEC-KEM, ECIES-KEM, IEEE 1609.2 ECIES (keygen, encap, decap).
     #[command(subcommand)]
     Kem(commands::kem::KemCommand),
+    /// IEEE 1609.2 / ETSI TS 103 097: decode, verify, issue certificates, sign.
+    #[command(subcommand)]
+    Its(commands::its::ItsCommand),
     /// Sign and verify streams of JSON lines.
     #[command(subcommand)]
     Ecdsa(commands::ecdsa::EcdsaCommand),
@@ -42,6 +46,7 @@ fn main() -> ExitCode {
         Command::Hsm(c) => c.run(),
         Command::Keys(c) => c.run(),
         Command::Kem(c) => c.run(),
+        Command::Its(c) => c.run(),
         Command::Ecdsa(c) => c.run(),
         Command::Bench(c) => c.run(),
     };

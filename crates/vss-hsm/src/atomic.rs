@@ -11,8 +11,11 @@ pub(crate) const TEMP_PREFIX: &str = ".tmp-";
 
 /// Replaces `path` with `bytes` so that a reader (or a crash) sees either the old or the new
 /// content, never a mixture. Files are created readable by the owner only.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

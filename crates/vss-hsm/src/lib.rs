@@ -28,6 +28,7 @@ mod soft;
 use vss_crypto::{Curve, PrivateKey, PublicKey, Signature};
 use zeroize::Zeroizing;
 
+pub use atomic::write_atomic;
 pub use config::{open, Backend, StoreConfig};
 pub use error::{Error, Result};
 pub use label::check_label;

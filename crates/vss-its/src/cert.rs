@@ -7,7 +7,10 @@ use crate::asn::{
     self, CertificateId, CertificateType, IssuerIdentifier, VerificationKeyIndicator,
 };
 use crate::hashing::{hash_alg, signing_digest, HashedId3, HashedId8};
-use crate::keys::{canonical_signature, signature_from_asn, verification_key};
+use crate::keys::{
+    canonical_encryption_key, canonical_signature, canonical_verification_key, signature_from_asn,
+    verification_key,
+};
 use crate::time::Validity;
 use crate::{codec, Error, Result};
 
@@ -35,6 +38,7 @@ pub struct Cert {
     asn: asn::Certificate,
     bytes: Vec<u8>,
     canonical: Vec<u8>,
+    canonical_tbs: Vec<u8>,
     issuer: Issuer,
     hashed_id8: HashedId8,
     by_sha256: HashedId8,
@@ -65,12 +69,12 @@ impl Cert {
                 "implicit certificates (VSS validates explicit ones)".into(),
             ));
         }
-        let Some(signature) = &asn.signature else {
+        if asn.signature.is_none() {
             return Err(Error::Malformed {
                 what: "certificate",
                 detail: "an explicit certificate without a signature".into(),
             });
-        };
+        }
         let issuer = match &asn.issuer {
             IssuerIdentifier::VSelf(alg) => Issuer::SelfSigned(hash_alg(*alg)?),
             IssuerIdentifier::Sha256AndDigest(id) => {
@@ -81,11 +85,12 @@ impl Cert {
             }
             _ => return Err(Error::Unsupported("an issuer identified by SM3".into())),
         };
-        let canonical = if *signature == canonical_signature(signature) {
+        let canonical_form = canonical(&asn)?;
+        let canonical_tbs = codec::encode("toBeSigned", &canonical_form.to_be_signed)?;
+        let canonical = if canonical_form == asn {
             bytes.clone()
         } else {
-            let copy = rebuild_with_signature(asn.clone(), canonical_signature(signature))?;
-            codec::encode("certificate", &copy)?
+            codec::encode("certificate", &canonical_form)?
         };
         let by_sha256 = HashedId8::of_digest(&HashAlg::Sha256.digest(&canonical));
         let by_sha384 = HashedId8::of_digest(&HashAlg::Sha384.digest(&canonical));
@@ -97,6 +102,7 @@ impl Cert {
             asn,
             bytes,
             canonical,
+            canonical_tbs,
             issuer,
             hashed_id8,
             by_sha256,
@@ -180,15 +186,14 @@ impl Cert {
         )
     }
 
-    /// The digest the issuer signed: over `toBeSigned` and the issuer's certificate (`None`
-    /// when self-signed).
-    pub fn signed_digest(&self, issuer: Option<&Cert>) -> Result<Vec<u8>> {
-        let tbs = codec::encode("toBeSigned", self.tbs())?;
-        Ok(signing_digest(
+    /// The digest the issuer signed: over the canonical `toBeSigned` and the issuer's
+    /// certificate (`None` when self-signed).
+    pub fn signed_digest(&self, issuer: Option<&Cert>) -> Vec<u8> {
+        signing_digest(
             self.issuer.hash(),
-            &tbs,
+            &self.canonical_tbs,
             issuer.map(Cert::canonical_bytes),
-        ))
+        )
     }
 
     /// The application PSIDs of `appPermissions`.
@@ -202,14 +207,17 @@ impl Cert {
     }
 }
 
-/// The same certificate with another signature (the inner structure of a `Certificate` is
-/// reached through `ExplicitCertificate`).
-pub(crate) fn rebuild_with_signature(
-    cert: asn::Certificate,
-    signature: asn::Signature,
-) -> Result<asn::Certificate> {
-    let mut base: asn::CertificateBase = (*cert).clone();
-    base.signature = Some(signature);
+/// The canonical form of 1609.2 6.4.3, which is hashed: keys compressed, the signature's r
+/// in x-only form.
+fn canonical(cert: &asn::Certificate) -> Result<asn::Certificate> {
+    let mut base: asn::CertificateBase = (**cert).clone();
+    base.signature = base.signature.as_ref().map(canonical_signature);
+    let tbs = &mut base.to_be_signed;
+    tbs.encryption_key = tbs.encryption_key.as_ref().map(canonical_encryption_key);
+    if let VerificationKeyIndicator::VerificationKey(key) = &tbs.verify_key_indicator {
+        tbs.verify_key_indicator =
+            VerificationKeyIndicator::VerificationKey(canonical_verification_key(key));
+    }
     explicit(base)
 }
 

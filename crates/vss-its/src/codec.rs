@@ -45,6 +45,19 @@ pub fn encode<T: Encode>(what: &'static str, value: &T) -> Result<Vec<u8>> {
     })
 }
 
+/// The JSON encoding rules (X.697) form of `value`: the structure with the standard's
+/// field names, octet strings in hex.
+pub fn to_json<T: Encode>(what: &'static str, value: &T) -> Result<serde_json::Value> {
+    let text = rasn::jer::encode(value).map_err(|e| Error::Encode {
+        what,
+        detail: first_line(&e.to_string()),
+    })?;
+    serde_json::from_str(&text).map_err(|e| Error::Encode {
+        what,
+        detail: e.to_string(),
+    })
+}
+
 /// rasn's messages carry a backtrace after the first line; the first line says it all.
 fn first_line(message: &str) -> String {
     message.lines().next().unwrap_or("").trim().to_string()

@@ -23,7 +23,7 @@ pub fn hash_for_curve(curve: Curve) -> Result<HashAlg> {
 
 /// Conversions of one size of curve point (`EccP256CurvePoint`, `EccP384CurvePoint`).
 macro_rules! curve_point {
-    ($point:ident, $to_sec1:ident, $compressed:ident, $x_of:ident, $x_only:ident, $len:literal) => {
+    ($point:ident, $to_sec1:ident, $compressed:ident, $x_of:ident, $x_only:ident, $canonical:ident, $len:literal) => {
         /// The SEC1 encoding of a point given compressed or uncompressed.
         fn $to_sec1(point: &$point) -> Result<Vec<u8>> {
             let (prefix, x, y): (u8, &[u8], &[u8]) = match point {
@@ -63,6 +63,17 @@ macro_rules! curve_point {
             }
         }
 
+        /// A key's point in compressed form (an uncompressed one is compressed by y's parity).
+        fn $canonical(point: &$point) -> $point {
+            match point {
+                $point::Uncompressed(p) if p.y[$len - 1] & 1 == 0 => {
+                    $point::CompressedY0(p.x.clone())
+                }
+                $point::Uncompressed(p) => $point::CompressedY1(p.x.clone()),
+                other => other.clone(),
+            }
+        }
+
         /// A signature's R in x-only form (fill stays fill).
         fn $x_only(point: &$point) -> $point {
             match point {
@@ -80,6 +91,7 @@ curve_point!(
     compressed_256,
     x_256,
     x_only_256,
+    canonical_256,
     32
 );
 curve_point!(
@@ -88,6 +100,7 @@ curve_point!(
     compressed_384,
     x_384,
     x_only_384,
+    canonical_384,
     48
 );
 
@@ -224,6 +237,32 @@ pub fn canonical_signature(signature: &AsnSignature) -> AsnSignature {
         AsnSignature::EcdsaNistP384(sig) | AsnSignature::EcdsaBrainpoolP384r1(sig) => {
             sig.r_sig = x_only_384(&sig.r_sig)
         }
+        _ => {}
+    }
+    out
+}
+
+/// A verification key with its point compressed (1609.2 6.4.3's canonical form).
+pub(crate) fn canonical_verification_key(key: &PublicVerificationKey) -> PublicVerificationKey {
+    let mut out = key.clone();
+    match &mut out {
+        PublicVerificationKey::EcdsaNistP256(p)
+        | PublicVerificationKey::EcdsaBrainpoolP256r1(p)
+        | PublicVerificationKey::EcsigSm2(p) => *p = canonical_256(p),
+        PublicVerificationKey::EcdsaNistP384(p)
+        | PublicVerificationKey::EcdsaBrainpoolP384r1(p) => *p = canonical_384(p),
+        _ => {}
+    }
+    out
+}
+
+/// An encryption key with its point compressed (1609.2 6.4.3's canonical form).
+pub(crate) fn canonical_encryption_key(key: &PublicEncryptionKey) -> PublicEncryptionKey {
+    let mut out = key.clone();
+    match &mut out.public_key {
+        BasePublicEncryptionKey::EciesNistP256(p)
+        | BasePublicEncryptionKey::EciesBrainpoolP256r1(p)
+        | BasePublicEncryptionKey::EcencSm2(p) => *p = canonical_256(p),
         _ => {}
     }
     out

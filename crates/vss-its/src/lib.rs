@@ -89,6 +89,17 @@ pub fn decode_data(bytes: &[u8]) -> Result<asn::Ieee1609Dot2Data> {
     codec::decode("Ieee1609Dot2Data", bytes)
 }
 
+/// The structure of `Ieee1609Dot2Data` as JSON (X.697 JER: the standard's field names,
+/// octet strings in hex).
+pub fn data_to_json(data: &asn::Ieee1609Dot2Data) -> Result<serde_json::Value> {
+    codec::to_json("Ieee1609Dot2Data", data)
+}
+
+/// The structure of a certificate as JSON (X.697 JER).
+pub fn certificate_to_json(cert: &Cert) -> Result<serde_json::Value> {
+    codec::to_json("certificate", cert.asn())
+}
+
 /// The COER encoding of `Ieee1609Dot2Data`.
 pub fn encode_data(data: &asn::Ieee1609Dot2Data) -> Result<Vec<u8>> {
     codec::encode("Ieee1609Dot2Data", data)

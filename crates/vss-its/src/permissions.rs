@@ -41,14 +41,24 @@ fn ssp_in_range(ssp: Option<&ServiceSpecificPermissions>, range: Option<&SspRang
     }
 }
 
-/// Whether an SSP range is inside another.
+/// Whether an SSP range is inside another. A bitmap range is inside another when it fixes
+/// at least the bits the other fixes, to the same values.
 fn range_in_range(inner: Option<&SspRange>, outer: Option<&SspRange>) -> bool {
     match (outer, inner) {
         (None | Some(SspRange::All(())), _) => true,
         (Some(SspRange::Opaque(outer)), Some(SspRange::Opaque(inner))) => {
             inner.iter().all(|i| outer.contains(i))
         }
-        (Some(outer @ SspRange::BitmapSspRange(_)), Some(inner)) => outer == inner,
+        (Some(SspRange::BitmapSspRange(o)), Some(SspRange::BitmapSspRange(i))) => {
+            let len = o.ssp_value.len();
+            [&o.ssp_bitmask, &i.ssp_value, &i.ssp_bitmask]
+                .iter()
+                .all(|b| b.len() == len)
+                && (0..len).all(|k| {
+                    let mask = o.ssp_bitmask[k];
+                    mask & !i.ssp_bitmask[k] == 0 && i.ssp_value[k] & mask == o.ssp_value[k] & mask
+                })
+        }
         _ => false,
     }
 }
@@ -100,15 +110,19 @@ fn covers_psid_range(group: &PsidGroupPermissions, permission: &PsidSspRange) ->
     }
 }
 
-/// Whether the subject permissions of `inner` are inside those of `outer`.
-fn subject_in_group(inner: &PsidGroupPermissions, outer: &PsidGroupPermissions) -> bool {
+/// Whether the subject permissions of `inner` are inside the union of the `groups`' (each
+/// PSID may be granted by a different group, as in ETSI's conformance-test root
+/// certificates, whose EA permission to certify PSID 623 comes from the group for
+/// PSID 623).
+fn subject_in_groups(inner: &PsidGroupPermissions, groups: &[PsidGroupPermissions]) -> bool {
     match &inner.subject_permissions {
-        SubjectPermissions::All(()) => {
-            matches!(outer.subject_permissions, SubjectPermissions::All(()))
-        }
-        SubjectPermissions::Explicit(ranges) => {
-            ranges.0.iter().all(|r| covers_psid_range(outer, r))
-        }
+        SubjectPermissions::All(()) => groups
+            .iter()
+            .any(|g| matches!(g.subject_permissions, SubjectPermissions::All(()))),
+        SubjectPermissions::Explicit(ranges) => ranges
+            .0
+            .iter()
+            .all(|r| groups.iter().any(|g| covers_psid_range(g, r))),
         _ => false,
     }
 }
@@ -119,10 +133,13 @@ pub fn check_granted(
     subject: &ToBeSignedCertificate,
     issuer_groups: &[PsidGroupPermissions],
 ) -> Result<(), String> {
+    // A CA's own application permissions (e.g. PSID 623 to sign requests) are granted by a
+    // group for CA certificates too: ETSI's conformance-test roots grant them that way.
+    let is_ca = subject.cert_issue_permissions.is_some();
     for p in subject.app_permissions.iter().flat_map(|s| s.0.iter()) {
         let granted = issuer_groups.iter().any(|g| {
             ee_bits(&g.ee_type) & EndEntityType::APP != 0
-                && issues_end_entities(g)
+                && (is_ca || issues_end_entities(g))
                 && covers_psid_ssp(g, p)
         });
         if !granted {
@@ -132,22 +149,30 @@ pub fn check_granted(
             ));
         }
     }
-    for (field, groups) in [
-        ("certIssuePermissions", &subject.cert_issue_permissions),
-        ("certRequestPermissions", &subject.cert_request_permissions),
-    ] {
-        for s in groups.iter().flat_map(|g| g.0.iter()) {
-            let granted = issuer_groups.iter().any(|g| {
-                let chain = if field == "certIssuePermissions" {
-                    issues_chain(s, g)
-                } else {
-                    ee_bits(&g.ee_type) & EndEntityType::ENROLL != 0 && issues_end_entities(g)
-                };
-                chain && ee_bits(&s.ee_type) & !ee_bits(&g.ee_type) == 0 && subject_in_group(s, g)
-            });
-            if !granted {
-                return Err(format!("a group of {field} is not granted by the issuer"));
-            }
+    for s in subject
+        .cert_issue_permissions
+        .iter()
+        .flat_map(|g| g.0.iter())
+    {
+        let chain = issuer_groups
+            .iter()
+            .any(|g| issues_chain(s, g) && ee_bits(&s.ee_type) & !ee_bits(&g.ee_type) == 0);
+        if !chain || !subject_in_groups(s, issuer_groups) {
+            return Err("a group of certIssuePermissions is not granted by the issuer".into());
+        }
+    }
+    for s in subject
+        .cert_request_permissions
+        .iter()
+        .flat_map(|g| g.0.iter())
+    {
+        let enrol: Vec<PsidGroupPermissions> = issuer_groups
+            .iter()
+            .filter(|g| ee_bits(&g.ee_type) & EndEntityType::ENROLL != 0 && issues_end_entities(g))
+            .cloned()
+            .collect();
+        if enrol.is_empty() || !subject_in_groups(s, &enrol) {
+            return Err("a group of certRequestPermissions is not granted by the issuer".into());
         }
     }
     Ok(())

@@ -210,3 +210,199 @@ pub fn contains_region(outer: &GeographicRegion, inner: &GeographicRegion) -> Op
         }
     }
 }
+
+/// A location from degrees: latitude in [-90, 90], longitude in (-180, 180].
+pub fn location(lat: f64, lon: f64) -> Result<TwoDLocation, String> {
+    if !(-90.0..=90.0).contains(&lat) || !(-180.0..=180.0).contains(&lon) || lon == -180.0 {
+        return Err("latitude must be in [-90, 90] and longitude in (-180, 180]".into());
+    }
+    Ok(TwoDLocation {
+        latitude: crate::asn::Latitude(((lat * 1e7).round() as i32).into()),
+        longitude: crate::asn::Longitude(
+            crate::asn::OneEightyDegreeInt((lon * 1e7).round() as i32),
+        ),
+    })
+}
+
+/// Parses a region written on a command line or in configuration:
+/// `circle:LAT,LON,RADIUS_M`, `rect:NORTH,WEST,SOUTH,EAST`, `polygon:LAT,LON;LAT,LON;LAT,LON…`
+/// (degrees) or `countries:CODE,CODE…` (UN M.49 numeric country codes).
+pub fn parse_region(spec: &str) -> crate::Result<GeographicRegion> {
+    use crate::asn::{
+        PolygonalRegion, SequenceOfIdentifiedRegion, SequenceOfRectangularRegion, UnCountryId,
+    };
+    let bad = |why: &str| crate::Error::InvalidRequest(format!("region '{spec}': {why}"));
+    let numbers = |text: &str, n: Option<usize>| -> crate::Result<Vec<f64>> {
+        let values: Vec<f64> = text
+            .split(',')
+            .map(|v| v.trim().parse::<f64>().map_err(|_| bad("not a number")))
+            .collect::<crate::Result<_>>()?;
+        match n {
+            Some(n) if values.len() != n => Err(bad(&format!("expected {n} numbers"))),
+            _ => Ok(values),
+        }
+    };
+    let location = |lat: f64, lon: f64| location(lat, lon).map_err(|e| bad(&e));
+    let (kind, body) = spec
+        .split_once(':')
+        .ok_or_else(|| bad("expected KIND:VALUES"))?;
+    match kind {
+        "circle" => {
+            let v = numbers(body, Some(3))?;
+            if !(0.0..=65535.0).contains(&v[2]) {
+                return Err(bad("the radius is 0 to 65535 metres"));
+            }
+            Ok(GeographicRegion::CircularRegion(CircularRegion {
+                center: location(v[0], v[1])?,
+                radius: v[2] as u16,
+            }))
+        }
+        "rect" => {
+            let v = numbers(body, Some(4))?;
+            if v[0] < v[2] || v[1] > v[3] {
+                return Err(bad("north must be ≥ south and west ≤ east"));
+            }
+            Ok(GeographicRegion::RectangularRegion(
+                SequenceOfRectangularRegion(vec![RectangularRegion {
+                    north_west: location(v[0], v[1])?,
+                    south_east: location(v[2], v[3])?,
+                }]),
+            ))
+        }
+        "polygon" => {
+            let points = body
+                .split(';')
+                .map(|p| {
+                    let v = numbers(p, Some(2))?;
+                    location(v[0], v[1])
+                })
+                .collect::<crate::Result<Vec<_>>>()?;
+            if points.len() < 3 {
+                return Err(bad("a polygon has at least 3 points"));
+            }
+            Ok(GeographicRegion::PolygonalRegion(PolygonalRegion(points)))
+        }
+        "countries" => {
+            let codes = body
+                .split(',')
+                .map(|c| {
+                    c.trim()
+                        .parse::<u16>()
+                        .map_err(|_| bad("a country code is 0 to 65535"))
+                })
+                .collect::<crate::Result<Vec<_>>>()?;
+            Ok(GeographicRegion::IdentifiedRegion(
+                SequenceOfIdentifiedRegion(
+                    codes
+                        .into_iter()
+                        .map(|c| IdentifiedRegion::CountryOnly(UnCountryId(c)))
+                        .collect(),
+                ),
+            ))
+        }
+        _ => Err(bad("the kind is circle, rect, polygon or countries")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn region(spec: &str) -> GeographicRegion {
+        parse_region(spec).expect("a valid spec")
+    }
+
+    #[test]
+    fn circles_contain_smaller_circles_and_points() {
+        let big = region("circle:50.85,4.35,50000");
+        let small = region("circle:50.9,4.4,10000");
+        assert_eq!(contains_region(&big, &small), Some(true));
+        assert_eq!(contains_region(&small, &big), Some(false));
+        assert_eq!(
+            contains_point(
+                &big,
+                Point {
+                    lat: 48.86,
+                    lon: 2.35
+                }
+            ),
+            Some(false)
+        );
+    }
+
+    #[test]
+    fn rectangles_and_polygons_hold_what_is_inside_them() {
+        let rect = region("rect:52,3,50,6");
+        assert_eq!(
+            contains_region(&rect, &region("circle:51,4.5,10000")),
+            Some(true)
+        );
+        assert_eq!(
+            contains_region(&rect, &region("circle:51.8,4.5,60000")),
+            Some(false)
+        );
+        let triangle = region("polygon:50,3;52,3;51,6");
+        assert_eq!(
+            contains_point(
+                &triangle,
+                Point {
+                    lat: 51.0,
+                    lon: 4.0
+                }
+            ),
+            Some(true)
+        );
+        assert_eq!(
+            contains_point(
+                &triangle,
+                Point {
+                    lat: 51.9,
+                    lon: 5.9
+                }
+            ),
+            Some(false)
+        );
+        assert_eq!(contains_region(&rect, &triangle), Some(true));
+    }
+
+    #[test]
+    fn identified_regions_compare_by_code_and_borders_are_unknown() {
+        let eu = region("countries:56,250,276");
+        assert_eq!(
+            contains_region(&eu, &region("countries:56,276")),
+            Some(true)
+        );
+        assert_eq!(
+            contains_region(&eu, &region("countries:56,380")),
+            Some(false)
+        );
+        assert_eq!(
+            contains_region(&eu, &region("circle:50.85,4.35,1000")),
+            None
+        );
+        assert_eq!(
+            contains_point(
+                &eu,
+                Point {
+                    lat: 50.0,
+                    lon: 4.0
+                }
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn bad_specs_are_refused_with_the_reason() {
+        for spec in [
+            "circle:1,2",
+            "rect:50,3,52,6",
+            "polygon:1,2;3,4",
+            "countries:x",
+            "oval:1",
+            "circle:91,0,5",
+        ] {
+            assert!(parse_region(spec).is_err(), "{spec}");
+        }
+    }
+}

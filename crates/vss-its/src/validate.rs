@@ -92,6 +92,17 @@ fn hex_id<S: serde::Serializer>(id: &Option<HashedId8>, s: S) -> Result<S::Ok, S
 }
 
 impl Report {
+    /// The report for bytes that could not be decoded: `Malformed`, or
+    /// `UnsupportedAlgorithm` for a form VSS does not implement.
+    pub fn of_error(error: &Error) -> Report {
+        Report {
+            verdict: verdict_of(error),
+            reason: error.to_string(),
+            signer: None,
+            psid: None,
+        }
+    }
+
     /// Whether the verdict is `Valid`.
     pub fn is_valid(&self) -> bool {
         self.verdict == Verdict::Valid
@@ -193,7 +204,7 @@ impl Validator {
     pub fn verify_data(&mut self, bytes: &[u8], chain: &[Cert], now: ItsTime) -> Report {
         let message = match SignedMessage::from_bytes(bytes) {
             Ok(m) => m,
-            Err(e) => return report(Err(e.into()), None, None),
+            Err(e) => return Report::of_error(&e),
         };
         self.verify_message(&message, chain, now)
     }
@@ -405,7 +416,7 @@ impl Validator {
                 format!("the validity of {id} is not inside its issuer's"),
             );
         }
-        let digest = cert.signed_digest(Some(&issuer.cert))?;
+        let digest = cert.signed_digest(Some(&issuer.cert));
         if !issuer.key.verify_digest(&digest, &cert.signature()?) {
             let verdict = if depth == 0 {
                 Verdict::FalseSignature

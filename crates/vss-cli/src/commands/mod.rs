@@ -3,5 +3,6 @@
 pub mod bench;
 pub mod ecdsa;
 pub mod hsm;
+pub mod its;
 pub mod kem;
 pub mod keys;

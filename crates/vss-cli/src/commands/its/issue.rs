@@ -1,0 +1,280 @@
+//! `vss its cert issue` and `vss its sign`: certificates and signed data made with keys in
+//! the store.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
+use serde_json::json;
+use vss_its::asn::{Duration, GeographicRegion, ThreeDLocation};
+use vss_its::{
+    CertificateRequest, HsmSigner, ItsTime, Permission, Profile, SignedDataRequest, SignerKind,
+};
+
+use super::{parse_time, read, read_cert, write_output};
+use crate::output::Format;
+use crate::store::StoreArgs;
+
+/// Options of `vss its cert issue`.
+#[derive(Args)]
+pub struct IssueArgs {
+    /// The profile: root, ea, aa, ec or at.
+    #[arg(long, value_parser = parse_profile)]
+    profile: Profile,
+    /// Label of the subject's key in the store (its public key goes in the certificate).
+    #[arg(long, value_name = "LABEL")]
+    subject_key: String,
+    /// The issuer's certificate (not for a root).
+    #[arg(long, value_name = "FILE")]
+    issuer_cert: Option<PathBuf>,
+    /// Label of the issuer's key in the store (not for a root: it signs with its own key).
+    #[arg(long, value_name = "LABEL")]
+    issuer_key: Option<String>,
+    /// The certificate's name (root, ea, aa, ec; an AT carries none).
+    #[arg(long)]
+    name: Option<String>,
+    /// An application permission, PSID[:SSP-HEX] (e.g. 36 for CAM, 37 for DENM). Repeatable.
+    #[arg(long = "psid", value_name = "PSID[:SSP]", value_parser = parse_permission)]
+    psids: Vec<Permission>,
+    /// For an AA: a PSID its tickets may carry [default: any]. Repeatable.
+    #[arg(long = "issue-psid", value_name = "PSID")]
+    issue_psids: Vec<u64>,
+    /// Label of the subject's encryption key (p256 or bp256; required for ea and aa).
+    #[arg(long, value_name = "LABEL")]
+    encryption_key: Option<String>,
+    /// Start of validity, RFC 3339 [default: now].
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    start: Option<ItsTime>,
+    /// Length of validity: a number with y (years), d (days), h, m or s: 5y, 7d, 168h.
+    #[arg(long, value_parser = parse_duration)]
+    duration: Duration,
+    /// Region: circle:LAT,LON,RADIUS_M | rect:N,W,S,E | polygon:LAT,LON;… | countries:CODE,…
+    #[arg(long, value_parser = parse_region)]
+    region: Option<GeographicRegion>,
+    /// Subject assurance level, one byte.
+    #[arg(long, value_name = "BYTE")]
+    assurance_level: Option<u8>,
+    /// The certificate file to write (COER).
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// Output format of the summary.
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
+
+impl IssueArgs {
+    /// Issues the certificate and writes it.
+    pub fn run(self, store: &StoreArgs) -> Result<ExitCode> {
+        let hsm = store.open()?;
+        let subject = hsm.key(&self.subject_key)?;
+        let mut request = CertificateRequest::new(
+            self.profile,
+            hsm.public_key(&subject.handle)?,
+            self.duration.clone(),
+        );
+        request.name = self.name.clone();
+        request.start = self.start.unwrap_or_else(ItsTime::now);
+        request.region = self.region.clone();
+        request.assurance_level = self.assurance_level;
+        request.app_permissions = self.psids.clone();
+        request.issue_psids = self.issue_psids.clone();
+        if let Some(label) = &self.encryption_key {
+            request.encryption_key = Some(hsm.public_key(&hsm.key(label)?.handle)?);
+        }
+        let cert = match (self.profile, &self.issuer_cert, &self.issuer_key) {
+            (Profile::Root, None, None) => {
+                let signer = HsmSigner::new(hsm.as_ref(), &self.subject_key)?;
+                vss_its::issue_certificate(&request, None, &signer)?
+            }
+            (Profile::Root, _, _) => {
+                bail!("a root certificate is self-signed: no --issuer-cert or --issuer-key")
+            }
+            (_, Some(path), Some(label)) => {
+                let issuer = read_cert(path)?;
+                let signer = HsmSigner::new(hsm.as_ref(), label)?;
+                vss_its::issue_certificate(&request, Some(&issuer), &signer)?
+            }
+            _ => bail!(
+                "a {} certificate needs --issuer-cert and --issuer-key",
+                self.profile
+            ),
+        };
+        let validity = cert.validity();
+        write_output(
+            &self.out,
+            cert.bytes(),
+            self.format,
+            json!({
+                "file": self.out.display().to_string(),
+                "profile": self.profile.name(),
+                "hashed_id8": cert.hashed_id8().to_string(),
+                "start": validity.start.to_string(),
+                "end": validity.end.to_string(),
+            }),
+        )?;
+        Ok(ExitCode::SUCCESS)
+    }
+}
+
+/// How the signer is named in signed data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Signer {
+    /// The certificate's HashedId8.
+    Digest,
+    /// The whole certificate.
+    Certificate,
+    /// No certificate (self-signed).
+    #[value(name = "self")]
+    SelfSigned,
+}
+
+/// Options of `vss its sign`.
+#[derive(Args)]
+pub struct SignArgs {
+    /// Label of the signing key in the store.
+    #[arg(long, value_name = "LABEL")]
+    label: String,
+    /// The signing key's certificate (not needed with --signer self).
+    #[arg(long, value_name = "FILE")]
+    cert: Option<PathBuf>,
+    /// The PSID (ITS-AID) of the payload: 36 for CAM, 37 for DENM.
+    #[arg(long)]
+    psid: u64,
+    /// The file whose bytes are the payload.
+    #[arg(long, value_name = "FILE")]
+    payload: PathBuf,
+    /// How the message names its signer.
+    #[arg(long, value_enum, default_value = "digest")]
+    signer: Signer,
+    /// Generation time, RFC 3339 [default: now].
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    generation_time: Option<ItsTime>,
+    /// Expiry time, RFC 3339.
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    expiry_time: Option<ItsTime>,
+    /// Generation location, LAT,LON[,ELEVATION_DM] in degrees (elevation in decimetres).
+    #[arg(long, value_name = "LAT,LON", value_parser = parse_location)]
+    location: Option<ThreeDLocation>,
+    /// The signed-data file to write (COER Ieee1609Dot2Data).
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// Output format of the summary.
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
+
+impl SignArgs {
+    /// Signs the payload and writes the signed data.
+    pub fn run(self, store: &StoreArgs) -> Result<ExitCode> {
+        let payload = read(&self.payload)?;
+        let cert = self.cert.as_deref().map(read_cert).transpose()?;
+        let kind = match self.signer {
+            Signer::Digest => SignerKind::Digest,
+            Signer::Certificate => SignerKind::Certificate,
+            Signer::SelfSigned => SignerKind::SelfSigned,
+        };
+        if kind != SignerKind::SelfSigned && cert.is_none() {
+            bail!(
+                "--signer {} needs --cert",
+                self.signer
+                    .to_possible_value()
+                    .map_or_else(String::new, |v| v.get_name().to_string())
+            );
+        }
+        let hsm = store.open()?;
+        let signer = HsmSigner::new(hsm.as_ref(), &self.label)?;
+        let mut request = SignedDataRequest::new(self.psid, &payload);
+        request.signer = kind;
+        request.generation_time = Some(self.generation_time.unwrap_or_else(ItsTime::now));
+        request.expiry_time = self.expiry_time;
+        request.generation_location = self.location.clone();
+        let data = vss_its::sign_data(&request, cert.as_ref(), &signer)?;
+        let bytes = vss_its::encode_data(&data)?;
+        write_output(
+            &self.out,
+            &bytes,
+            self.format,
+            json!({
+                "file": self.out.display().to_string(),
+                "psid": self.psid,
+                "signer": cert.map(|c| c.hashed_id8().to_string()),
+                "bytes": bytes.len(),
+            }),
+        )
+        .context("signed data")?;
+        Ok(ExitCode::SUCCESS)
+    }
+}
+
+fn parse_profile(s: &str) -> Result<Profile, String> {
+    s.parse().map_err(|e: vss_its::Error| e.to_string())
+}
+
+fn parse_region(s: &str) -> Result<GeographicRegion, String> {
+    vss_its::region::parse_region(s).map_err(|e| e.to_string())
+}
+
+/// `PSID` or `PSID:SSP-HEX`.
+fn parse_permission(s: &str) -> Result<Permission, String> {
+    let (psid, ssp) = match s.split_once(':') {
+        Some((p, ssp)) => (
+            p,
+            Some(hex::decode(ssp).map_err(|e| format!("SSP is not hex: {e}"))?),
+        ),
+        None => (s, None),
+    };
+    let psid = psid
+        .parse()
+        .map_err(|_| format!("'{psid}' is not a PSID number"))?;
+    Ok(Permission { psid, ssp })
+}
+
+/// `5y`, `7d`, `168h`, `30m`, `90s`.
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    let split = s.len().saturating_sub(1);
+    let (number, unit) = s.split_at(split);
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("'{s}': expected a number and a unit (y d h m s)"))?;
+    let too_long = || format!("'{s}' is too long for a certificate's validity");
+    if unit == "y" {
+        return u16::try_from(n)
+            .map(Duration::Years)
+            .map_err(|_| too_long());
+    }
+    let seconds = match unit {
+        "d" => n.checked_mul(86_400),
+        "h" => n.checked_mul(3_600),
+        "m" => n.checked_mul(60),
+        "s" => Some(n),
+        _ => return Err(format!("'{s}': the unit is y, d, h, m or s")),
+    };
+    seconds
+        .and_then(vss_its::duration_from_seconds)
+        .ok_or_else(too_long)
+}
+
+/// `LAT,LON[,ELEVATION]`.
+fn parse_location(s: &str) -> Result<ThreeDLocation, String> {
+    let parts: Vec<&str> = s.split(',').collect();
+    let number = |t: &str| {
+        t.trim()
+            .parse::<f64>()
+            .map_err(|_| format!("'{t}' is not a number"))
+    };
+    if !(2..=3).contains(&parts.len()) {
+        return Err("expected LAT,LON or LAT,LON,ELEVATION".into());
+    }
+    let at = vss_its::region::location(number(parts[0])?, number(parts[1])?)?;
+    let elevation = parts
+        .get(2)
+        .map(|e| e.trim().parse::<u16>())
+        .transpose()
+        .map_err(|_| "the elevation is 0 to 65535 decimetres".to_string())?;
+    Ok(ThreeDLocation {
+        latitude: at.latitude,
+        longitude: at.longitude,
+        elevation: vss_its::asn::Elevation(elevation.unwrap_or(0)),
+    })
+}

@@ -1,0 +1,136 @@
+//! `vss its …`: IEEE 1609.2 / ETSI TS 103 097 certificates and signed data — decode,
+//! verify, issue certificates, sign.
+
+mod issue;
+mod verify;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::{Subcommand, ValueEnum};
+use vss_its::{Cert, ItsTime};
+
+use crate::output::Format;
+use crate::store::StoreArgs;
+
+pub use issue::{IssueArgs, SignArgs};
+
+/// ITS certificates and signed data.
+#[derive(Subcommand)]
+pub enum ItsCommand {
+    /// Print a COER certificate or Ieee1609Dot2Data as JSON (X.697 JER; octets in hex).
+    Decode {
+        /// The COER file.
+        file: PathBuf,
+        /// What the file holds [default: a certificate if it decodes as one, else data].
+        #[arg(long = "as", value_enum)]
+        kind: Option<Kind>,
+    },
+    /// Validate signed data or a certificate; exit 0 only for the verdict Valid.
+    Verify(verify::VerifyArgs),
+    /// Issue certificates.
+    #[command(subcommand)]
+    Cert(CertCommand),
+    /// Sign a payload as 1609.2 signed data with a key in the store.
+    Sign {
+        #[command(flatten)]
+        store: StoreArgs,
+        #[command(flatten)]
+        args: SignArgs,
+    },
+}
+
+/// `vss its cert …`.
+#[derive(Subcommand)]
+pub enum CertCommand {
+    /// Build and sign a certificate of a TS 103 097 profile.
+    Issue {
+        #[command(flatten)]
+        store: StoreArgs,
+        #[command(flatten)]
+        args: IssueArgs,
+    },
+}
+
+/// What a file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Kind {
+    /// A certificate.
+    Certificate,
+    /// Ieee1609Dot2Data (signed, encrypted or unsecured).
+    Data,
+}
+
+impl ItsCommand {
+    /// Runs the subcommand.
+    pub fn run(self) -> Result<ExitCode> {
+        match self {
+            ItsCommand::Decode { file, kind } => decode(&file, kind),
+            ItsCommand::Verify(args) => args.run(),
+            ItsCommand::Cert(CertCommand::Issue { store, args }) => args.run(&store),
+            ItsCommand::Sign { store, args } => args.run(&store),
+        }
+    }
+}
+
+fn decode(file: &Path, kind: Option<Kind>) -> Result<ExitCode> {
+    let bytes = read(file)?;
+    let as_certificate = || -> Result<serde_json::Value> {
+        let cert = Cert::from_bytes(&bytes)?;
+        Ok(vss_its::certificate_to_json(&cert)?)
+    };
+    let as_data = || -> Result<serde_json::Value> {
+        Ok(vss_its::data_to_json(&vss_its::decode_data(&bytes)?)?)
+    };
+    let json = match kind {
+        Some(Kind::Certificate) => as_certificate(),
+        Some(Kind::Data) => as_data(),
+        None => as_certificate().or_else(|cert_error| {
+            as_data().map_err(|data_error| {
+                anyhow::anyhow!(
+                    "neither a certificate ({cert_error}) nor Ieee1609Dot2Data ({data_error})"
+                )
+            })
+        }),
+    }
+    .with_context(|| file.display().to_string())?;
+    crate::output::print_json(&json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Reads a whole file, naming it in the error.
+fn read(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// Reads a certificate file.
+fn read_cert(path: &Path) -> Result<Cert> {
+    Cert::from_bytes(&read(path)?).with_context(|| path.display().to_string())
+}
+
+/// Parses an RFC 3339 time (`2026-11-22T10:00:00Z`).
+fn parse_time(s: &str) -> Result<ItsTime, String> {
+    humantime::parse_rfc3339_weak(s)
+        .map(ItsTime::from_system_time)
+        .map_err(|e| format!("not an RFC 3339 time: {e}"))
+}
+
+/// Writes an output file atomically and says where it went.
+fn write_output(path: &Path, bytes: &[u8], format: Format, what: serde_json::Value) -> Result<()> {
+    vss_hsm::write_atomic(path, bytes)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    match format {
+        Format::Json => crate::output::print_json(&what),
+        Format::Table => {
+            let mut table = crate::output::Table::new(&["field", "value"]);
+            if let Some(map) = what.as_object() {
+                for (k, v) in map {
+                    let text = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+                    table.row(vec![k.clone(), text]);
+                }
+            }
+            crate::output::emit(&table.render())
+        }
+    }
+}

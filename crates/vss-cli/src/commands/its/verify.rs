@@ -1,0 +1,104 @@
+//! `vss its verify`: the validator on one file, with trust anchors and extra chain
+//! certificates from files.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use serde_json::json;
+use vss_its::{ItsTime, Report, TrustStore, Validator};
+
+use super::{parse_time, read, read_cert, Kind};
+use crate::output::{emit, print_json, Format, Table};
+
+/// Options of `vss its verify`.
+#[derive(Args)]
+pub struct VerifyArgs {
+    /// The COER file: signed Ieee1609Dot2Data, or a certificate with `--as certificate`.
+    file: PathBuf,
+    /// What the file holds.
+    #[arg(long = "as", value_enum, default_value = "data")]
+    kind: Kind,
+    /// A trust anchor: a certificate file, or a directory of them (*.oer *.cert *.coer).
+    /// Repeatable.
+    #[arg(long, value_name = "FILE|DIR")]
+    trust: Vec<PathBuf>,
+    /// An intermediate certificate (an issuer the message does not carry). Repeatable.
+    #[arg(long, value_name = "FILE")]
+    chain: Vec<PathBuf>,
+    /// The time to validate at, RFC 3339 (e.g. 2026-11-22T10:00:00Z) [default: now].
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    at: Option<ItsTime>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "json")]
+    format: Format,
+}
+
+impl VerifyArgs {
+    /// Validates and prints the verdict; exit 0 only for `Valid`.
+    pub fn run(self) -> Result<ExitCode> {
+        let mut trust = TrustStore::new();
+        for path in &self.trust {
+            if path.is_dir() {
+                trust.add_dir(path)?;
+            } else {
+                trust.add_file(path)?;
+            }
+        }
+        let chain = self
+            .chain
+            .iter()
+            .map(|p| read_cert(p))
+            .collect::<Result<Vec<_>>>()?;
+        let now = self.at.unwrap_or_else(ItsTime::now);
+        let mut validator = Validator::new(trust, vss_its::DEFAULT_CAPACITY);
+        let bytes = read(&self.file)?;
+        let (report, key) = match self.kind {
+            Kind::Data => (validator.verify_data(&bytes, &chain, now), "signer"),
+            Kind::Certificate => {
+                let report = match vss_its::Cert::from_bytes(&bytes) {
+                    Ok(cert) => validator.verify_certificate(&cert, &chain, now),
+                    Err(e) => Report::of_error(&e),
+                };
+                (report, "certificate")
+            }
+        };
+        self.print(&report, key, now)
+            .with_context(|| self.file.display().to_string())?;
+        Ok(if report.is_valid() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        })
+    }
+
+    fn print(&self, report: &Report, key: &str, now: ItsTime) -> Result<()> {
+        let signer = report.signer.map(|id| id.to_string());
+        match self.format {
+            Format::Json => {
+                let mut out = json!({ "verdict": report.verdict.name(), key: signer });
+                if self.kind == Kind::Data {
+                    out["psid"] = json!(report.psid);
+                }
+                if !report.is_valid() {
+                    out["reason"] = json!(report.reason);
+                }
+                print_json(&out)
+            }
+            Format::Table => {
+                let mut table = Table::new(&["field", "value"]);
+                table.row(vec!["verdict".into(), report.verdict.name().into()]);
+                table.row(vec![key.into(), signer.unwrap_or_else(|| "-".into())]);
+                if let Some(psid) = report.psid {
+                    table.row(vec!["psid".into(), psid.to_string()]);
+                }
+                table.row(vec!["at".into(), now.to_string()]);
+                if !report.is_valid() {
+                    table.row(vec!["reason".into(), report.reason.clone()]);
+                }
+                emit(&table.render())
+            }
+        }
+    }
+}
