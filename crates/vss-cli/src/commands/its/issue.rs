@@ -212,7 +212,10 @@ fn parse_profile(s: &str) -> Result<Profile, String> {
 }
 
 fn parse_region(s: &str) -> Result<GeographicRegion, String> {
-    vss_its::region::parse_region(s).map_err(|e| e.to_string())
+    vss_its::region::parse_region(s).map_err(|e| match e {
+        vss_its::Error::InvalidRequest(why) => why,
+        other => other.to_string(),
+    })
 }
 
 /// `PSID` or `PSID:SSP-HEX`.

@@ -1,0 +1,329 @@
+//! `vss its cert issue | sign | verify | decode`: a PKI built with keys in a store, signed
+//! data verified to Valid, and each failure a verdict with exit status 1.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{init_store, vss_run, vss_store, PIN};
+
+const START: &str = "2026-01-01T00:00:00Z";
+const AT: &str = "2026-01-02T00:00:00Z";
+
+fn keygen(dir: &Path, label: &str, curve: &str) {
+    vss_store(
+        dir,
+        PIN,
+        &["keys", "generate", "--label", label, "--curve", curve],
+    )
+    .success();
+}
+
+fn issue(dir: &Path, args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["its", "cert", "issue", "--start", START, "--format", "json"];
+    all.extend_from_slice(args);
+    vss_store(dir, PIN, &all).success().json()
+}
+
+struct Pki {
+    dir: tempfile::TempDir,
+}
+
+impl Pki {
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn file(&self, name: &str) -> String {
+        self.path(name).display().to_string()
+    }
+
+    /// root (p384) → aa (p256, PSIDs 36 and 37) → at (p256, PSID 36).
+    fn new() -> Self {
+        let pki = Pki {
+            dir: tempfile::tempdir().expect("tempdir"),
+        };
+        let store = pki.path("store");
+        init_store(&store);
+        for (label, curve) in [
+            ("root", "p384"),
+            ("aa", "p256"),
+            ("aa-enc", "p256"),
+            ("at", "p256"),
+        ] {
+            keygen(&store, label, curve);
+        }
+        let root = issue(
+            &store,
+            &[
+                "--profile",
+                "root",
+                "--subject-key",
+                "root",
+                "--name",
+                "root.test",
+                "--duration",
+                "10y",
+                "--region",
+                "countries:56,250,276",
+                "--out",
+                &pki.file("root.cert"),
+            ],
+        );
+        assert_eq!(root["profile"], "root");
+        assert_eq!(root["start"], START);
+        issue(
+            &store,
+            &[
+                "--profile",
+                "aa",
+                "--subject-key",
+                "aa",
+                "--encryption-key",
+                "aa-enc",
+                "--issuer-cert",
+                &pki.file("root.cert"),
+                "--issuer-key",
+                "root",
+                "--name",
+                "aa.test",
+                "--issue-psid",
+                "36",
+                "--issue-psid",
+                "37",
+                "--duration",
+                "4y",
+                "--out",
+                &pki.file("aa.cert"),
+            ],
+        );
+        let at = issue(
+            &store,
+            &[
+                "--profile",
+                "at",
+                "--subject-key",
+                "at",
+                "--issuer-cert",
+                &pki.file("aa.cert"),
+                "--issuer-key",
+                "aa",
+                "--psid",
+                "36:01fffc",
+                "--duration",
+                "7d",
+                "--region",
+                "countries:56",
+                "--out",
+                &pki.file("at.cert"),
+            ],
+        );
+        assert_eq!(at["end"], "2026-01-08T00:00:00Z");
+        std::fs::write(pki.path("cam.bin"), b"CAM payload").expect("payload");
+        pki
+    }
+
+    fn sign(&self, out: &str, args: &[&str]) {
+        let (payload, out_path) = (self.file("cam.bin"), self.file(out));
+        let mut all = vec![
+            "its",
+            "sign",
+            "--label",
+            "at",
+            "--payload",
+            &payload,
+            "--out",
+            &out_path,
+            "--generation-time",
+            AT,
+        ];
+        all.extend_from_slice(args);
+        vss_store(&self.path("store"), PIN, &all).success();
+    }
+
+    fn verify(&self, file: &str, args: &[&str]) -> common::Run {
+        let (path, trust) = (self.file(file), self.file("root.cert"));
+        let mut all = vec!["its", "verify", &path, "--trust", &trust, "--at", AT];
+        all.extend_from_slice(args);
+        vss_run(&all)
+    }
+}
+
+#[test]
+fn a_pki_from_the_store_signs_data_that_verifies() {
+    let pki = Pki::new();
+    let cert = pki.file("at.cert");
+    let aa = pki.file("aa.cert");
+    pki.sign(
+        "cam.oer",
+        &["--cert", &cert, "--psid", "36", "--signer", "certificate"],
+    );
+    let out = pki.verify("cam.oer", &["--chain", &aa]).success().json();
+    assert_eq!(out["verdict"], "Valid", "{out}");
+    assert_eq!(out["psid"], 36);
+    assert!(out.get("reason").is_none());
+    let summary = vss_run(&[
+        "its",
+        "verify",
+        &cert,
+        "--as",
+        "certificate",
+        "--trust",
+        &pki.file("root.cert"),
+        "--chain",
+        &aa,
+        "--at",
+        AT,
+    ])
+    .success()
+    .json();
+    assert_eq!(summary["verdict"], "Valid", "{summary}");
+    assert_eq!(summary["certificate"], out["signer"]);
+
+    let decoded = vss_run(&["its", "decode", &pki.file("cam.oer")])
+        .success()
+        .json();
+    assert_eq!(decoded["protocolVersion"], 3, "{decoded}");
+    let decoded = vss_run(&["its", "decode", &cert]).success().json();
+    assert_eq!(
+        decoded["issuer"]["Sha256AndDigest"].as_str().map(str::len),
+        Some(16),
+        "{decoded}"
+    );
+}
+
+#[test]
+fn each_failure_is_a_verdict_and_exit_status_one() {
+    let pki = Pki::new();
+    let cert = pki.file("at.cert");
+    let aa = pki.file("aa.cert");
+    // A digest signer the verifier has never seen.
+    pki.sign("digest.oer", &["--cert", &cert, "--psid", "36"]);
+    let out = pki.verify("digest.oer", &[]).failure().json();
+    assert_eq!(out["verdict"], "SignerNotFound");
+    // A PSID the ticket lacks.
+    pki.sign(
+        "denm.oer",
+        &["--cert", &cert, "--psid", "37", "--signer", "certificate"],
+    );
+    let out = pki.verify("denm.oer", &["--chain", &aa]).failure().json();
+    assert_eq!(out["verdict"], "InsufficientPermissions", "{out}");
+    // After the ticket's week.
+    pki.sign(
+        "cam.oer",
+        &["--cert", &cert, "--psid", "36", "--signer", "certificate"],
+    );
+    let path = pki.file("cam.oer");
+    let late = vss_run(&[
+        "its",
+        "verify",
+        &path,
+        "--trust",
+        &pki.file("root.cert"),
+        "--chain",
+        &aa,
+        "--at",
+        "2026-02-01T00:00:00Z",
+    ])
+    .failure()
+    .json();
+    assert_eq!(late["verdict"], "Expired", "{late}");
+    // One byte of the signature changed.
+    let mut bytes = std::fs::read(pki.path("cam.oer")).expect("read");
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(pki.path("bad.oer"), &bytes).expect("write");
+    let out = pki.verify("bad.oer", &["--chain", &aa]).failure().json();
+    assert_eq!(out["verdict"], "FalseSignature");
+    // Truncated.
+    std::fs::write(pki.path("short.oer"), &bytes[..bytes.len() / 2]).expect("write");
+    let out = pki.verify("short.oer", &[]).failure().json();
+    assert_eq!(out["verdict"], "Malformed");
+    // The root offered as a chain certificate, not trusted.
+    let root = pki.file("root.cert");
+    let out = vss_run(&[
+        "its", "verify", &path, "--chain", &aa, "--chain", &root, "--at", AT,
+    ])
+    .failure()
+    .json();
+    assert_eq!(out["verdict"], "UntrustedRoot", "{out}");
+}
+
+#[test]
+fn bad_requests_are_one_line_errors_and_write_nothing() {
+    let pki = Pki::new();
+    let store = pki.path("store");
+    let out = pki.file("never.cert");
+    // An AT asking for a PSID its AA may not grant.
+    vss_store(
+        &store,
+        PIN,
+        &[
+            "its",
+            "cert",
+            "issue",
+            "--profile",
+            "at",
+            "--subject-key",
+            "at",
+            "--issuer-cert",
+            &pki.file("aa.cert"),
+            "--issuer-key",
+            "aa",
+            "--psid",
+            "138",
+            "--duration",
+            "1d",
+            "--start",
+            START,
+            "--out",
+            &out,
+        ],
+    )
+    .failure()
+    .one_line_stderr();
+    assert!(!Path::new(&out).exists());
+    // An EA without its encryption key; a malformed region; a duration without a unit.
+    let root = pki.file("root.cert");
+    for args in [
+        &["--profile", "ea", "--name", "ea", "--duration", "1y"][..],
+        &[
+            "--profile",
+            "at",
+            "--psid",
+            "36",
+            "--duration",
+            "1d",
+            "--region",
+            "circle:1,2",
+        ][..],
+        &["--profile", "at", "--psid", "36", "--duration", "7"][..],
+    ] {
+        let mut all = vec![
+            "its",
+            "cert",
+            "issue",
+            "--subject-key",
+            "at",
+            "--issuer-cert",
+            &root,
+            "--issuer-key",
+            "root",
+            "--out",
+            &out,
+        ];
+        all.extend_from_slice(args);
+        let run = vss_store(&store, PIN, &all).failure();
+        assert!(!Path::new(&out).exists(), "{args:?}");
+        run.assert_no_panic();
+    }
+    // A certificate file that is not one.
+    let garbage = pki.file("cam.bin");
+    vss_run(&["its", "decode", &garbage, "--as", "certificate"])
+        .failure()
+        .one_line_stderr();
+    let out = vss_run(&["its", "verify", &garbage, "--as", "certificate"])
+        .failure()
+        .json();
+    assert_eq!(out["verdict"], "Malformed");
+}
