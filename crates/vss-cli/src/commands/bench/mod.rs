@@ -1,6 +1,7 @@
-//! `vss bench …`: the seeds' sign/verify benchmark, sustained throughput, and key
-//! encapsulation.
+//! `vss bench …`: the seeds' sign/verify benchmark, sustained throughput, key
+//! encapsulation, and ITS signed-data verification.
 
+mod its_verify;
 mod kem;
 mod references;
 mod sign_verify;
@@ -27,6 +28,9 @@ pub enum BenchCommand {
     /// Seed 004's key-encapsulation benchmark (PSEC-KEM, table 3): encapsulation and
     /// decapsulation latency and throughput, every decapsulated key checked.
     Kem(kem::KemArgs),
+    /// 1609.2 signed-data verification (signer by digest or certificate), the certificate
+    /// cache warm and cold, as a ratio to the raw ECDSA verify rate of the same run.
+    ItsVerify(its_verify::ItsVerifyArgs),
 }
 
 impl BenchCommand {
@@ -36,6 +40,7 @@ impl BenchCommand {
             BenchCommand::SignVerify(args) => args.run(),
             BenchCommand::Throughput(args) => args.run(),
             BenchCommand::Kem(args) => args.run(),
+            BenchCommand::ItsVerify(args) => args.run(),
         }
     }
 }
