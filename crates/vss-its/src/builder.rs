@@ -208,8 +208,18 @@ fn profile_permissions(
         Profile::Ec => (vec![Permission::psid(PSID_CERT_REQUEST)], Vec::new()),
         Profile::At => (Vec::new(), Vec::new()),
     };
-    let mut app = own;
-    app.extend(request.app_permissions.iter().cloned());
+    // Each PSID once (1609.2): a requested permission replaces the profile's for that PSID.
+    let mut app: Vec<Permission> = own
+        .into_iter()
+        .filter(|p| request.app_permissions.iter().all(|r| r.psid != p.psid))
+        .collect();
+    for p in &request.app_permissions {
+        if let Some(same) = app.iter_mut().find(|a| a.psid == p.psid) {
+            *same = p.clone();
+        } else {
+            app.push(p.clone());
+        }
+    }
     (app, issue)
 }
 

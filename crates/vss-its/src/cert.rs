@@ -8,8 +8,8 @@ use crate::asn::{
 };
 use crate::hashing::{hash_alg, signing_digest, HashedId3, HashedId8};
 use crate::keys::{
-    canonical_encryption_key, canonical_signature, canonical_verification_key, signature_from_asn,
-    verification_key,
+    canonical_encryption_key, canonical_signature, canonical_verification_key, hash_for_curve,
+    signature_from_asn, verification_key, verification_key_curve,
 };
 use crate::time::Validity;
 use crate::{codec, Error, Result};
@@ -94,7 +94,15 @@ impl Cert {
         };
         let by_sha256 = HashedId8::of_digest(&HashAlg::Sha256.digest(&canonical));
         let by_sha384 = HashedId8::of_digest(&HashAlg::Sha384.digest(&canonical));
-        let hashed_id8 = match issuer.hash() {
+        // The whole-certificate hash follows the certificate's own key (1609.2 6.4.3):
+        // SHA-384 for a 384-bit key, else SHA-256.
+        let own_hash = match &asn.to_be_signed.verify_key_indicator {
+            VerificationKeyIndicator::VerificationKey(key) => verification_key_curve(key)
+                .and_then(hash_for_curve)
+                .unwrap_or(HashAlg::Sha256),
+            _ => HashAlg::Sha256,
+        };
+        let hashed_id8 = match own_hash {
             HashAlg::Sha384 => by_sha384,
             _ => by_sha256,
         };
@@ -125,8 +133,8 @@ impl Cert {
         &self.canonical
     }
 
-    /// The certificate's HashedId8 by its whole-certificate hash (the hash its `issuer`
-    /// field names): how a message signed with it names its signer.
+    /// The certificate's HashedId8 by its whole-certificate hash (SHA-384 for a 384-bit
+    /// verification key, else SHA-256): how a message signed with it names its signer.
     pub fn hashed_id8(&self) -> HashedId8 {
         self.hashed_id8
     }

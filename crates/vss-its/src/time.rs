@@ -66,7 +66,8 @@ impl ItsTime {
             .rev()
             .filter(|&k| k <= tai)
             .map(|k| (k, EPOCH_UNIX + tai - k))
-            .find(|&(k, unix)| leaps_before(unix) == k)
+            // Inside a leap second no UTC second matches: it reads as the next second.
+            .find(|&(k, unix)| leaps_before(unix) >= k)
             .map_or(EPOCH_UNIX + tai, |(_, unix)| unix);
         UNIX_EPOCH + StdDuration::from_secs(unix) + StdDuration::from_micros(self.0 % 1_000_000)
     }
@@ -195,6 +196,15 @@ mod tests {
                 let t = ItsTime::from_system_time(unix(u));
                 assert_eq!(t.to_system_time(), unix(u), "unix {u}");
             }
+        }
+    }
+
+    #[test]
+    fn an_instant_inside_a_leap_second_reads_as_the_next_second() {
+        for &leap in &LEAP_SECONDS_UNIX {
+            let before = ItsTime::from_system_time(unix(leap - 1));
+            let inside = before.plus_micros(1_000_000);
+            assert_eq!(inside.to_system_time(), unix(leap));
         }
     }
 
