@@ -330,7 +330,7 @@ pub fn issue_certificate(
         }
         Some(ca) => {
             check_issuer(&tbs, ca, signer)?;
-            let id = ca.hashed_id8_by(hash).to_asn();
+            let id = ca.hashed_id8().to_asn();
             match hash {
                 vss_crypto::HashAlg::Sha384 => IssuerIdentifier::Sha384AndDigest(id),
                 _ => IssuerIdentifier::Sha256AndDigest(id),

@@ -41,15 +41,12 @@ pub struct CacheStats {
 struct Entry {
     cert: Arc<ValidatedCert>,
     used: u64,
-    alias: Option<HashedId8>,
 }
 
 /// A least-recently-used cache of validated certificates.
 pub struct CertCache {
     capacity: usize,
     entries: HashMap<HashedId8, Entry>,
-    /// The other HashedId8 of each entry (by the hash it is not named with by default).
-    aliases: HashMap<HashedId8, HashedId8>,
     by_id3: HashMap<HashedId3, Vec<HashedId8>>,
     recency: BTreeMap<u64, HashedId8>,
     clock: u64,
@@ -71,7 +68,6 @@ impl CertCache {
         CertCache {
             capacity: capacity.max(1),
             entries: HashMap::new(),
-            aliases: HashMap::new(),
             by_id3: HashMap::new(),
             recency: BTreeMap::new(),
             clock: 0,
@@ -102,8 +98,8 @@ impl CertCache {
     /// The certificate named `id` if it is cached and valid at `now`; an expired one is
     /// dropped. Counts a hit or a miss.
     pub fn get(&mut self, id: &HashedId8, now: ItsTime) -> Option<Arc<ValidatedCert>> {
-        let key = self.aliases.get(id).copied().unwrap_or(*id);
-        let Some(entry) = self.entries.get_mut(&key) else {
+        let key = *id;
+        let Some(entry) = self.entries.get_mut(id) else {
             self.stats.misses += 1;
             return None;
         };
@@ -142,13 +138,6 @@ impl CertCache {
             self.remove(&oldest);
             self.stats.evictions += 1;
         }
-        let alias = [vss_crypto::HashAlg::Sha256, vss_crypto::HashAlg::Sha384]
-            .map(|h| cert.cert.hashed_id8_by(h))
-            .into_iter()
-            .find(|&id| id != key);
-        if let Some(alias) = alias {
-            self.aliases.insert(alias, key);
-        }
         self.by_id3.entry(key.hashed_id3()).or_default().push(key);
         self.clock += 1;
         self.recency.insert(self.clock, key);
@@ -157,7 +146,6 @@ impl CertCache {
             Entry {
                 cert,
                 used: self.clock,
-                alias,
             },
         );
         self.stats.inserts += 1;
@@ -182,9 +170,6 @@ impl CertCache {
             return;
         };
         self.recency.remove(&entry.used);
-        if let Some(alias) = entry.alias {
-            self.aliases.remove(&alias);
-        }
         if let Some(ids) = self.by_id3.get_mut(&key.hashed_id3()) {
             ids.retain(|k| k != key);
             if ids.is_empty() {

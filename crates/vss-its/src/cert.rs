@@ -3,9 +3,7 @@
 
 use vss_crypto::{HashAlg, PublicKey, Signature};
 
-use crate::asn::{
-    self, CertificateId, CertificateType, IssuerIdentifier, VerificationKeyIndicator,
-};
+use crate::asn::{self, CertificateType, IssuerIdentifier, VerificationKeyIndicator};
 use crate::hashing::{hash_alg, signing_digest, HashedId3, HashedId8};
 use crate::keys::{
     canonical_encryption_key, canonical_signature, canonical_verification_key, hash_for_curve,
@@ -41,8 +39,6 @@ pub struct Cert {
     canonical_tbs: Vec<u8>,
     issuer: Issuer,
     hashed_id8: HashedId8,
-    by_sha256: HashedId8,
-    by_sha384: HashedId8,
 }
 
 impl Cert {
@@ -92,8 +88,6 @@ impl Cert {
         } else {
             codec::encode("certificate", &canonical_form)?
         };
-        let by_sha256 = HashedId8::of_digest(&HashAlg::Sha256.digest(&canonical));
-        let by_sha384 = HashedId8::of_digest(&HashAlg::Sha384.digest(&canonical));
         // The whole-certificate hash follows the certificate's own key (1609.2 6.4.3):
         // SHA-384 for a 384-bit key, else SHA-256.
         let own_hash = match &asn.to_be_signed.verify_key_indicator {
@@ -102,10 +96,7 @@ impl Cert {
                 .unwrap_or(HashAlg::Sha256),
             _ => HashAlg::Sha256,
         };
-        let hashed_id8 = match own_hash {
-            HashAlg::Sha384 => by_sha384,
-            _ => by_sha256,
-        };
+        let hashed_id8 = HashedId8::of_digest(&own_hash.digest(&canonical));
         Ok(Cert {
             asn,
             bytes,
@@ -113,8 +104,6 @@ impl Cert {
             canonical_tbs,
             issuer,
             hashed_id8,
-            by_sha256,
-            by_sha384,
         })
     }
 
@@ -134,18 +123,9 @@ impl Cert {
     }
 
     /// The certificate's HashedId8 by its whole-certificate hash (SHA-384 for a 384-bit
-    /// verification key, else SHA-256): how a message signed with it names its signer.
+    /// verification key, else SHA-256): how messages and the certificates it signs name it.
     pub fn hashed_id8(&self) -> HashedId8 {
         self.hashed_id8
-    }
-
-    /// The HashedId8 by a given hash: how a certificate it signed with that hash names it
-    /// (`sha256AndDigest`, `sha384AndDigest`).
-    pub fn hashed_id8_by(&self, hash: HashAlg) -> HashedId8 {
-        match hash {
-            HashAlg::Sha384 => self.by_sha384,
-            _ => self.by_sha256,
-        }
     }
 
     /// The certificate's HashedId3.
@@ -161,14 +141,6 @@ impl Cert {
     /// The `toBeSigned` part.
     pub fn tbs(&self) -> &asn::ToBeSignedCertificate {
         &self.asn.to_be_signed
-    }
-
-    /// The name in the certificate's `id`, when it has one.
-    pub fn name(&self) -> Option<&str> {
-        match &self.tbs().id {
-            CertificateId::Name(name) => Some(name.0.as_str()),
-            _ => None,
-        }
     }
 
     /// The validity period.
@@ -202,16 +174,6 @@ impl Cert {
             &self.canonical_tbs,
             issuer.map(Cert::canonical_bytes),
         )
-    }
-
-    /// The application PSIDs of `appPermissions`.
-    pub fn app_psids(&self) -> Vec<u64> {
-        self.tbs()
-            .app_permissions
-            .iter()
-            .flat_map(|p| p.0.iter())
-            .filter_map(|p| crate::permissions::psid_value(&p.psid))
-            .collect()
     }
 }
 

@@ -15,8 +15,7 @@ use crate::{Error, Result};
 /// the 384-bit ones.
 pub fn hash_for_curve(curve: Curve) -> Result<HashAlg> {
     match curve {
-        Curve::P256 | Curve::Bp256 => Ok(HashAlg::Sha256),
-        Curve::P384 | Curve::Bp384 => Ok(HashAlg::Sha384),
+        Curve::P256 | Curve::Bp256 | Curve::P384 | Curve::Bp384 => Ok(curve.default_hash()),
         other => Err(unsupported(other)),
     }
 }

@@ -114,7 +114,7 @@ fn covers_psid_range(group: &PsidGroupPermissions, permission: &PsidSspRange) ->
 /// PSID may be granted by a different group, as in ETSI's conformance-test root
 /// certificates, whose EA permission to certify PSID 623 comes from the group for
 /// PSID 623).
-fn subject_in_groups(inner: &PsidGroupPermissions, groups: &[PsidGroupPermissions]) -> bool {
+fn subject_in_groups(inner: &PsidGroupPermissions, groups: &[&PsidGroupPermissions]) -> bool {
     match &inner.subject_permissions {
         SubjectPermissions::All(()) => groups
             .iter()
@@ -149,6 +149,7 @@ pub fn check_granted(
             ));
         }
     }
+    let all: Vec<&PsidGroupPermissions> = issuer_groups.iter().collect();
     for s in subject
         .cert_issue_permissions
         .iter()
@@ -157,20 +158,19 @@ pub fn check_granted(
         let chain = issuer_groups
             .iter()
             .any(|g| issues_chain(s, g) && ee_bits(&s.ee_type) & !ee_bits(&g.ee_type) == 0);
-        if !chain || !subject_in_groups(s, issuer_groups) {
+        if !chain || !subject_in_groups(s, &all) {
             return Err("a group of certIssuePermissions is not granted by the issuer".into());
         }
     }
+    let enrol: Vec<&PsidGroupPermissions> = issuer_groups
+        .iter()
+        .filter(|g| ee_bits(&g.ee_type) & EndEntityType::ENROLL != 0 && issues_end_entities(g))
+        .collect();
     for s in subject
         .cert_request_permissions
         .iter()
         .flat_map(|g| g.0.iter())
     {
-        let enrol: Vec<PsidGroupPermissions> = issuer_groups
-            .iter()
-            .filter(|g| ee_bits(&g.ee_type) & EndEntityType::ENROLL != 0 && issues_end_entities(g))
-            .cloned()
-            .collect();
         if enrol.is_empty() || !subject_in_groups(s, &enrol) {
             return Err("a group of certRequestPermissions is not granted by the issuer".into());
         }

@@ -5,18 +5,15 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use vss_crypto::HashAlg;
-
 use crate::cache::ValidatedCert;
 use crate::cert::Issuer;
 use crate::hashing::HashedId8;
 use crate::{Cert, Error, Result};
 
-/// The trusted certificates, by HashedId8 (SHA-256 and SHA-384 both).
+/// The trusted certificates, by HashedId8.
 #[derive(Debug, Default)]
 pub struct TrustStore {
     anchors: HashMap<HashedId8, Arc<ValidatedCert>>,
-    count: usize,
 }
 
 /// The file extensions read from a trust directory.
@@ -46,11 +43,7 @@ impl TrustStore {
             cert,
             key,
         });
-        for hash in [HashAlg::Sha256, HashAlg::Sha384] {
-            self.anchors
-                .insert(anchor.cert.hashed_id8_by(hash), Arc::clone(&anchor));
-        }
-        self.count += 1;
+        self.anchors.insert(id, anchor);
         Ok(id)
     }
 
@@ -84,19 +77,19 @@ impl TrustStore {
         Ok(paths.len())
     }
 
-    /// The anchor named `id` (by either hash).
+    /// The anchor named `id`.
     pub fn get(&self, id: &HashedId8) -> Option<Arc<ValidatedCert>> {
         self.anchors.get(id).cloned()
     }
 
     /// How many anchors it holds.
     pub fn len(&self) -> usize {
-        self.count
+        self.anchors.len()
     }
 
     /// Whether it holds none.
     pub fn is_empty(&self) -> bool {
-        self.count == 0
+        self.anchors.is_empty()
     }
 }
 

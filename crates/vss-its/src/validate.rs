@@ -177,11 +177,6 @@ impl Validator {
         self
     }
 
-    /// The trust anchors.
-    pub fn trust(&self) -> &TrustStore {
-        &self.trust
-    }
-
     /// The cache.
     pub fn cache(&self) -> &CertCache {
         &self.cache
@@ -232,7 +227,7 @@ impl Validator {
         let signer = match &message.signed().signer {
             SignerIdentifier::Digest(_) => {
                 let id = signer_id.expect("a digest signer");
-                match self.known(&id, chain, now) {
+                match self.known(&id, chain, now, 1) {
                     Some(found) => found?,
                     None => {
                         return fail(Verdict::SignerNotFound, format!("signer {id} is not known"))
@@ -340,12 +335,14 @@ impl Validator {
         Ok(())
     }
 
-    /// A certificate named `id` that is cached, trusted, or offered (then validated).
+    /// A certificate named `id` that is cached, trusted, or offered (then validated, with
+    /// `depth` certificates below it).
     fn known(
         &mut self,
         id: &HashedId8,
         offered: &[Cert],
         now: ItsTime,
+        depth: usize,
     ) -> Option<Result<Arc<ValidatedCert>, Failure>> {
         if let Some(hit) = self.cache.get(id, now) {
             return Some(Ok(hit));
@@ -353,16 +350,12 @@ impl Validator {
         if let Some(anchor) = self.trust.get(id) {
             return Some(check_time(&anchor.cert, now).map(|()| anchor));
         }
-        let cert = offered.iter().find(|c| {
-            c.hashed_id8() == *id
-                || [vss_crypto::HashAlg::Sha256, vss_crypto::HashAlg::Sha384]
-                    .iter()
-                    .any(|&h| c.hashed_id8_by(h) == *id)
-        })?;
-        Some(self.validate(cert, offered, now, 1))
+        let cert = offered.iter().find(|c| c.hashed_id8() == *id)?;
+        Some(self.validate_chain(cert, offered, now, depth))
     }
 
-    /// Validates `cert` up to a trust anchor; `depth` counts the certificates below it.
+    /// Validates `cert` up to a trust anchor, unless it is cached or trusted already;
+    /// `depth` counts the certificates below it.
     fn validate(
         &mut self,
         cert: &Cert,
@@ -382,6 +375,19 @@ impl Validator {
                 return Ok(anchor);
             }
         }
+        self.validate_chain(cert, offered, now, depth)
+    }
+
+    /// Validates `cert` against its issuer (found, and validated in turn, through
+    /// [`Validator::known`]) and caches it.
+    fn validate_chain(
+        &mut self,
+        cert: &Cert,
+        offered: &[Cert],
+        now: ItsTime,
+        depth: usize,
+    ) -> Result<Arc<ValidatedCert>, Failure> {
+        let id = cert.hashed_id8();
         if depth >= self.policy.max_chain_len {
             return fail(
                 Verdict::InvalidChain,
@@ -400,7 +406,7 @@ impl Validator {
             }
             Issuer::Digest(_, issuer_id) => issuer_id,
         };
-        let issuer = match self.known(&issuer_id, offered, now) {
+        let issuer = match self.known(&issuer_id, offered, now, depth + 1) {
             Some(found) => found?,
             None => {
                 return fail(
@@ -414,6 +420,12 @@ impl Validator {
             return fail(
                 Verdict::InvalidChain,
                 format!("the validity of {id} is not inside its issuer's"),
+            );
+        }
+        if hash_for_curve(issuer.key.public_key().curve())? != cert.issuer().hash() {
+            return fail(
+                Verdict::UnsupportedAlgorithm,
+                format!("{id} names a hash its issuer's key does not sign with"),
             );
         }
         let digest = cert.signed_digest(Some(&issuer.cert));

@@ -130,13 +130,6 @@ fn the_eu_trust_list_verifies_under_its_tlm_and_the_roots_are_anchors() {
 
 #[test]
 fn the_etsi_certificate_pool_validates_up_to_its_roots() {
-    let mut trust = TrustStore::new();
-    trust
-        .add(cert("etsi-ats/CERT_IUT_A_RCA.oer"))
-        .expect("root A");
-    trust
-        .add(cert("etsi-ats/CERT_IUT_C_RCA.oer"))
-        .expect("root C");
     let intermediates: Vec<Cert> = [
         "CERT_IUT_A_AA",
         "CERT_IUT_A_B_AA",
@@ -160,7 +153,7 @@ fn the_etsi_certificate_pool_validates_up_to_its_roots() {
         "CERT_IUT_C1_AT",
     ] {
         let c = cert(&format!("etsi-ats/{name}.oer"));
-        let mut validator = Validator::new(clone_trust(&trust), 8);
+        let mut validator = Validator::new(etsi_roots(), 8);
         let report = validator.verify_certificate(&c, &intermediates, inside(&c));
         assert_eq!(report.verdict, Verdict::Valid, "{name}: {}", report.reason);
     }
@@ -168,7 +161,7 @@ fn the_etsi_certificate_pool_validates_up_to_its_roots() {
     // two reserved low bits of 01FFFC/FF0003): 1609.2 6.4.31 does not allow it.
     for name in ["CERT_IUT_C_AT", "CERT_IUT_D_AT", "CERT_IUT_E_AT"] {
         let c = cert(&format!("etsi-ats/{name}.oer"));
-        let mut validator = Validator::new(clone_trust(&trust), 8);
+        let mut validator = Validator::new(etsi_roots(), 8);
         let report = validator.verify_certificate(&c, &intermediates, inside(&c));
         assert_eq!(
             report.verdict,
@@ -187,7 +180,7 @@ fn the_etsi_certificate_pool_validates_up_to_its_roots() {
     // which keys are compressed, so the signature does not verify.
     let bad = cert("etsi-ats/CERT_TS_CAM_BO_02_AT.oer");
     assert_ne!(bad.canonical_bytes(), bad.bytes());
-    let mut validator = Validator::new(clone_trust(&trust), 8);
+    let mut validator = Validator::new(etsi_roots(), 8);
     let report = validator.verify_certificate(&bad, &intermediates, inside(&bad));
     assert_eq!(report.verdict, Verdict::FalseSignature, "{}", report.reason);
 
@@ -195,7 +188,7 @@ fn the_etsi_certificate_pool_validates_up_to_its_roots() {
     // reading of the standard (also not with pyca/cryptography): VSS says so.
     for name in ["CERT_IUT_A_B3_AA", "CERT_TS_B1_AT"] {
         let c = cert(&format!("etsi-ats/{name}.oer"));
-        let mut validator = Validator::new(clone_trust(&trust), 8);
+        let mut validator = Validator::new(etsi_roots(), 8);
         let report = validator.verify_certificate(&c, &intermediates, inside(&c));
         assert_eq!(
             report.verdict,
@@ -206,13 +199,16 @@ fn the_etsi_certificate_pool_validates_up_to_its_roots() {
     }
 }
 
-fn clone_trust(trust: &TrustStore) -> TrustStore {
-    let mut copy = TrustStore::new();
+/// A fresh trust store holding the pool's two roots (each validator starts cold).
+fn etsi_roots() -> TrustStore {
+    let mut roots = TrustStore::new();
     for name in ["etsi-ats/CERT_IUT_A_RCA.oer", "etsi-ats/CERT_IUT_C_RCA.oer"] {
-        copy.add(cert(name)).expect("root");
+        roots
+            .add(cert(name))
+            .expect("a root's self-signature verifies");
     }
-    assert_eq!(copy.len(), trust.len());
-    copy
+    assert_eq!(roots.len(), 2);
+    roots
 }
 
 #[test]

@@ -155,8 +155,8 @@ fn signer_not_found_when_the_issuer_is_missing() {
 #[test]
 fn invalid_chain_when_a_ca_certificate_is_tampered_or_outlives_its_issuer() {
     let pki = Pki::new(Curve::P256, None);
-    // The AA's signature by the root no longer matches (same HashedId8 is kept by
-    // re-signing with a key that is not the root's).
+    // An AA certificate that still names the root as issuer but is signed with another key,
+    // so the root's signature on it does not verify.
     let impostor = common::Issued {
         cert: pki.root.cert.clone(),
         key: vss_crypto::PrivateKey::generate(Curve::P256).expect("key"),

@@ -175,12 +175,7 @@ impl SignArgs {
             Signer::SelfSigned => SignerKind::SelfSigned,
         };
         if kind != SignerKind::SelfSigned && cert.is_none() {
-            bail!(
-                "--signer {} needs --cert",
-                self.signer
-                    .to_possible_value()
-                    .map_or_else(String::new, |v| v.get_name().to_string())
-            );
+            bail!("--signer digest and --signer certificate need --cert");
         }
         let hsm = store.open()?;
         let signer = HsmSigner::new(hsm.as_ref(), &self.label)?;
