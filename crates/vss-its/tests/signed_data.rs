@@ -330,3 +330,32 @@ fn self_signed_messages_are_not_trusted() {
         Verdict::UntrustedRoot
     );
 }
+
+#[test]
+fn unsupported_algorithm_when_a_certificate_names_a_hash_its_issuers_key_does_not_use() {
+    use vss_its::asn::{Certificate, CertificateBase, ExplicitCertificate, IssuerIdentifier};
+    let pki = Pki::new(Curve::P256, None);
+    // The AT names its p256 AA with sha384AndDigest and is signed over a SHA-384 digest.
+    let mut base: CertificateBase = (**pki.at.cert.asn()).clone();
+    base.issuer = IssuerIdentifier::Sha384AndDigest(pki.aa.cert.hashed_id8().to_asn());
+    let tbs = rasn::coer::encode(&base.to_be_signed).expect("encode");
+    let digest = vss_its::signing_digest(
+        vss_crypto::HashAlg::Sha384,
+        &tbs,
+        Some(pki.aa.cert.canonical_bytes()),
+    );
+    let signature = pki.aa.key.sign_digest(&digest).expect("sign");
+    base.signature = Some(vss_its::signature_to_asn(&signature).expect("signature"));
+    let at = Cert::from_asn(Certificate::from(
+        ExplicitCertificate::new(base).expect("explicit"),
+    ))
+    .expect("encode");
+    let mut validator = Validator::new(pki.trust(), 8);
+    let report = validator.verify_certificate(&at, std::slice::from_ref(&pki.aa.cert), now());
+    assert_eq!(
+        report.verdict,
+        Verdict::UnsupportedAlgorithm,
+        "{}",
+        report.reason
+    );
+}
