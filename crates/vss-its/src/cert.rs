@@ -38,6 +38,7 @@ pub struct Cert {
     canonical: Vec<u8>,
     canonical_tbs: Vec<u8>,
     issuer: Issuer,
+    digest: Vec<u8>,
     hashed_id8: HashedId8,
 }
 
@@ -96,13 +97,15 @@ impl Cert {
                 .unwrap_or(HashAlg::Sha256),
             _ => HashAlg::Sha256,
         };
-        let hashed_id8 = HashedId8::of_digest(&own_hash.digest(&canonical));
+        let digest = own_hash.digest(&canonical);
+        let hashed_id8 = HashedId8::of_digest(&digest);
         Ok(Cert {
             asn,
             bytes,
             canonical,
             canonical_tbs,
             issuer,
+            digest,
             hashed_id8,
         })
     }
@@ -126,6 +129,12 @@ impl Cert {
     /// verification key, else SHA-256): how messages and the certificates it signs name it.
     pub fn hashed_id8(&self) -> HashedId8 {
         self.hashed_id8
+    }
+
+    /// The whole-certificate hash (6.4.3) of the canonical encoding: ECIES's P1 when data is
+    /// encrypted to this certificate.
+    pub fn digest(&self) -> &[u8] {
+        &self.digest
     }
 
     /// The certificate's HashedId3.

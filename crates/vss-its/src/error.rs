@@ -39,6 +39,10 @@ pub enum Error {
         /// What the encoder reported.
         detail: String,
     },
+    /// Encrypted data could not be decrypted: not addressed to the key, or a tag that does
+    /// not match.
+    #[error("cannot decrypt: {0}")]
+    Decryption(String),
     /// A cryptographic operation failed.
     #[error(transparent)]
     Crypto(#[from] vss_crypto::Error),

@@ -24,7 +24,7 @@ pub fn hash_for_curve(curve: Curve) -> Result<HashAlg> {
 macro_rules! curve_point {
     ($point:ident, $to_sec1:ident, $compressed:ident, $x_of:ident, $x_only:ident, $canonical:ident, $len:literal) => {
         /// The SEC1 encoding of a point given compressed or uncompressed.
-        fn $to_sec1(point: &$point) -> Result<Vec<u8>> {
+        pub(crate) fn $to_sec1(point: &$point) -> Result<Vec<u8>> {
             let (prefix, x, y): (u8, &[u8], &[u8]) = match point {
                 $point::CompressedY0(x) => (2, x.as_ref(), &[]),
                 $point::CompressedY1(x) => (3, x.as_ref(), &[]),
@@ -39,7 +39,7 @@ macro_rules! curve_point {
         }
 
         /// The compressed form of a public key, as 1609.2 asks of keys in certificates.
-        fn $compressed(key: &PublicKey) -> $point {
+        pub(crate) fn $compressed(key: &PublicKey) -> $point {
             let sec1 = key.to_sec1_compressed();
             let x = FixedOctetString::<$len>::new(
                 <[u8; $len]>::try_from(&sec1[1..]).expect("a compressed point of the curve"),

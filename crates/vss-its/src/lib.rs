@@ -5,6 +5,8 @@
 //!   TS 103 097 profiles (root, EA, AA, EC, AT).
 //! - [`sign_data`] and [`SignedMessage`]: signed data with its header, signer as digest,
 //!   certificate or self.
+//! - [`encrypt_data`] and [`decrypt_data`]: encrypted data for certificates, keys or a
+//!   pre-shared key (ECIES + AES-128-CCM).
 //! - [`Validator`]: signer lookup, chain validation to a [`TrustStore`], signature, time,
 //!   PSID and region checks, one [`Verdict`]; validated certificates go to a [`CertCache`].
 //!
@@ -47,6 +49,7 @@ mod builder;
 mod cache;
 mod cert;
 mod codec;
+mod encrypted_data;
 mod error;
 mod hashing;
 mod keys;
@@ -71,6 +74,9 @@ pub use builder::{
 pub use cache::{CacheStats, CertCache, ValidatedCert, DEFAULT_CAPACITY};
 pub use cert::{Cert, Issuer};
 pub use codec::MAX_ENCODED_LEN;
+pub use encrypted_data::{
+    decrypt_data, encrypt_data, DataEncryptionKey, Decrypted, Decryptor, Recipient, MAX_RECIPIENTS,
+};
 pub use error::{Error, Result};
 pub use hashing::{signing_digest, HashedId3, HashedId8};
 pub use keys::{
@@ -79,7 +85,7 @@ pub use keys::{
 };
 pub use permissions::psid_value;
 pub use signed_data::{sign_data, unsecured, SignedDataRequest, SignedMessage, SignerKind};
-pub use signer::{HsmSigner, Signer};
+pub use signer::{HsmKey, KeyAgreement, Signer};
 pub use time::{duration_from_seconds, duration_micros, ItsTime, Validity};
 pub use trust::TrustStore;
 pub use validate::{Policy, Report, Validator, Verdict};

@@ -1,7 +1,9 @@
-//! What signs: a key in an HSM (or, for tests and tools, a private key in memory).
+//! What signs and decrypts: a key in an HSM (or, for tests and tools, a private key in
+//! memory).
 
 use vss_crypto::{Curve, PrivateKey, PublicKey, Signature};
 use vss_hsm::{Hsm, KeyHandle};
+use zeroize::Zeroizing;
 
 use crate::Result;
 
@@ -17,18 +19,24 @@ pub trait Signer {
     fn sign_digest(&self, digest: &[u8]) -> Result<Signature>;
 }
 
-/// A key inside an HSM.
-pub struct HsmSigner<'a> {
+/// Agrees keys for ECIES decryption: the private half stays where it is.
+pub trait KeyAgreement {
+    /// ECDH with `peer`: the x coordinate of the shared point.
+    fn ecdh(&self, peer: &PublicKey) -> Result<Zeroizing<Vec<u8>>>;
+}
+
+/// A key inside an HSM, for signing or decryption.
+pub struct HsmKey<'a> {
     hsm: &'a dyn Hsm,
     key: KeyHandle,
     curve: Curve,
 }
 
-impl<'a> HsmSigner<'a> {
+impl<'a> HsmKey<'a> {
     /// The key with `label` in `hsm`.
     pub fn new(hsm: &'a dyn Hsm, label: &str) -> Result<Self> {
         let info = hsm.key(label)?;
-        Ok(HsmSigner {
+        Ok(HsmKey {
             hsm,
             key: info.handle,
             curve: info.curve,
@@ -36,7 +44,7 @@ impl<'a> HsmSigner<'a> {
     }
 }
 
-impl Signer for HsmSigner<'_> {
+impl Signer for HsmKey<'_> {
     fn curve(&self) -> Curve {
         self.curve
     }
@@ -47,6 +55,18 @@ impl Signer for HsmSigner<'_> {
 
     fn sign_digest(&self, digest: &[u8]) -> Result<Signature> {
         Ok(self.hsm.sign_digest(&self.key, digest)?)
+    }
+}
+
+impl KeyAgreement for HsmKey<'_> {
+    fn ecdh(&self, peer: &PublicKey) -> Result<Zeroizing<Vec<u8>>> {
+        Ok(self.hsm.ecdh(&self.key, peer)?)
+    }
+}
+
+impl KeyAgreement for PrivateKey {
+    fn ecdh(&self, peer: &PublicKey) -> Result<Zeroizing<Vec<u8>>> {
+        Ok(self.diffie_hellman(peer)?)
     }
 }
 

@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 use serde_json::json;
 use vss_its::asn::{Duration, GeographicRegion, ThreeDLocation};
 use vss_its::{
-    CertificateRequest, HsmSigner, ItsTime, Permission, Profile, SignedDataRequest, SignerKind,
+    CertificateRequest, HsmKey, ItsTime, Permission, Profile, SignedDataRequest, SignerKind,
 };
 
 use super::{parse_time, read, read_cert, write_output};
@@ -84,7 +84,7 @@ impl IssueArgs {
         }
         let cert = match (self.profile, &self.issuer_cert, &self.issuer_key) {
             (Profile::Root, None, None) => {
-                let signer = HsmSigner::new(hsm.as_ref(), &self.subject_key)?;
+                let signer = HsmKey::new(hsm.as_ref(), &self.subject_key)?;
                 vss_its::issue_certificate(&request, None, &signer)?
             }
             (Profile::Root, _, _) => {
@@ -92,7 +92,7 @@ impl IssueArgs {
             }
             (_, Some(path), Some(label)) => {
                 let issuer = read_cert(path)?;
-                let signer = HsmSigner::new(hsm.as_ref(), label)?;
+                let signer = HsmKey::new(hsm.as_ref(), label)?;
                 vss_its::issue_certificate(&request, Some(&issuer), &signer)?
             }
             _ => bail!(
@@ -178,7 +178,7 @@ impl SignArgs {
             bail!("--signer digest and --signer certificate need --cert");
         }
         let hsm = store.open()?;
-        let signer = HsmSigner::new(hsm.as_ref(), &self.label)?;
+        let signer = HsmKey::new(hsm.as_ref(), &self.label)?;
         let mut request = SignedDataRequest::new(self.psid, &payload);
         request.signer = kind;
         request.generation_time = Some(self.generation_time.unwrap_or_else(ItsTime::now));
