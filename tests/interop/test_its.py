@@ -1079,7 +1079,7 @@ def test_vectors_decode_like_pycrate(its, path):
             p["psid"] for p in tbs.get("appPermissions", [])]
     else:
         sd = ref.signed_data(value)
-        header = got["content"]["SignedData"]["tbsData"]["headerInfo"]
+        header = got["content"]["signedData"]["tbsData"]["headerInfo"]
         assert (header["psid"], header["generationTime"]) == (
             sd["tbsData"]["headerInfo"]["psid"], sd["tbsData"]["headerInfo"]["generationTime"])
 

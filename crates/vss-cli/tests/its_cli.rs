@@ -186,7 +186,7 @@ fn a_pki_from_the_store_signs_data_that_verifies() {
     assert_eq!(decoded["protocolVersion"], 3, "{decoded}");
     let decoded = vss_run(&["its", "decode", &cert]).success().json();
     assert_eq!(
-        decoded["issuer"]["Sha256AndDigest"].as_str().map(str::len),
+        decoded["issuer"]["sha256AndDigest"].as_str().map(str::len),
         Some(16),
         "{decoded}"
     );
@@ -201,13 +201,6 @@ fn each_failure_is_a_verdict_and_exit_status_one() {
     pki.sign("digest.oer", &["--cert", &cert, "--psid", "36"]);
     let out = pki.verify("digest.oer", &[]).failure().json();
     assert_eq!(out["verdict"], "SignerNotFound");
-    // A PSID the ticket lacks.
-    pki.sign(
-        "denm.oer",
-        &["--cert", &cert, "--psid", "37", "--signer", "certificate"],
-    );
-    let out = pki.verify("denm.oer", &["--chain", &aa]).failure().json();
-    assert_eq!(out["verdict"], "InsufficientPermissions", "{out}");
     // After the ticket's week.
     pki.sign(
         "cam.oer",
@@ -317,6 +310,32 @@ fn bad_requests_are_one_line_errors_and_write_nothing() {
         assert!(!Path::new(&out).exists(), "{args:?}");
         run.assert_no_panic();
     }
+    // Signing for a PSID the ticket lacks (receivers would answer InsufficientPermissions).
+    let (payload, denm) = (pki.file("cam.bin"), pki.file("denm.oer"));
+    let at = pki.file("at.cert");
+    let err = vss_store(
+        &store,
+        PIN,
+        &[
+            "its",
+            "sign",
+            "--label",
+            "at",
+            "--cert",
+            &at,
+            "--psid",
+            "37",
+            "--payload",
+            &payload,
+            "--out",
+            &denm,
+        ],
+    )
+    .failure()
+    .one_line_stderr()
+    .stderr;
+    assert!(err.contains("does not permit PSID 37"), "{err}");
+    assert!(!Path::new(&denm).exists());
     // A certificate file that is not one.
     let garbage = pki.file("cam.bin");
     vss_run(&["its", "decode", &garbage, "--as", "certificate"])
@@ -326,4 +345,117 @@ fn bad_requests_are_one_line_errors_and_write_nothing() {
         .failure()
         .json();
     assert_eq!(out["verdict"], "Malformed");
+}
+
+#[test]
+fn data_encrypted_to_the_aa_opens_only_with_its_encryption_key() {
+    let pki = Pki::new();
+    let store = pki.path("store");
+    let (aa, at) = (pki.file("aa.cert"), pki.file("at.cert"));
+    let (payload, sealed, opened) = (
+        pki.file("cam.bin"),
+        pki.file("sealed.oer"),
+        pki.file("opened.bin"),
+    );
+    let out = vss_run(&[
+        "its",
+        "encrypt",
+        "--to",
+        &aa,
+        "--payload",
+        &payload,
+        "--out",
+        &sealed,
+        "--format",
+        "json",
+    ])
+    .success()
+    .json();
+    assert_eq!(out["content"], "unsecuredData");
+    let decoded = vss_run(&["its", "decode", &sealed, "--as", "data"])
+        .success()
+        .json();
+    assert!(
+        decoded["content"]["encryptedData"]["recipients"][0]["certRecipInfo"].is_object(),
+        "{decoded}"
+    );
+    let out = vss_store(
+        &store,
+        PIN,
+        &[
+            "its",
+            "decrypt",
+            &sealed,
+            "--label",
+            "aa-enc",
+            "--cert",
+            &aa,
+            "--payload",
+            "--out",
+            &opened,
+            "--format",
+            "json",
+        ],
+    )
+    .success()
+    .json();
+    assert_eq!(
+        out["recipient"],
+        decoded["content"]["encryptedData"]["recipients"][0]["certRecipInfo"]["recipientId"]
+            .as_str()
+            .map(str::to_uppercase)
+            .expect("id")
+    );
+    assert_eq!(
+        std::fs::read(&opened).expect("read"),
+        std::fs::read(&payload).expect("read")
+    );
+
+    // Signed data inside encrypted data: decrypted, it still verifies.
+    pki.sign(
+        "cam.oer",
+        &["--cert", &at, "--psid", "36", "--signer", "certificate"],
+    );
+    let (signed, inner) = (pki.file("cam.oer"), pki.file("inner.oer"));
+    vss_run(&[
+        "its", "encrypt", "--to", &aa, "--data", &signed, "--out", &sealed,
+    ])
+    .success();
+    vss_store(
+        &store,
+        PIN,
+        &[
+            "its", "decrypt", &sealed, "--label", "aa-enc", "--cert", &aa, "--out", &inner,
+        ],
+    )
+    .success();
+    let out = pki.verify("inner.oer", &["--chain", &aa]).success().json();
+    assert_eq!(out["verdict"], "Valid");
+
+    // The wrong key, and a certificate without an encryption key: one line, nothing written.
+    let never = pki.file("never.bin");
+    let err = vss_store(
+        &store,
+        PIN,
+        &[
+            "its", "decrypt", &sealed, "--label", "at", "--cert", &aa, "--out", &never,
+        ],
+    )
+    .failure()
+    .one_line_stderr()
+    .stderr;
+    assert!(err.contains("cannot decrypt"), "{err}");
+    vss_run(&[
+        "its",
+        "encrypt",
+        "--to",
+        &at,
+        "--payload",
+        &payload,
+        "--out",
+        &never,
+    ])
+    .failure()
+    .one_line_stderr();
+    assert!(!Path::new(&never).exists());
 }

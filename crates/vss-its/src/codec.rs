@@ -52,10 +52,46 @@ pub fn to_json<T: Encode>(what: &'static str, value: &T) -> Result<serde_json::V
         what,
         detail: first_line(&e.to_string()),
     })?;
-    serde_json::from_str(&text).map_err(|e| Error::Encode {
+    let mut json = serde_json::from_str(&text).map_err(|e| Error::Encode {
         what,
         detail: e.to_string(),
-    })
+    })?;
+    asn1_identifiers(&mut json);
+    Ok(json)
+}
+
+/// Fields whose value is an ENUMERATED of 1609.2 (`CertificateType`, `SymmAlgorithm`,
+/// `HashAlgorithm`).
+const ENUMERATED_FIELDS: [&str; 4] = ["type", "supportedSymmAlg", "hashId", "self"];
+
+/// rasn writes CHOICE alternatives and ENUMERATED values that carry no explicit identifier
+/// under their Rust names (`SignedData`, `Explicit`); ASN.1 identifiers begin in lower case
+/// (`signedData`, `explicit`), which is what X.697 asks for.
+fn asn1_identifiers(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(map) => {
+            let entries = std::mem::take(map);
+            for (key, mut inner) in entries {
+                if ENUMERATED_FIELDS.contains(&key.as_str()) {
+                    if let serde_json::Value::String(text) = &mut inner {
+                        *text = lower_first(text);
+                    }
+                }
+                asn1_identifiers(&mut inner);
+                map.insert(lower_first(&key), inner);
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(asn1_identifiers),
+        _ => {}
+    }
+}
+
+fn lower_first(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
 }
 
 /// rasn's messages carry a backtrace after the first line; the first line says it all.

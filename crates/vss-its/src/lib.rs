@@ -83,7 +83,7 @@ pub use keys::{
     encryption_key, hash_for_curve, public_encryption_key, public_verification_key,
     signature_from_asn, signature_to_asn, verification_key,
 };
-pub use permissions::psid_value;
+pub use permissions::{allows_psid, psid_value};
 pub use signed_data::{sign_data, unsecured, SignedDataRequest, SignedMessage, SignerKind};
 pub use signer::{HsmKey, KeyAgreement, Signer};
 pub use time::{duration_from_seconds, duration_micros, ItsTime, Validity};

@@ -70,8 +70,8 @@ fn signed_data_round_trips_to_a_certificate_on_both_ecies_curves() {
         let (cert, private) = recipient(&pki, curve);
         let inner = signed(&pki);
         let key = DataEncryptionKey::generate().expect("key");
-        let data = encrypt_data(&inner, &[Recipient::Certificate(&cert.cert)], &key)
-            .expect("encrypt");
+        let data =
+            encrypt_data(&inner, &[Recipient::Certificate(&cert.cert)], &key).expect("encrypt");
         let bytes = encode_data(&data).expect("encode");
         let decoded = decode_data(&bytes).expect("decode");
         assert_eq!(decoded, data, "{curve}: parse back equal");
@@ -82,7 +82,10 @@ fn signed_data_round_trips_to_a_certificate_on_both_ecies_curves() {
         };
         assert_eq!(pk.recipient_id, cert.cert.hashed_id8().to_asn());
         assert_eq!(
-            matches!(pk.enc_key, EncryptedDataEncryptionKey::EciesBrainpoolP256r1(_)),
+            matches!(
+                pk.enc_key,
+                EncryptedDataEncryptionKey::EciesBrainpoolP256r1(_)
+            ),
             curve == Curve::Bp256
         );
         let opened =

@@ -240,3 +240,20 @@ fn cams_captured_from_a_vehicle_verify_with_its_ticket() {
         Some("0BA2D2FB6A0C62D2".parse().expect("hex"))
     );
 }
+
+#[test]
+fn json_uses_the_asn1_identifiers_of_the_standard() {
+    let json = vss_its::certificate_to_json(&cert("etsi-ats/CERT_IUT_A_AT.oer")).expect("json");
+    assert_eq!(json["type"], "explicit");
+    assert_eq!(json["issuer"]["sha256AndDigest"], "34556D34931E5E5C");
+    let tbs = &json["toBeSigned"];
+    assert!(
+        tbs["id"]["none"].is_null() && tbs["id"].get("none").is_some(),
+        "{tbs}"
+    );
+    assert_eq!(tbs["encryptionKey"]["supportedSymmAlg"], "aes128Ccm");
+    assert!(tbs["encryptionKey"]["publicKey"]["eciesNistP256"]["compressed-y-1"].is_string());
+    assert_eq!(tbs["validityPeriod"]["duration"]["hours"], 8760);
+    assert_eq!(tbs["appPermissions"][0]["ssp"]["bitmapSsp"], "01FFFC");
+    assert!(json["signature"]["ecdsaNistP256"]["rSig"]["x-only"].is_string());
+}

@@ -177,6 +177,15 @@ impl SignArgs {
         if kind != SignerKind::SelfSigned && cert.is_none() {
             bail!("--signer digest and --signer certificate need --cert");
         }
+        if let Some(cert) = cert.as_ref().filter(|_| kind != SignerKind::SelfSigned) {
+            if !vss_its::allows_psid(cert.tbs(), self.psid) {
+                bail!(
+                    "certificate {} does not permit PSID {}: receivers would refuse the message",
+                    cert.hashed_id8(),
+                    self.psid
+                );
+            }
+        }
         let hsm = store.open()?;
         let signer = HsmKey::new(hsm.as_ref(), &self.label)?;
         let mut request = SignedDataRequest::new(self.psid, &payload);

@@ -1,6 +1,7 @@
-//! `vss its …`: IEEE 1609.2 / ETSI TS 103 097 certificates and signed data — decode,
-//! verify, issue certificates, sign.
+//! `vss its …`: IEEE 1609.2 / ETSI TS 103 097 certificates, signed and encrypted data —
+//! decode, verify, issue certificates, sign, encrypt, decrypt.
 
+mod encrypt;
 mod issue;
 mod verify;
 
@@ -14,9 +15,10 @@ use vss_its::{Cert, ItsTime};
 use crate::output::Format;
 use crate::store::StoreArgs;
 
+pub use encrypt::{DecryptArgs, EncryptArgs};
 pub use issue::{IssueArgs, SignArgs};
 
-/// ITS certificates and signed data.
+/// ITS certificates, signed and encrypted data.
 #[derive(Subcommand)]
 pub enum ItsCommand {
     /// Print a COER certificate or Ieee1609Dot2Data as JSON (X.697 JER; octets in hex).
@@ -38,6 +40,15 @@ pub enum ItsCommand {
         store: StoreArgs,
         #[command(flatten)]
         args: SignArgs,
+    },
+    /// Encrypt a payload or 1609.2 data to certificates' encryption keys (ECIES + AES-CCM).
+    Encrypt(EncryptArgs),
+    /// Decrypt 1609.2 encrypted data with a decryption key in the store.
+    Decrypt {
+        #[command(flatten)]
+        store: StoreArgs,
+        #[command(flatten)]
+        args: DecryptArgs,
     },
 }
 
@@ -70,6 +81,8 @@ impl ItsCommand {
             ItsCommand::Verify(args) => args.run(),
             ItsCommand::Cert(CertCommand::Issue { store, args }) => args.run(&store),
             ItsCommand::Sign { store, args } => args.run(&store),
+            ItsCommand::Encrypt(args) => args.run(),
+            ItsCommand::Decrypt { store, args } => args.run(&store),
         }
     }
 }
