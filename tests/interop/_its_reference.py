@@ -1,7 +1,8 @@
 """An independent IEEE 1609.2 / ETSI TS 103 097 reference for test_its.py.
 
 COER comes from pycrate (`pycrate_asn1dir.ITS_IEEE1609_2`, a compiled copy of the IEEE 1609.2
-ASN.1), ECDSA from pyca `cryptography`, hashes from hashlib. Nothing here imports or mirrors
+ASN.1), ECDSA and AES-CCM from pyca `cryptography`, hashes from hashlib, 1609.2 ECIES from
+_kem_reference. Nothing here imports or mirrors
 vss code; the rules are written from IEEE 1609.2:
 
 * signing input (5.3.1): ECDSA over  H(COER(tbs)) || H(COER(signer certificate))  with
@@ -27,12 +28,15 @@ from __future__ import annotations
 import copy
 import hashlib
 import logging
+import os
+import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESCCM
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import (
     decode_dss_signature,
@@ -40,6 +44,8 @@ from cryptography.hazmat.primitives.asymmetric.utils import (
 )
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from pycrate_asn1dir import ITS_IEEE1609_2 as _M
+
+import _kem_reference as kem
 
 # pycrate logs every DEFAULT value it leaves out of an encoding at INFO level.
 logging.getLogger("pycrate.asn1rt").setLevel(logging.WARNING)
@@ -394,6 +400,87 @@ def sign_data(tbs_data: dict, priv: ec.EllipticCurvePrivateKey, curve: ItsCurve,
 
 def unsecured(payload: bytes) -> dict:
     return {"data": {"protocolVersion": 3, "content": ("unsecuredData", payload)}}
+
+
+# --------------------------------------------------------------------------------------
+# Encrypted data (5.3.4, 5.3.5, 6.3.30-6.3.46)
+# --------------------------------------------------------------------------------------
+#
+# ECIES (5.3.5.1) is _kem_reference's (python-ecdsa arithmetic, checked there against the
+# Annex D vectors); here it is wrapped in the structures. P1 is the recipient certificate's
+# whole hash for certRecipInfo. The data: AES-128-CCM (pyca), 12-byte nonce, 16-byte tag, no
+# associated data, over the COER of an Ieee1609Dot2Data.
+
+
+def ecies_encrypt(curve_name: str, recipient: bytes, key: bytes, p1: bytes, *,
+                  uncompressed_v: bool = False) -> dict:
+    """EciesP256EncryptedKey value for `key` (16 bytes) to the SEC 1 point `recipient`."""
+    kc = kem.CURVES[curve_name]
+    v = secrets.randbelow(kc.n - 1) + 1
+    raw = kem.ecies1609_encrypt(kc, kc.decode(recipient), key, v, p1)
+    point, c, t = raw[:33], raw[33:49], raw[49:]
+    if uncompressed_v:
+        full = kc.encode(kc.decode(point), compressed=False)
+        v_choice = ("uncompressedP256", {"x": full[1:33], "y": full[33:]})
+    else:
+        v_choice = ("compressed-y-0" if point[0] == 2 else "compressed-y-1", point[1:])
+    return {"v": v_choice, "c": c, "t": t}
+
+
+def ecies_decrypt(curve_name: str, private: int, enc_key: dict, p1: bytes) -> bytes:
+    """The 16-byte key of an EciesP256EncryptedKey value; raises kem.Rejected."""
+    kind, val = enc_key["v"]
+    kc = kem.CURVES[curve_name]
+    if kind.startswith("uncompressed"):
+        point = kc.encode(kc.decode(b"\x04" + val["x"] + val["y"]), compressed=True)
+    else:
+        point = (b"\x02" if kind == "compressed-y-0" else b"\x03") + val
+    return kem.ecies1609_decrypt(kc, private, point + enc_key["c"] + enc_key["t"], p1)
+
+
+def cert_ecies_p1(cert_bytes: bytes) -> bytes:
+    """P1 for certRecipInfo: the certificate's whole-certificate hash (6.4.3, canonical)."""
+    return whole_cert_hash(cert_bytes)(canonical_cert_bytes(cert_bytes)).digest()
+
+
+def encrypted_data(inner_coer: bytes, recipients: list, key: bytes,
+                   nonce: bytes | None = None) -> bytes:
+    """COER Ieee1609Dot2Data of encryptedData: `recipients` are RecipientInfo values."""
+    nonce = nonce if nonce is not None else os.urandom(12)
+    ciphertext = AESCCM(key, tag_length=16).encrypt(nonce, inner_coer, None)
+    return encode_data({"protocolVersion": 3, "content": ("encryptedData", {
+        "recipients": recipients,
+        "ciphertext": ("aes128ccm", {"nonce": nonce, "ccmCiphertext": ciphertext})})})
+
+
+def cert_recipient(cert_bytes: bytes, key: bytes, *, p1: bytes | None = None,
+                   uncompressed_v: bool = False) -> tuple:
+    """certRecipInfo giving `key` to the holder of the certificate's encryption key."""
+    alt, point = decode_cert(cert_bytes)["toBeSigned"]["encryptionKey"]["publicKey"]
+    curve = CURVE_BY_ENC_ALT[alt]
+    sec1 = public_key_from_point(curve, point).public_bytes(Encoding.X962,
+                                                            PublicFormat.CompressedPoint)
+    p1 = cert_ecies_p1(cert_bytes) if p1 is None else p1
+    return ("certRecipInfo", {
+        "recipientId": bytes.fromhex(hashed_id8(cert_bytes)),
+        "encKey": (alt, ecies_encrypt(curve.name, sec1, key, p1,
+                                      uncompressed_v=uncompressed_v))})
+
+
+def decrypt_for_cert(data: bytes, cert_bytes: bytes, priv: ec.EllipticCurvePrivateKey) -> bytes:
+    """The plaintext (COER Ieee1609Dot2Data) of encrypted data for a certificate."""
+    kind, enc = decode_data(data)["content"]
+    assert kind == "encryptedData", kind
+    want = bytes.fromhex(hashed_id8(cert_bytes))
+    infos = [v for alt, v in enc["recipients"] if alt == "certRecipInfo" and
+             v["recipientId"] == want]
+    assert len(infos) == 1, f"certRecipInfo for {want.hex()}: {enc['recipients']}"
+    alt, enc_key = infos[0]["encKey"]
+    key = ecies_decrypt(CURVE_BY_ENC_ALT[alt].name, priv.private_numbers().private_value,
+                        enc_key, cert_ecies_p1(cert_bytes))
+    alt, ccm = enc["ciphertext"]
+    assert alt == "aes128ccm", alt
+    return AESCCM(key, tag_length=16).decrypt(ccm["nonce"], ccm["ccmCiphertext"], None)
 
 
 # --------------------------------------------------------------------------------------

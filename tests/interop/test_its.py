@@ -1,6 +1,7 @@
-"""`vss its`: IEEE 1609.2 / ETSI TS 103 097 certificates and signed data, checked against
-independent implementations (the reference in _its_reference.py: pycrate's compiled 1609.2
-ASN.1 for COER, pyca `cryptography` for ECDSA, hashlib, and the 1609.2 rules written out).
+"""`vss its`: IEEE 1609.2 / ETSI TS 103 097 certificates, signed and encrypted data, checked
+against independent implementations (the reference in _its_reference.py: pycrate's compiled
+1609.2 ASN.1 for COER, pyca `cryptography` for ECDSA and AES-CCM, hashlib, _kem_reference's
+ECIES, and the 1609.2 rules written out).
 
 0. The reference itself first: it must verify the published signatures under
    tests/vectors/its/ (ETSI ATS certificate pool, the EU L2 ECTL and TLM, vanetza's CAMs) and
@@ -16,6 +17,9 @@ ASN.1 for COER, pyca `cryptography` for ECDSA, hashlib, and the 1609.2 rules wri
    `vss its verify` says Valid, and each one-thing-changed variant gets its verdict.
 4. The published vectors: `vss its decode` agrees with pycrate on every file, and the ECTL
    verifies against the TLM certificate.
+5. Encrypted data: what `vss its encrypt` makes for a Python certificate, the reference
+   decrypts (P1 = the certificate's hash); what the reference encrypts to a vss certificate,
+   `vss its decrypt` opens, and refuses with a wrong P1, a changed byte or another recipient.
 
 Keys, names, PSIDs, regions, times and payloads come from the suite's seeded RNG (conftest.py);
 failure messages carry the inputs and VSS_INTEROP_SEED.
@@ -23,6 +27,7 @@ failure messages carry the inputs and VSS_INTEROP_SEED.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -33,6 +38,7 @@ from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 import _its_reference as ref
 from _support import PIN, PUK
@@ -429,16 +435,12 @@ def check_signed(its: Its, data: bytes, path: Path, summary: dict, command: str,
 # pycrate's decode in vss's JSON conventions (rasn JER: Rust variant names)
 # --------------------------------------------------------------------------------------
 
-_KEEP_IDENTIFIERS = {"self", "x-only", "fill", "compressed-y-0", "compressed-y-1",
-                     "uncompressedP256", "uncompressedP384"}
-
-
 def _variant(choice, name: str) -> str:
-    if name in _KEEP_IDENTIFIERS:
-        return name
+    # pycrate's module is 1609.2-2016, whose Signature alternatives are named
+    # ecdsaNistP256Signature; 1609.2-2022 (and vss) name them ecdsaNistP256.
     if name.endswith("Signature") and "ecdsaNistP256Signature" in choice._cont:
-        name = name[: -len("Signature")]
-    return name[0].upper() + name[1:]
+        return name[: -len("Signature")]
+    return name
 
 
 def _jer(obj, val):
@@ -447,10 +449,10 @@ def _jer(obj, val):
         name, v = val
         if name == ref.P384_EXT:  # see _its_reference: ecdsaNistP384 (1609.2a)
             if "ecdsaNistP256Signature" in obj._cont:
-                return {"EcdsaNistP384": _jer(ref._B.EcdsaP384Signature,
+                return {"ecdsaNistP384": _jer(ref._B.EcdsaP384Signature,
                                               ref.decode_p384_signature(v))}
             if "ecdsaNistP256" in obj._cont:
-                return {"EcdsaNistP384": _jer(ref._B.EccP384CurvePoint,
+                return {"ecdsaNistP384": _jer(ref._B.EccP384CurvePoint,
                                               ref.decode_p384_point(v))}
             raise AssertionError(f"unknown extension in {obj._name}")
         return {_variant(obj, name): _jer(obj._cont[name], v)}
@@ -469,7 +471,7 @@ def _jer(obj, val):
     if t == "NULL":
         return None
     if t == "ENUMERATED":
-        return val[0].upper() + val[1:]
+        return val
     if t in ("INTEGER", "BOOLEAN") or "String" in t:
         return val
     raise AssertionError(f"no JER rule for {t} ({obj._name})")
@@ -716,25 +718,28 @@ def test_vss_app_permissions_name_each_psid_once(its, rng, seed_note):
                           + "\n  ".join(problems) + seed_note)
 
 
-def _vss_at(its: Its, rng, curve: str, tag: str, note: str):
+def _vss_at(its: Its, rng, curve: str, tag: str, note: str, extra_psids=()):
     start = _whole_second(rng, datetime(2024, 1, 1, tzinfo=timezone.utc),
                           datetime(2030, 1, 1, tzinfo=timezone.utc))
     root = its.issue("root", f"{tag}.root", curve, name=f"{tag}-root", start=start,
                      duration="5y", note=note)
     aa = its.issue("aa", f"{tag}.aa", curve, issuer=root, name=f"{tag}-aa", enc=f"{tag}.aa.enc",
                    start=start, duration="2y", note=note)
-    at = its.issue("at", f"{tag}.at", curve, issuer=aa, psids=[(36, bytes([1, 0, 0])), (37, None)],
+    at = its.issue("at", f"{tag}.at", curve, issuer=aa,
+                   psids=[(36, bytes([1, 0, 0])), (37, None)] + [(p, None) for p in extra_psids],
                    start=start + timedelta(days=1), duration="7d", note=note)
     return root, aa, at
 
 
 @pytest.mark.parametrize("curve", ITS_CURVES)
 def test_vss_signed_data_decodes_and_verifies(its, curve, rng, seed_note):
-    root, aa, at = _vss_at(its, rng, curve, f"sign.{curve}", seed_note)
+    # vss signs only for a PSID the ticket holds: a random large one goes in the ticket too.
+    large = rng.randrange(38, 2**32 - 1)
+    root, aa, at = _vss_at(its, rng, curve, f"sign.{curve}", seed_note, extra_psids=[large])
     t = at.asked["start"]
     for signer_form in ("digest", "certificate", "self"):
         for variant in range(2):
-            psid = rng.choice([36, 37]) if variant == 0 else rng.randrange(0, 2**32 - 1)
+            psid = rng.choice([36, 37]) if variant == 0 else large
             payload = rng.randbytes(rng.choice([0, 1, 20, 300]))
             generation = t + timedelta(seconds=rng.randrange(1, 5 * 86400),
                                        microseconds=rng.randrange(10**6))
@@ -754,7 +759,7 @@ def test_vss_signed_data_decodes_and_verifies(its, curve, rng, seed_note):
                          signer_cert=at, self_key=its.keys[at.subject][1], psid=psid,
                          payload=payload, generation=generation, expiry=expiry,
                          location=location, note=seed_note)
-            if signer_form != "self" and psid in (36, 37):
+            if signer_form != "self":
                 extra = ["--chain", at.path] if signer_form == "digest" else []
                 rc, reply, args = its.verify(path, "--trust", root.path, "--chain", aa.path,
                                              *extra, "--at", ref.rfc3339(generation))
@@ -836,6 +841,7 @@ class PyChain:
     at: bytes
     at_key: ec.EllipticCurvePrivateKey
     aa_key: ec.EllipticCurvePrivateKey
+    aa_enc_key: ec.EllipticCurvePrivateKey
     at_start: datetime
     at_end: datetime
     center: tuple[str, str]
@@ -872,7 +878,8 @@ def _py_chain(curve_name: str, rng, tmp: Path) -> PyChain:
     curve = ref.CURVES[curve_name]
     root_key, aa_key, at_key = (_py_key(curve, rng) for _ in range(3))
     enc_curve = ref.CURVES[ENC_CURVE[curve_name]]
-    enc_key = _py_key(enc_curve, rng).public_key()
+    aa_enc_key = _py_key(enc_curve, rng)
+    enc_key = aa_enc_key.public_key()
     t0 = _whole_second(rng, datetime(2024, 1, 1, tzinfo=timezone.utc),
                        datetime(2028, 1, 1, tzinfo=timezone.utc))
     vk = lambda k: ref.make_verification_key(curve, k.public_key())  # noqa: E731
@@ -900,7 +907,7 @@ def _py_chain(curve_name: str, rng, tmp: Path) -> PyChain:
                   appPermissions=[{"psid": 36, "ssp": ("bitmapSsp", b"\x01\x00\x00")},
                                   {"psid": 37, "ssp": ("bitmapSsp", b"\x01\x00\x00\x00")}])
     at = ref.sign_cert(at_tbs, curve, (aa, aa_key))
-    chain = PyChain(curve, root, aa, at, at_key, aa_key, at_start,
+    chain = PyChain(curve, root, aa, at, at_key, aa_key, aa_enc_key, at_start,
                     at_start + timedelta(hours=168), (lat, lon))
     for name, data in (("root", root), ("aa", aa), ("at", at)):
         chain.files[name] = tmp / f"py-{curve_name}-{name}.oer"
@@ -1120,3 +1127,91 @@ def test_ectl_verifies_against_the_tlm(its):
     path.write_bytes(bad)
     rc, reply, args = its.verify(path, "--trust", _TLM, "--at", ref.rfc3339(generated))
     assert (rc, reply["verdict"]) == (1, "FalseSignature"), f"{_cmd(args)} -> {reply}"
+
+
+# --------------------------------------------------------------------------------------
+# 5. Encrypted data: vss encrypts, Python decrypts, and the other way round
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("curve", ITS_CURVES)
+def test_vss_encrypts_to_a_python_certificate(its, curve, rng, tmp_path, seed_note):
+    """`vss its encrypt --to` a Python-made AA: pycrate decodes it, the recipient id is the
+    AA's HashedId8, and the reference decrypts with P1 = the AA's whole-certificate hash, both
+    a payload (as unsecuredData) and a signed message (byte for byte)."""
+    chain = _py_chain(curve, rng, tmp_path)
+    payload = tmp_path / "payload.bin"
+    payload.write_bytes(rng.randbytes(rng.choice([0, 1, 100, 1500])))
+    signed = tmp_path / "signed.oer"
+    signed.write_bytes(_py_message(chain, payload=b"CAM", generation=chain.at_start
+                                   + timedelta(hours=1)))
+    for how, source, want in (
+            ("--payload", payload, ref.encode_data(
+                {"protocolVersion": 3, "content": ("unsecuredData", payload.read_bytes())})),
+            ("--data", signed, signed.read_bytes())):
+        out = tmp_path / f"sealed{how}.oer"
+        args = ["its", "encrypt", "--to", chain.files["aa"], how, source, "--out", out,
+                "--format", "json"]
+        summary = its.json_reply(*args, note=seed_note)
+        assert summary["recipients"] == [ref.hashed_id8(chain.aa)], summary
+        data = out.read_bytes()
+        value = _check_roundtrip(data, "data", _cmd(args))
+        kind, enc = value["content"]
+        assert kind == "encryptedData", kind
+        [(alt, info)] = enc["recipients"]
+        assert alt == "certRecipInfo" and info["recipientId"].hex().upper() == \
+            ref.hashed_id8(chain.aa), (alt, info)
+        assert info["encKey"][0] == ref.ENC_ALT[ENC_CURVE[curve]], info["encKey"][0]
+        assert info["encKey"][1]["v"][0] in ("compressed-y-0", "compressed-y-1")
+        plain = ref.decrypt_for_cert(data, chain.aa, chain.aa_enc_key)
+        assert plain == want, f"{_cmd(args)}: the reference decrypts something else{seed_note}"
+        # And vss's own decode agrees with pycrate's.
+        assert its.decode(out, "data") == jer_of_data(value)
+
+
+@pytest.mark.parametrize("curve", ["p256", "bp256"])
+def test_python_encrypts_to_a_vss_certificate(its, curve, rng, tmp_path, seed_note):
+    """The reference encrypts to a vss-issued AA whose encryption key is in the store; `vss its
+    decrypt` opens it whatever the form of V and among other recipients, and refuses a wrong
+    P1, a changed ciphertext and a stranger's id, writing nothing."""
+    tag = f"enc.{curve}.{rng.randrange(10**9)}"
+    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    root = its.issue("root", f"{tag}.root", curve, name=f"{tag}-root", start=start,
+                     duration="5y", note=seed_note)
+    aa = its.issue("aa", f"{tag}.aa", curve, issuer=root, name=f"{tag}-aa", enc=f"{tag}.enc",
+                   start=start, duration="2y", note=seed_note)
+    payload = rng.randbytes(rng.randrange(0, 400))
+    inner = ref.encode_data({"protocolVersion": 3, "content": ("unsecuredData", payload)})
+
+    def decrypt(data: bytes, name: str) -> tuple[int, str, Path]:
+        sealed, out = tmp_path / f"{name}.oer", tmp_path / f"{name}.bin"
+        sealed.write_bytes(data)
+        proc = its.run("its", "decrypt", sealed, *its.store_args(), "--label", f"{tag}.enc",
+                       "--cert", aa.path, "--payload", "--out", out)
+        return proc.returncode, proc.stderr, out
+
+    decoy = ("rekRecipInfo", {"recipientId": rng.randbytes(8), "encKey": (
+        ref.ENC_ALT[curve], ref.ecies_encrypt(
+            curve, its.keys[f"{tag}.enc"][1].public_bytes(Encoding.X962,
+                                                         PublicFormat.CompressedPoint),
+            rng.randbytes(16), b""))})
+    for uncompressed in (False, True):
+        key = rng.randbytes(16)
+        data = ref.encrypted_data(inner, [decoy, ref.cert_recipient(
+            aa.data, key, uncompressed_v=uncompressed)], key)
+        rc, err, out = decrypt(data, f"good-{uncompressed}")
+        assert rc == 0, f"uncompressed V={uncompressed}: {err}{seed_note}"
+        assert out.read_bytes() == payload
+
+    key = rng.randbytes(16)
+    wrong_p1 = ref.encrypted_data(inner, [ref.cert_recipient(
+        aa.data, key, p1=hashlib.sha256(b"").digest())], key)
+    changed = bytearray(ref.encrypted_data(inner, [ref.cert_recipient(aa.data, key)], key))
+    changed[-1] ^= 0x01
+    stranger = ref.encrypted_data(inner, [decoy], key)
+    for name, data in (("wrong-p1", wrong_p1), ("changed", bytes(changed)),
+                       ("stranger", stranger)):
+        rc, err, out = decrypt(data, name)
+        assert rc != 0 and "cannot decrypt" in err, f"{name}: rc={rc} {err!r}{seed_note}"
+        assert len(err.strip().splitlines()) == 1, err
+        assert not out.exists(), name
