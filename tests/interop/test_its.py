@@ -748,8 +748,9 @@ def test_vss_signed_data_decodes_and_verifies(its, curve, rng, seed_note):
                 expiry = generation + timedelta(seconds=rng.randrange(1, 3600),
                                                 microseconds=rng.randrange(10**6))
                 lat, lon = _degrees(rng, 89), _degrees(rng, 179)
+                # Elevation (1609.2-2022 6.4.20): decimetres above -409.5 m.
                 elevation = rng.randrange(65536)
-                location_arg = f"{lat},{lon},{elevation}"
+                location_arg = f"{lat},{lon},{Decimal(elevation - 4095) / 10}"
                 location = {"latitude": ref.degrees_to_units(lat),
                             "longitude": ref.degrees_to_units(lon), "elevation": elevation}
             path, data, summary, command = its.sign(

@@ -4,12 +4,12 @@
 use rasn::types::{Integer, OctetString};
 
 use crate::asn::{
-    HeaderInfo, Ieee1609Dot2Content, Ieee1609Dot2Data, Psid, SequenceOfCertificate,
+    EncryptionKey, HeaderInfo, Ieee1609Dot2Content, Ieee1609Dot2Data, Psid, SequenceOfCertificate,
     SequenceOfHashedId3, SignedData, SignedDataPayload, SignerIdentifier, ThreeDLocation,
     ToBeSignedData,
 };
 use crate::hashing::{hash_algorithm, signing_digest, HashedId3, HashedId8};
-use crate::keys::{hash_for_curve, signature_from_asn, signature_to_asn};
+use crate::keys::{canonical_encryption_key, hash_for_curve, signature_from_asn, signature_to_asn};
 use crate::{codec, Cert, Error, ItsTime, Result, Signer};
 
 /// How the signer is named in a message.
@@ -148,7 +148,21 @@ pub fn unsecured(payload: &[u8]) -> Ieee1609Dot2Data {
     }
 }
 
-/// A decoded signed message and the encoding of its `tbsData`.
+/// The canonical form of `tbsData` that is signed (6.3.9): a public encryption key in the
+/// header with its point compressed.
+fn canonical_tbs(tbs: &ToBeSignedData) -> std::borrow::Cow<'_, ToBeSignedData> {
+    match &tbs.header_info.encryption_key {
+        Some(EncryptionKey::Public(key)) => {
+            let mut canonical = tbs.clone();
+            canonical.header_info.encryption_key =
+                Some(EncryptionKey::Public(canonical_encryption_key(key)));
+            std::borrow::Cow::Owned(canonical)
+        }
+        _ => std::borrow::Cow::Borrowed(tbs),
+    }
+}
+
+/// A decoded signed message and the encoding of its canonical `tbsData`.
 #[derive(Debug, Clone)]
 pub struct SignedMessage {
     asn: Ieee1609Dot2Data,
@@ -169,7 +183,7 @@ impl SignedMessage {
                 detail: "the content is not signedData".into(),
             });
         };
-        let tbs = codec::encode("tbsData", &signed.tbs_data)?;
+        let tbs = codec::encode("tbsData", &canonical_tbs(&signed.tbs_data))?;
         Ok(SignedMessage { asn, tbs })
     }
 
@@ -213,7 +227,8 @@ impl SignedMessage {
         }
     }
 
-    /// The digest that was signed, given the signer's certificate (`None` when self-signed).
+    /// The digest that was signed (over the canonical `tbsData`), given the signer's
+    /// certificate (`None` when self-signed).
     pub fn signed_digest(&self, signer: Option<&Cert>) -> Result<Vec<u8>> {
         let hash = crate::hashing::hash_alg(self.signed().hash_id)?;
         if self.signed().tbs_data.payload.data.is_none() {

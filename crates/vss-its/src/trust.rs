@@ -11,7 +11,7 @@ use crate::hashing::HashedId8;
 use crate::{Cert, Error, Result};
 
 /// The trusted certificates, by HashedId8.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct TrustStore {
     anchors: HashMap<HashedId8, Arc<ValidatedCert>>,
 }

@@ -359,3 +359,53 @@ fn unsupported_algorithm_when_a_certificate_names_a_hash_its_issuers_key_does_no
         report.reason
     );
 }
+
+#[test]
+fn a_header_encryption_key_is_signed_compressed_and_verifies_in_either_form() {
+    use vss_its::asn::{
+        EccP256CurvePoint, EccP256CurvePointUncompressedP256, EncryptionKey, Ieee1609Dot2Content,
+    };
+    let pki = Pki::new(Curve::P256, None);
+    let reply_key = vss_crypto::PrivateKey::generate(Curve::P256).expect("key");
+    let mut data = sign_data(
+        &message(36, SignerKind::Certificate),
+        Some(&pki.at.cert),
+        &pki.at.key,
+    )
+    .expect("sign");
+    let Ieee1609Dot2Content::SignedData(signed) = &mut data.content else {
+        panic!("signed data");
+    };
+    let compressed = vss_its::public_encryption_key(reply_key.public_key()).expect("key");
+    signed.tbs_data.header_info.encryption_key = Some(EncryptionKey::Public(compressed.clone()));
+    // Sign the header with the key compressed, as 1609.2 6.3.9 canonicalizes it.
+    let digest = vss_its::SignedMessage::from_asn(data.clone())
+        .expect("message")
+        .signed_digest(Some(&pki.at.cert))
+        .expect("digest");
+    let Ieee1609Dot2Content::SignedData(signed) = &mut data.content else {
+        panic!("signed data");
+    };
+    signed.signature =
+        vss_its::signature_to_asn(&pki.at.key.sign_digest(&digest).expect("sign")).expect("asn");
+    let mut validator = Validator::new(pki.trust(), 8);
+    let chain = std::slice::from_ref(&pki.aa.cert);
+    let bytes = encode_data(&data).expect("encode");
+    assert_eq!(verdict(&mut validator, &bytes, chain).0, Verdict::Valid);
+    // The same message with the key sent uncompressed still verifies.
+    let sec1 = reply_key.public_key().to_sec1_uncompressed();
+    let mut uncompressed = compressed;
+    uncompressed.public_key = vss_its::asn::BasePublicEncryptionKey::EciesNistP256(
+        EccP256CurvePoint::Uncompressed(EccP256CurvePointUncompressedP256 {
+            x: rasn::types::FixedOctetString::new(sec1[1..33].try_into().expect("x")),
+            y: rasn::types::FixedOctetString::new(sec1[33..].try_into().expect("y")),
+        }),
+    );
+    let Ieee1609Dot2Content::SignedData(signed) = &mut data.content else {
+        panic!("signed data");
+    };
+    signed.tbs_data.header_info.encryption_key = Some(EncryptionKey::Public(uncompressed));
+    let bytes = encode_data(&data).expect("encode");
+    let (v, reason) = verdict(&mut Validator::new(pki.trust(), 8), &bytes, chain);
+    assert_eq!(v, Verdict::Valid, "{reason}");
+}

@@ -153,8 +153,9 @@ pub struct SignArgs {
     /// Expiry time, RFC 3339.
     #[arg(long, value_name = "TIME", value_parser = parse_time)]
     expiry_time: Option<ItsTime>,
-    /// Generation location, LAT,LON[,ELEVATION_DM] in degrees (elevation in decimetres).
-    #[arg(long, value_name = "LAT,LON", value_parser = parse_location)]
+    /// Generation location, LAT,LON[,ELEVATION] in degrees and metres above the WGS 84
+    /// ellipsoid (-409.5 to 6143.9; default 0).
+    #[arg(long, value_name = "LAT,LON[,ELEVATION]", value_parser = parse_location)]
     location: Option<ThreeDLocation>,
     /// The signed-data file to write (COER Ieee1609Dot2Data).
     #[arg(long, value_name = "FILE")]
@@ -274,14 +275,44 @@ fn parse_location(s: &str) -> Result<ThreeDLocation, String> {
         return Err("expected LAT,LON or LAT,LON,ELEVATION".into());
     }
     let at = vss_its::region::location(number(parts[0])?, number(parts[1])?)?;
-    let elevation = parts
-        .get(2)
-        .map(|e| e.trim().parse::<u16>())
-        .transpose()
-        .map_err(|_| "the elevation is 0 to 65535 decimetres".to_string())?;
+    let metres = parts.get(2).map(|e| number(e)).transpose()?.unwrap_or(0.0);
     Ok(ThreeDLocation {
         latitude: at.latitude,
         longitude: at.longitude,
-        elevation: vss_its::asn::Elevation(elevation.unwrap_or(0)),
+        elevation: vss_its::asn::Elevation(elevation(metres)?),
     })
+}
+
+/// 1609.2's `Elevation`: decimetres above −409.5 m, so −409.5 m to 6143.9 m.
+fn elevation(metres: f64) -> Result<u16, String> {
+    let decimetres = ((metres + 409.5) * 10.0).round();
+    if (0.0..=65535.0).contains(&decimetres) {
+        Ok(decimetres as u16)
+    } else {
+        Err(format!(
+            "elevation {metres} m is outside -409.5 m to 6143.9 m"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elevation_is_decimetres_above_minus_409_5_metres() {
+        assert_eq!(elevation(0.0), Ok(4095));
+        assert_eq!(elevation(-409.5), Ok(0));
+        assert_eq!(elevation(6143.9), Ok(65534));
+        assert_eq!(elevation(12.34), Ok(4218));
+        assert!(elevation(-409.6).is_err());
+        assert!(elevation(6200.0).is_err());
+        let at = parse_location("50.85,4.35,100").expect("location");
+        assert_eq!(at.elevation.0, 5095);
+        assert_eq!(
+            parse_location("50.85,4.35").expect("location").elevation.0,
+            4095
+        );
+        assert!(parse_location("50.85").is_err());
+    }
 }
