@@ -197,34 +197,18 @@ fn data_key(infos: &[RecipientInfo], decryptor: Decryptor<'_>) -> Result<DataEnc
             }
         }
         Decryptor::Certificate(cert, agreement) => {
-            let id = cert.hashed_id8();
-            let info = infos
-                .iter()
-                .find_map(|info| match info {
-                    RecipientInfo::CertRecipInfo(pk)
-                        if HashedId8::from_asn(&pk.recipient_id) == id =>
-                    {
-                        Some(pk)
-                    }
-                    _ => None,
-                })
-                .ok_or_else(|| not_a_recipient(id))?;
+            let info = named(infos, cert.hashed_id8(), |info| match info {
+                RecipientInfo::CertRecipInfo(pk) => Some(pk),
+                _ => None,
+            })?;
             let public = cert_encryption_key(cert)?;
             decrypt_key(&info.enc_key, public.curve(), cert.digest(), agreement)
         }
         Decryptor::PublicKey(public, agreement) => {
-            let id = public_key_id(public)?;
-            let info = infos
-                .iter()
-                .find_map(|info| match info {
-                    RecipientInfo::RekRecipInfo(pk)
-                        if HashedId8::from_asn(&pk.recipient_id) == id =>
-                    {
-                        Some(pk)
-                    }
-                    _ => None,
-                })
-                .ok_or_else(|| not_a_recipient(id))?;
+            let info = named(infos, public_key_id(public)?, |info| match info {
+                RecipientInfo::RekRecipInfo(pk) => Some(pk),
+                _ => None,
+            })?;
             decrypt_key(
                 &info.enc_key,
                 public.curve(),
@@ -233,6 +217,19 @@ fn data_key(infos: &[RecipientInfo], decryptor: Decryptor<'_>) -> Result<DataEnc
             )
         }
     }
+}
+
+/// The first `PKRecipientInfo` of the kind `kind` picks out whose recipient id is `id`.
+fn named<'a>(
+    infos: &'a [RecipientInfo],
+    id: HashedId8,
+    kind: impl Fn(&'a RecipientInfo) -> Option<&'a PKRecipientInfo>,
+) -> Result<&'a PKRecipientInfo> {
+    infos
+        .iter()
+        .filter_map(kind)
+        .find(|pk| HashedId8::from_asn(&pk.recipient_id) == id)
+        .ok_or_else(|| not_a_recipient(id))
 }
 
 fn not_a_recipient(id: HashedId8) -> Error {

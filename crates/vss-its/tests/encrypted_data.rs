@@ -41,6 +41,16 @@ fn signed(pki: &Pki) -> Ieee1609Dot2Data {
     .expect("sign")
 }
 
+/// `inner` encrypted to `cert` under a fresh key.
+fn sealed_for(cert: &Cert, inner: &Ieee1609Dot2Data) -> Ieee1609Dot2Data {
+    encrypt_data(
+        inner,
+        &[Recipient::Certificate(cert)],
+        &DataEncryptionKey::generate().expect("key"),
+    )
+    .expect("encrypt")
+}
+
 fn content(data: &Ieee1609Dot2Data) -> &vss_its::asn::EncryptedData {
     match &data.content {
         Ieee1609Dot2Content::EncryptedData(e) => e,
@@ -186,12 +196,7 @@ fn a_reader_the_message_does_not_name_cannot_decrypt() {
     let pki = Pki::new(Curve::P256, None);
     let (cert, _) = recipient(&pki, Curve::P256);
     let (other, other_key) = recipient(&pki, Curve::P256);
-    let data = encrypt_data(
-        &unsecured(b"x"),
-        &[Recipient::Certificate(&cert.cert)],
-        &DataEncryptionKey::generate().expect("key"),
-    )
-    .expect("encrypt");
+    let data = sealed_for(&cert.cert, &unsecured(b"x"));
     let reason = decryption_error(decrypt_data(
         &data,
         Decryptor::Certificate(&other.cert, &other_key),
@@ -205,12 +210,7 @@ fn a_reader_the_message_does_not_name_cannot_decrypt() {
 fn the_wrong_private_key_fails_the_ecies_tag() {
     let pki = Pki::new(Curve::P256, None);
     let (cert, _) = recipient(&pki, Curve::P256);
-    let data = encrypt_data(
-        &unsecured(b"x"),
-        &[Recipient::Certificate(&cert.cert)],
-        &DataEncryptionKey::generate().expect("key"),
-    )
-    .expect("encrypt");
+    let data = sealed_for(&cert.cert, &unsecured(b"x"));
     let wrong = PrivateKey::generate(Curve::P256).expect("key");
     let reason = decryption_error(decrypt_data(
         &data,
@@ -251,12 +251,7 @@ fn p1_binds_the_key_to_the_certificate() {
 fn a_changed_byte_anywhere_in_the_ciphertext_or_key_is_refused() {
     let pki = Pki::new(Curve::P256, None);
     let (cert, private) = recipient(&pki, Curve::P256);
-    let data = encrypt_data(
-        &signed(&pki),
-        &[Recipient::Certificate(&cert.cert)],
-        &DataEncryptionKey::generate().expect("key"),
-    )
-    .expect("encrypt");
+    let data = sealed_for(&cert.cert, &signed(&pki));
     let decryptor = Decryptor::Certificate(&cert.cert, &private);
 
     let mut changed = data.clone();
@@ -300,12 +295,7 @@ fn a_changed_byte_anywhere_in_the_ciphertext_or_key_is_refused() {
 fn truncated_and_wrong_content_are_malformed() {
     let pki = Pki::new(Curve::P256, None);
     let (cert, private) = recipient(&pki, Curve::P256);
-    let data = encrypt_data(
-        &unsecured(b"x"),
-        &[Recipient::Certificate(&cert.cert)],
-        &DataEncryptionKey::generate().expect("key"),
-    )
-    .expect("encrypt");
+    let data = sealed_for(&cert.cert, &unsecured(b"x"));
     let bytes = encode_data(&data).expect("encode");
     for len in [1, bytes.len() / 2, bytes.len() - 1] {
         assert!(

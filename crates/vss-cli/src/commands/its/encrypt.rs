@@ -10,7 +10,7 @@ use serde_json::json;
 use vss_its::asn::{Ieee1609Dot2Content, Ieee1609Dot2Data};
 use vss_its::{DataEncryptionKey, Decryptor, HsmKey, Recipient};
 
-use super::{read, read_cert, write_output};
+use super::{read, read_cert, write_data, write_output};
 use crate::output::Format;
 use crate::store::StoreArgs;
 
@@ -56,17 +56,13 @@ impl EncryptArgs {
             .collect::<Result<Vec<_>>>()?;
         let recipients: Vec<Recipient<'_>> = certs.iter().map(Recipient::Certificate).collect();
         let key = DataEncryptionKey::generate()?;
-        let data = vss_its::encrypt_data(&inner, &recipients, &key)?;
-        let bytes = vss_its::encode_data(&data)?;
-        write_output(
+        write_data(
             &self.out,
-            &bytes,
+            &vss_its::encrypt_data(&inner, &recipients, &key)?,
             self.format,
             json!({
-                "file": self.out.display().to_string(),
                 "recipients": certs.iter().map(|c| c.hashed_id8().to_string()).collect::<Vec<_>>(),
                 "content": content_name(&inner),
-                "bytes": bytes.len(),
             }),
         )
         .context("encrypted data")?;
@@ -123,10 +119,8 @@ impl DecryptArgs {
             &bytes,
             self.format,
             json!({
-                "file": self.out.display().to_string(),
                 "recipient": cert.hashed_id8().to_string(),
                 "content": content_name(&opened.data),
-                "bytes": bytes.len(),
             }),
         )
         .context("plaintext")?;

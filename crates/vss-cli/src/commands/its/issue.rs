@@ -12,7 +12,7 @@ use vss_its::{
     CertificateRequest, HsmKey, ItsTime, Permission, Profile, SignedDataRequest, SignerKind,
 };
 
-use super::{parse_time, read, read_cert, write_output};
+use super::{parse_time, read, read_cert, write_data, write_output};
 use crate::output::Format;
 use crate::store::StoreArgs;
 
@@ -106,7 +106,6 @@ impl IssueArgs {
             cert.bytes(),
             self.format,
             json!({
-                "file": self.out.display().to_string(),
                 "profile": self.profile.name(),
                 "hashed_id8": cert.hashed_id8().to_string(),
                 "start": validity.start.to_string(),
@@ -194,17 +193,13 @@ impl SignArgs {
         request.generation_time = Some(self.generation_time.unwrap_or_else(ItsTime::now));
         request.expiry_time = self.expiry_time;
         request.generation_location = self.location.clone();
-        let data = vss_its::sign_data(&request, cert.as_ref(), &signer)?;
-        let bytes = vss_its::encode_data(&data)?;
-        write_output(
+        write_data(
             &self.out,
-            &bytes,
+            &vss_its::sign_data(&request, cert.as_ref(), &signer)?,
             self.format,
             json!({
-                "file": self.out.display().to_string(),
                 "psid": self.psid,
                 "signer": cert.map(|c| c.hashed_id8().to_string()),
-                "bytes": bytes.len(),
             }),
         )
         .context("signed data")?;

@@ -129,10 +129,31 @@ fn parse_time(s: &str) -> Result<ItsTime, String> {
         .map_err(|e| format!("not an RFC 3339 time: {e}"))
 }
 
-/// Writes an output file atomically and says where it went.
-fn write_output(path: &Path, bytes: &[u8], format: Format, what: serde_json::Value) -> Result<()> {
+/// Encodes `data` and writes it with [`write_output`].
+fn write_data(
+    path: &Path,
+    data: &vss_its::asn::Ieee1609Dot2Data,
+    format: Format,
+    fields: serde_json::Value,
+) -> Result<()> {
+    write_output(path, &vss_its::encode_data(data)?, format, fields)
+}
+
+/// Writes an output file atomically and says where it went: `fields` (a JSON object) with
+/// the file's path and length added.
+fn write_output(
+    path: &Path,
+    bytes: &[u8],
+    format: Format,
+    fields: serde_json::Value,
+) -> Result<()> {
     vss_hsm::write_atomic(path, bytes)
         .with_context(|| format!("cannot write {}", path.display()))?;
+    let mut what = fields;
+    if let Some(map) = what.as_object_mut() {
+        map.insert("file".into(), path.display().to_string().into());
+        map.insert("bytes".into(), bytes.len().into());
+    }
     match format {
         Format::Json => crate::output::print_json(&what),
         Format::Table => {
