@@ -1,12 +1,13 @@
 //! Signed data (`Ieee1609Dot2Data` with `signedData`, 1609.2 6.3.4–6.3.9): building with a
 //! [`Signer`], and reading what validation needs.
 
-use rasn::types::{Integer, OctetString};
+use rasn::types::{FixedOctetString, Integer, OctetString};
+use vss_crypto::{HashAlg, PublicKey};
 
 use crate::asn::{
-    EncryptionKey, HeaderInfo, Ieee1609Dot2Content, Ieee1609Dot2Data, Psid, SequenceOfCertificate,
-    SequenceOfHashedId3, SignedData, SignedDataPayload, SignerIdentifier, ThreeDLocation,
-    ToBeSignedData,
+    EncryptionKey, HashedData, HashedId32, HeaderInfo, Ieee1609Dot2Content, Ieee1609Dot2Data, Psid,
+    SequenceOfCertificate, SequenceOfHashedId3, SignedData, SignedDataPayload, SignerIdentifier,
+    ThreeDLocation, ToBeSignedData,
 };
 use crate::hashing::{hash_algorithm, signing_digest, HashedId3, HashedId8};
 use crate::keys::{canonical_encryption_key, hash_for_curve, signature_from_asn, signature_to_asn};
@@ -28,8 +29,12 @@ pub enum SignerKind {
 pub struct SignedDataRequest<'a> {
     /// The application's PSID (ITS-AID): 36 for CAM, 37 for DENM.
     pub psid: u64,
-    /// The application data, carried as `unsecuredData`.
+    /// The application data, carried as `unsecuredData` (or, with `external_payload`, only
+    /// its SHA-256).
     pub payload: &'a [u8],
+    /// Leave the payload out and sign its SHA-256 as `extDataHash` (TS 102 941's detached
+    /// EC signature); the receiver supplies the payload to verify.
+    pub external_payload: bool,
     /// The generation time (1609.2 requires it of most profiles).
     pub generation_time: Option<ItsTime>,
     /// When the data stops being relevant.
@@ -52,6 +57,7 @@ impl<'a> SignedDataRequest<'a> {
         SignedDataRequest {
             psid,
             payload,
+            external_payload: false,
             generation_time: Some(ItsTime::now()),
             expiry_time: None,
             generation_location: None,
@@ -111,10 +117,18 @@ pub fn sign_data(
                 .map(|c| c.asn().clone()),
         )
         .build();
-    let payload = SignedDataPayload::builder()
-        .data(unsecured(request.payload))
-        .build()
-        .map_err(|e| Error::InvalidRequest(e.to_string()))?;
+    let payload = if request.external_payload {
+        SignedDataPayload::builder()
+            .ext_data_hash(HashedData::Sha256HashedData(HashedId32(
+                FixedOctetString::new(sha256(request.payload)),
+            )))
+            .build()
+    } else {
+        SignedDataPayload::builder()
+            .data(unsecured(request.payload))
+            .build()
+    }
+    .map_err(|e| Error::InvalidRequest(e.to_string()))?;
     let tbs_data = ToBeSignedData {
         payload,
         header_info: header,
@@ -138,6 +152,13 @@ pub fn sign_data(
             signature,
         })),
     })
+}
+
+fn sha256(data: &[u8]) -> [u8; 32] {
+    HashAlg::Sha256
+        .digest(data)
+        .try_into()
+        .expect("SHA-256 is 32 bytes")
 }
 
 /// `Ieee1609Dot2Data` carrying bytes as `unsecuredData`.
@@ -219,6 +240,33 @@ impl SignedMessage {
         }
     }
 
+    /// The SHA-256 of a payload that is not carried (`extDataHash`), for detached signatures.
+    pub fn external_hash(&self) -> Option<[u8; 32]> {
+        match self.signed().tbs_data.payload.ext_data_hash.as_ref()? {
+            HashedData::Sha256HashedData(h) => Some(*h.0),
+            _ => None,
+        }
+    }
+
+    /// Whether `payload` is the one whose hash the message signs as `extDataHash`.
+    pub fn covers_external(&self, payload: &[u8]) -> bool {
+        self.external_hash() == Some(sha256(payload))
+    }
+
+    /// Checks the signature with a key known by other means (for self-signed data, such as
+    /// TS 102 941's proof of possession): whether it verifies. The hash must be the key's.
+    pub fn verify_with_key(&self, key: &PublicKey) -> Result<bool> {
+        let hash = crate::hashing::hash_alg(self.signed().hash_id)?;
+        if hash_for_curve(key.curve())? != hash {
+            return Ok(false);
+        }
+        let signature = self.signature()?;
+        Ok(signature.curve() == key.curve()
+            && key
+                .verifying_key()?
+                .verify_digest(&self.signed_digest(None)?, &signature))
+    }
+
     /// The HashedId8 that names the signer, when it is given by digest.
     pub fn signer_digest(&self) -> Option<HashedId8> {
         match &self.signed().signer {
@@ -231,9 +279,10 @@ impl SignedMessage {
     /// certificate (`None` when self-signed).
     pub fn signed_digest(&self, signer: Option<&Cert>) -> Result<Vec<u8>> {
         let hash = crate::hashing::hash_alg(self.signed().hash_id)?;
-        if self.signed().tbs_data.payload.data.is_none() {
+        let payload = &self.signed().tbs_data.payload;
+        if payload.data.is_none() && self.external_hash().is_none() {
             return Err(Error::Unsupported(
-                "signed data whose payload is external (extDataHash or omitted)".into(),
+                "signed data whose payload is omitted or hashed other than with SHA-256".into(),
             ));
         }
         Ok(signing_digest(

@@ -112,6 +112,26 @@ impl Report {
 /// A failed check: the verdict and why.
 struct Failure(Verdict, String);
 
+/// A detached payload is given exactly when the message signs one, and it is that one.
+fn check_payload(message: &SignedMessage, external: Option<&[u8]>) -> Result<(), Failure> {
+    match (message.external_hash().is_some(), external) {
+        (false, None) => Ok(()),
+        (true, Some(payload)) if message.covers_external(payload) => Ok(()),
+        (true, Some(_)) => fail(
+            Verdict::FalseSignature,
+            "the detached payload is not the one the message signs",
+        ),
+        (true, None) => fail(
+            Verdict::UnsupportedAlgorithm,
+            "the payload is detached (extDataHash): verify it with its payload",
+        ),
+        (false, Some(_)) => fail(
+            Verdict::Malformed,
+            "the message carries its payload: it is not a detached signature",
+        ),
+    }
+}
+
 fn fail<T>(verdict: Verdict, reason: impl Into<String>) -> Result<T, Failure> {
     Err(Failure(verdict, reason.into()))
 }
@@ -204,16 +224,40 @@ impl Validator {
         self.verify_message(&message, chain, now)
     }
 
-    /// Validates a decoded signed message at `now`.
+    /// Validates a decoded signed message at `now`. A message whose payload is detached
+    /// (`extDataHash`) needs [`Validator::verify_detached`].
     pub fn verify_message(
         &mut self,
         message: &SignedMessage,
         chain: &[Cert],
         now: ItsTime,
     ) -> Report {
+        self.verify_with(message, None, chain, now)
+    }
+
+    /// Validates a message whose payload travels apart from it (`extDataHash`, as in TS 102
+    /// 941's EC signature): `payload` must be the one whose SHA-256 was signed.
+    pub fn verify_detached(
+        &mut self,
+        message: &SignedMessage,
+        payload: &[u8],
+        chain: &[Cert],
+        now: ItsTime,
+    ) -> Report {
+        self.verify_with(message, Some(payload), chain, now)
+    }
+
+    fn verify_with(
+        &mut self,
+        message: &SignedMessage,
+        external: Option<&[u8]>,
+        chain: &[Cert],
+        now: ItsTime,
+    ) -> Report {
         let psid = message.psid();
         let mut signer_id = message.signer_digest();
-        let result = self.check_message(message, chain, now, &mut signer_id);
+        let result = check_payload(message, external)
+            .and_then(|()| self.check_message(message, chain, now, &mut signer_id));
         report(result, signer_id, psid)
     }
 

@@ -409,3 +409,65 @@ fn a_header_encryption_key_is_signed_compressed_and_verifies_in_either_form() {
     let (v, reason) = verdict(&mut Validator::new(pki.trust(), 8), &bytes, chain);
     assert_eq!(v, Verdict::Valid, "{reason}");
 }
+
+#[test]
+fn a_detached_payload_verifies_only_with_the_payload_it_signs() {
+    let pki = Pki::new(Curve::P256, None);
+    let mut request = message(36, SignerKind::Certificate);
+    request.payload = b"SharedAtRequest";
+    request.external_payload = true;
+    let bytes = signed(&pki, &request, &pki.at.cert);
+    let message = vss_its::SignedMessage::from_bytes(&bytes).expect("message");
+    assert_eq!(message.payload(), None);
+    assert!(message.covers_external(b"SharedAtRequest"));
+    let chain = std::slice::from_ref(&pki.aa.cert);
+    let mut validator = Validator::new(pki.trust(), 8);
+    let report = validator.verify_detached(&message, b"SharedAtRequest", chain, now());
+    assert_eq!(report.verdict, Verdict::Valid, "{}", report.reason);
+    let report = validator.verify_detached(&message, b"SharedAtRequesT", chain, now());
+    assert_eq!(report.verdict, Verdict::FalseSignature, "{}", report.reason);
+    let report = validator.verify_message(&message, chain, now());
+    assert_eq!(
+        report.verdict,
+        Verdict::UnsupportedAlgorithm,
+        "{}",
+        report.reason
+    );
+    // A message that carries its payload is not a detached signature.
+    let embedded = signed(
+        &pki,
+        &self::message(36, SignerKind::Certificate),
+        &pki.at.cert,
+    );
+    let embedded = vss_its::SignedMessage::from_bytes(&embedded).expect("message");
+    let report = validator.verify_detached(&embedded, b"a CAM payload", chain, now());
+    assert_eq!(report.verdict, Verdict::Malformed, "{}", report.reason);
+}
+
+#[test]
+fn self_signed_data_verifies_with_the_key_given_and_no_other() {
+    let pki = Pki::new(Curve::P256, None);
+    let request = message(623, SignerKind::SelfSigned);
+    let data = sign_data(&request, None, &pki.ec.key).expect("sign");
+    let message = vss_its::SignedMessage::from_asn(data).expect("message");
+    assert!(message
+        .verify_with_key(pki.ec.key.public_key())
+        .expect("verify"));
+    assert!(!message
+        .verify_with_key(pki.at.key.public_key())
+        .expect("verify"));
+    let p384 = vss_crypto::PrivateKey::generate(Curve::P384).expect("key");
+    assert!(!message.verify_with_key(p384.public_key()).expect("verify"));
+    // Signed with the certificate's key but named by digest: the digest covers the
+    // certificate, so the bare key does not verify it.
+    let digest = sign_data(
+        &self::message(36, SignerKind::Digest),
+        Some(&pki.at.cert),
+        &pki.at.key,
+    )
+    .expect("sign");
+    let digest = vss_its::SignedMessage::from_asn(digest).expect("message");
+    assert!(!digest
+        .verify_with_key(pki.at.key.public_key())
+        .expect("verify"));
+}
