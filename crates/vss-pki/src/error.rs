@@ -1,0 +1,52 @@
+//! The error type of `vss-pki`.
+
+use std::path::PathBuf;
+
+/// Why a PKI operation failed. A request that a service refuses is not an error: it gets
+/// the standard's response code.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Bytes that are not the expected COER structure.
+    #[error("malformed {what}: {detail}")]
+    Malformed {
+        /// The structure expected.
+        what: &'static str,
+        /// What is wrong.
+        detail: String,
+    },
+    /// A value that cannot be encoded.
+    #[error("cannot encode {what}: {detail}")]
+    Encode {
+        /// The structure.
+        what: &'static str,
+        /// The encoder's reason.
+        detail: String,
+    },
+    /// A request that cannot be carried out as asked.
+    #[error("invalid request: {0}")]
+    InvalidRequest(String),
+    /// ITS data (certificates, signed or encrypted data) failed.
+    #[error(transparent)]
+    Its(#[from] vss_its::Error),
+    /// The key store failed.
+    #[error(transparent)]
+    Hsm(#[from] vss_hsm::Error),
+    /// The PKI's store failed.
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+    /// The station's certificate repository failed.
+    #[error(transparent)]
+    Repository(#[from] crate::station::RepositoryError),
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's reason.
+        source: std::io::Error,
+    },
+}
+
+/// `Result` with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

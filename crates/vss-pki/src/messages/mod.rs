@@ -1,0 +1,63 @@
+//! The messages of ETSI TS 102 941 v2.1.1 (Annex A) that the enrolment and authorization
+//! protocols use, as `rasn` types on top of `rasn-its`' IEEE 1609.2 types. The
+//! `EtsiTs103097Data-*` parameterised types are `Ieee1609Dot2Data` on the wire.
+//!
+//! Field order, optionality, extension markers and enumeration values follow the ASN.1 of
+//! TS 102 941 v2.1.1 as quoted in bc-java's OER templates (MIT), with `PublicKeys.
+//! encryptionKey` a `PublicEncryptionKey` as the standard has it.
+
+mod authorization;
+mod base_types;
+mod data;
+mod enrolment;
+
+pub use authorization::{
+    AuthorizationResponseCode, AuthorizationValidationRequest, AuthorizationValidationResponse,
+    AuthorizationValidationResponseCode, InnerAtRequest, InnerAtResponse, SharedAtRequest,
+};
+pub use base_types::{
+    CertificateFormat, CertificateSubjectAttributes, EcSignature, PublicKeys, TS103097V131,
+};
+pub use data::{EtsiTs102941Data, EtsiTs102941DataContent};
+pub use enrolment::{EnrolmentResponseCode, InnerEcRequest, InnerEcResponse};
+
+use crate::{Error, Result};
+
+/// The largest message VSS decodes.
+pub const MAX_MESSAGE_LEN: usize = 64 * 1024;
+
+/// Decodes COER strictly: the input must re-encode to the same bytes (no trailing bytes, no
+/// non-canonical forms).
+pub fn decode<T: rasn::Decode + rasn::Encode>(what: &'static str, bytes: &[u8]) -> Result<T> {
+    if bytes.len() > MAX_MESSAGE_LEN {
+        return Err(Error::Malformed {
+            what,
+            detail: format!("{} bytes, more than {MAX_MESSAGE_LEN}", bytes.len()),
+        });
+    }
+    let malformed = |detail: String| Error::Malformed { what, detail };
+    let (value, rest) = rasn::coer::decode_with_remainder::<T>(bytes)
+        .map_err(|e| malformed(first_line(&e.to_string())))?;
+    if !rest.is_empty() {
+        return Err(malformed(format!("{} trailing bytes", rest.len())));
+    }
+    if encode(what, &value)? != bytes {
+        return Err(malformed("not canonical COER".into()));
+    }
+    Ok(value)
+}
+
+/// Encodes COER.
+pub fn encode<T: rasn::Encode>(what: &'static str, value: &T) -> Result<Vec<u8>> {
+    rasn::coer::encode(value).map_err(|e| Error::Encode {
+        what,
+        detail: first_line(&e.to_string()),
+    })
+}
+
+fn first_line(message: &str) -> String {
+    message.lines().next().unwrap_or("").trim().to_string()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,227 @@
+//! What a PKI remembers: registered stations, issued certificates, the ids of the requests
+//! it answered (so a replay is refused) and an audit log. Issuance and its records commit
+//! together or not at all.
+//!
+//! Backends: [`SqliteStore`] (a file in the PKI directory, the default) and [`PostgresStore`]
+//! (one PostgreSQL database shared by several authority processes); [`open_store`] picks one
+//! from a path or a URL.
+
+mod postgres;
+mod sqlite;
+
+pub use postgres::PostgresStore;
+pub use sqlite::SqliteStore;
+
+use std::fmt;
+use std::path::Path;
+
+/// Which authority wrote a record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// The root CA.
+    Root,
+    /// The enrolment authority.
+    Ea,
+    /// The authorization authority.
+    Aa,
+}
+
+impl Role {
+    /// The name stored and shown: `root`, `ea`, `aa`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Root => "root",
+            Role::Ea => "ea",
+            Role::Aa => "aa",
+        }
+    }
+
+    fn parse(name: &str) -> Result<Self, StoreError> {
+        match name {
+            "root" => Ok(Role::Root),
+            "ea" => Ok(Role::Ea),
+            "aa" => Ok(Role::Aa),
+            other => Err(StoreError::Corrupt(format!("unknown role '{other}'"))),
+        }
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A station the EA knows: its canonical id and canonical public key (SEC 1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Station {
+    /// The canonical id (the `itsId` of its first enrolment request).
+    pub canonical_id: String,
+    /// The curve of the canonical key, as VSS names curves (`p256` …).
+    pub curve: String,
+    /// The canonical public key, SEC 1 encoded.
+    pub public_key: Vec<u8>,
+}
+
+/// A certificate an authority issued, as recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IssuedCertificate {
+    /// Its HashedId8.
+    pub hashed_id8: [u8; 8],
+    /// The issuing authority.
+    pub role: Role,
+    /// The station it was issued to (`None` for pseudonymous tickets).
+    pub station: Option<String>,
+    /// The id of the request it answered.
+    pub request_id: Vec<u8>,
+    /// The certificate, COER.
+    pub certificate: Vec<u8>,
+}
+
+/// How a request ended, recorded with its id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// A certificate was issued (and is recorded with the request).
+    Issued(IssuedCertificate),
+    /// The request was answered without a certificate: the standard's response code.
+    Refused(String),
+    /// Something other than issuance was answered (e.g. an authorization validation).
+    Answered(String),
+}
+
+/// One line of the audit log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditEntry {
+    /// Order of writing (increasing).
+    pub seq: i64,
+    /// Unix time in seconds.
+    pub at: i64,
+    /// The authority.
+    pub role: Role,
+    /// What happened: `register`, `issued`, `refused`, `answered`.
+    pub event: String,
+    /// Details (request id, HashedId8, response code): never key material.
+    pub detail: String,
+}
+
+/// Why the store refused or failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The request id was answered before: a replay.
+    #[error("request {0} was answered before (replay)")]
+    Replay(String),
+    /// A station with this canonical id is registered already.
+    #[error("station '{0}' is registered already")]
+    StationExists(String),
+    /// The database holds something this code cannot read.
+    #[error("corrupt store: {0}")]
+    Corrupt(String),
+    /// The database failed.
+    #[error("store: {0}")]
+    Database(String),
+}
+
+/// The records of one PKI; shared by the threads of its services.
+pub trait PkiStore: Send + Sync {
+    /// Registers a station at the EA.
+    fn register_station(&self, station: &Station) -> Result<(), StoreError>;
+
+    /// The station with this canonical id.
+    fn station(&self, canonical_id: &str) -> Result<Option<Station>, StoreError>;
+
+    /// Whether `role` has answered the request with this id already.
+    fn seen(&self, role: Role, request_id: &[u8]) -> Result<bool, StoreError>;
+
+    /// Records the answer to a request, its certificate and an audit line in one
+    /// transaction; [`StoreError::Replay`] (and nothing written) if the id was seen.
+    fn record(&self, role: Role, request_id: &[u8], outcome: &Outcome) -> Result<(), StoreError>;
+
+    /// The certificate with this HashedId8, if this PKI issued it.
+    fn issued(&self, hashed_id8: &[u8; 8]) -> Result<Option<IssuedCertificate>, StoreError>;
+
+    /// Every certificate `role` issued, in order of issue.
+    fn issued_by(&self, role: Role) -> Result<Vec<IssuedCertificate>, StoreError>;
+
+    /// The audit log, oldest first.
+    fn audit(&self) -> Result<Vec<AuditEntry>, StoreError>;
+}
+
+/// Opens the store that `spec` names: a `postgres://` or `postgresql://` URL opens
+/// [`PostgresStore`], any other text opens [`SqliteStore`] at that path, and an empty `spec`
+/// opens [`SqliteStore`] at `default_sqlite`.
+pub fn open_store(spec: &str, default_sqlite: &Path) -> Result<Box<dyn PkiStore>, StoreError> {
+    if spec.starts_with("postgres://") || spec.starts_with("postgresql://") {
+        Ok(Box::new(PostgresStore::connect(spec)?))
+    } else if spec.is_empty() {
+        Ok(Box::new(SqliteStore::open(default_sqlite)?))
+    } else {
+        Ok(Box::new(SqliteStore::open(Path::new(spec))?))
+    }
+}
+
+/// The columns of `certificates` that [`issued_of`] reads, in its order.
+const ISSUED_COLUMNS: &str = "hashed_id8, role, station, request_id, certificate";
+
+/// A row of `certificates` as read: HashedId8, role, station, request id, certificate.
+type IssuedRow = (Vec<u8>, String, Option<String>, Vec<u8>, Vec<u8>);
+
+fn issued_of(
+    (id, role, station, request_id, certificate): IssuedRow,
+) -> Result<IssuedCertificate, StoreError> {
+    Ok(IssuedCertificate {
+        hashed_id8: id
+            .try_into()
+            .map_err(|_| StoreError::Corrupt("a HashedId8 that is not 8 bytes".into()))?,
+        role: Role::parse(&role)?,
+        station,
+        request_id,
+        certificate,
+    })
+}
+
+/// A row of `audit` as read: seq, time, role, event, detail.
+type AuditRow = (i64, i64, String, String, String);
+
+fn audit_of((seq, at, role, event, detail): AuditRow) -> Result<AuditEntry, StoreError> {
+    Ok(AuditEntry {
+        seq,
+        at,
+        role: Role::parse(&role)?,
+        event,
+        detail,
+    })
+}
+
+/// The audit detail of a station's registration (written with role `ea`, event `register`).
+fn registration_detail(station: &Station) -> String {
+    format!("station {}", station.canonical_id)
+}
+
+fn audit_line(outcome: &Outcome, request_id: &[u8]) -> (&'static str, String) {
+    let id = hex::encode(request_id);
+    match outcome {
+        Outcome::Issued(c) => (
+            "issued",
+            format!(
+                "request {id}: certificate {}",
+                hex::encode_upper(c.hashed_id8)
+            ),
+        ),
+        Outcome::Refused(code) => ("refused", format!("request {id}: {code}")),
+        Outcome::Answered(code) => ("answered", format!("request {id}: {code}")),
+    }
+}
+
+fn outcome_name(outcome: &Outcome) -> &str {
+    match outcome {
+        Outcome::Issued(_) => "issued",
+        Outcome::Refused(code) | Outcome::Answered(code) => code,
+    }
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}

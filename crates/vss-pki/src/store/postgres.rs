@@ -1,0 +1,317 @@
+//! The PostgreSQL store: one database shared by several authority processes. Replays are
+//! refused by the unique key on (role, request id), so two processes racing with one request
+//! id record it once; each store keeps a small pool of connections for its threads.
+
+use std::str::FromStr;
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use postgres::{Client, Config, NoTls, Row};
+
+use super::{
+    audit_line, audit_of, issued_of, now, outcome_name, registration_detail, AuditEntry,
+    IssuedCertificate, Outcome, PkiStore, Role, Station, StoreError, ISSUED_COLUMNS,
+};
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS stations (
+    canonical_id  TEXT PRIMARY KEY,
+    curve         TEXT NOT NULL,
+    public_key    BYTEA NOT NULL,
+    registered_at BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS requests (
+    role        TEXT NOT NULL,
+    request_id  BYTEA NOT NULL,
+    received_at BIGINT NOT NULL,
+    outcome     TEXT NOT NULL,
+    PRIMARY KEY (role, request_id)
+);
+CREATE TABLE IF NOT EXISTS certificates (
+    seq         BIGSERIAL PRIMARY KEY,
+    hashed_id8  BYTEA NOT NULL UNIQUE,
+    role        TEXT NOT NULL,
+    station     TEXT,
+    request_id  BYTEA NOT NULL,
+    certificate BYTEA NOT NULL,
+    issued_at   BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS audit (
+    seq    BIGSERIAL PRIMARY KEY,
+    at     BIGINT NOT NULL,
+    role   TEXT NOT NULL,
+    event  TEXT NOT NULL,
+    detail TEXT NOT NULL
+);
+";
+
+/// The advisory lock ("vss-pki" in ASCII) held while the schema is created, so that processes
+/// starting at once do not race on `CREATE TABLE`.
+const SCHEMA_LOCK: i64 = 0x0076_7373_2d70_6b69;
+
+/// Connections a store opens at most; further threads wait for one to be free.
+const POOL_SIZE: usize = 8;
+
+/// How long a connection attempt may take when the URL sets no `connect_timeout`.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A PKI store in a PostgreSQL database, which several processes may share.
+pub struct PostgresStore {
+    config: Config,
+    pool: Mutex<Pool>,
+    freed: Condvar,
+}
+
+/// The connections of a store: those idle, and how many are in use.
+struct Pool {
+    idle: Vec<Client>,
+    busy: usize,
+}
+
+/// A connection in use, counted until dropped (also when the user panics).
+struct Busy<'a>(&'a PostgresStore);
+
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        self.0.lock_pool().busy -= 1;
+        self.0.freed.notify_one();
+    }
+}
+
+fn db(e: postgres::Error) -> StoreError {
+    let message = match (e.as_db_error(), std::error::Error::source(&e)) {
+        // The server's message names the constraint or object at fault; its DETAIL, which
+        // may echo row values, is left out.
+        (Some(server), _) => format!("{} (SQLSTATE {})", server.message(), server.code().code()),
+        (None, Some(cause)) => format!("{e}: {cause}"),
+        (None, None) => e.to_string(),
+    };
+    StoreError::Database(format!("postgres: {message}"))
+}
+
+impl PostgresStore {
+    /// Connects to the database at `url` (`postgres://user@host/db`, or a key=value
+    /// connection string) and creates the schema if absent.
+    pub fn connect(url: &str) -> Result<Self, StoreError> {
+        let mut config = Config::from_str(url).map_err(db)?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        let store = PostgresStore {
+            config,
+            pool: Mutex::new(Pool {
+                idle: Vec::new(),
+                busy: 0,
+            }),
+            freed: Condvar::new(),
+        };
+        store.with(|c| {
+            let mut tx = c.transaction().map_err(db)?;
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&SCHEMA_LOCK])
+                .map_err(db)?;
+            tx.batch_execute(SCHEMA).map_err(db)?;
+            tx.commit().map_err(db)
+        })?;
+        Ok(store)
+    }
+
+    fn lock_pool(&self) -> MutexGuard<'_, Pool> {
+        // The pool's bookkeeping stays consistent even if a holder panicked.
+        self.pool.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Takes an idle connection, opens one if fewer than [`POOL_SIZE`] are open, or waits.
+    fn take(&self) -> Result<(Busy<'_>, Client), StoreError> {
+        let mut pool = self.lock_pool();
+        loop {
+            while let Some(client) = pool.idle.pop() {
+                if !client.is_closed() {
+                    pool.busy += 1;
+                    return Ok((Busy(self), client));
+                }
+            }
+            if pool.busy < POOL_SIZE {
+                pool.busy += 1;
+                drop(pool);
+                let busy = Busy(self);
+                // On failure `busy` is dropped, which frees the place.
+                let client = self.config.connect(NoTls).map_err(db)?;
+                return Ok((busy, client));
+            }
+            pool = self
+                .freed
+                .wait(pool)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&mut Client) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let (busy, mut client) = self.take()?;
+        let result = f(&mut client);
+        if !client.is_closed() {
+            self.lock_pool().idle.push(client);
+        }
+        drop(busy);
+        result
+    }
+}
+
+fn issued_from(row: &Row) -> Result<IssuedCertificate, StoreError> {
+    issued_of((
+        row.try_get(0).map_err(db)?,
+        row.try_get(1).map_err(db)?,
+        row.try_get(2).map_err(db)?,
+        row.try_get(3).map_err(db)?,
+        row.try_get(4).map_err(db)?,
+    ))
+}
+
+impl PkiStore for PostgresStore {
+    fn register_station(&self, station: &Station) -> Result<(), StoreError> {
+        self.with(|c| {
+            let mut tx = c.transaction().map_err(db)?;
+            let inserted = tx
+                .execute(
+                    "INSERT INTO stations (canonical_id, curve, public_key, registered_at)
+                     VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                    &[
+                        &station.canonical_id,
+                        &station.curve,
+                        &station.public_key,
+                        &now(),
+                    ],
+                )
+                .map_err(db)?;
+            if inserted == 0 {
+                return Err(StoreError::StationExists(station.canonical_id.clone()));
+            }
+            tx.execute(
+                "INSERT INTO audit (at, role, event, detail) VALUES ($1, 'ea', 'register', $2)",
+                &[&now(), &registration_detail(station)],
+            )
+            .map_err(db)?;
+            tx.commit().map_err(db)
+        })
+    }
+
+    fn station(&self, canonical_id: &str) -> Result<Option<Station>, StoreError> {
+        self.with(|c| {
+            let row = c
+                .query_opt(
+                    "SELECT canonical_id, curve, public_key FROM stations WHERE canonical_id = $1",
+                    &[&canonical_id],
+                )
+                .map_err(db)?;
+            row.map(|row| {
+                Ok(Station {
+                    canonical_id: row.try_get(0).map_err(db)?,
+                    curve: row.try_get(1).map_err(db)?,
+                    public_key: row.try_get(2).map_err(db)?,
+                })
+            })
+            .transpose()
+        })
+    }
+
+    fn seen(&self, role: Role, request_id: &[u8]) -> Result<bool, StoreError> {
+        self.with(|c| {
+            c.query_opt(
+                "SELECT 1 FROM requests WHERE role = $1 AND request_id = $2",
+                &[&role.name(), &request_id],
+            )
+            .map(|found| found.is_some())
+            .map_err(db)
+        })
+    }
+
+    fn record(&self, role: Role, request_id: &[u8], outcome: &Outcome) -> Result<(), StoreError> {
+        self.with(|c| {
+            let mut tx = c.transaction().map_err(db)?;
+            // A concurrent insert of the same key waits for the other transaction: if it
+            // commits, this one inserts nothing and is a replay.
+            let inserted = tx
+                .execute(
+                    "INSERT INTO requests (role, request_id, received_at, outcome)
+                     VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                    &[&role.name(), &request_id, &now(), &outcome_name(outcome)],
+                )
+                .map_err(db)?;
+            if inserted == 0 {
+                return Err(StoreError::Replay(hex::encode(request_id)));
+            }
+            if let Outcome::Issued(cert) = outcome {
+                tx.execute(
+                    "INSERT INTO certificates
+                     (hashed_id8, role, station, request_id, certificate, issued_at)
+                     VALUES ($1, $2, $3, $4, $5, $6)",
+                    &[
+                        &cert.hashed_id8.as_slice(),
+                        &role.name(),
+                        &cert.station,
+                        &request_id,
+                        &cert.certificate,
+                        &now(),
+                    ],
+                )
+                .map_err(db)?;
+            }
+            let (event, detail) = audit_line(outcome, request_id);
+            tx.execute(
+                "INSERT INTO audit (at, role, event, detail) VALUES ($1, $2, $3, $4)",
+                &[&now(), &role.name(), &event, &detail],
+            )
+            .map_err(db)?;
+            tx.commit().map_err(db)
+        })
+    }
+
+    fn issued(&self, hashed_id8: &[u8; 8]) -> Result<Option<IssuedCertificate>, StoreError> {
+        self.with(|c| {
+            c.query_opt(
+                &format!("SELECT {ISSUED_COLUMNS} FROM certificates WHERE hashed_id8 = $1"),
+                &[&hashed_id8.as_slice()],
+            )
+            .map_err(db)?
+            .as_ref()
+            .map(issued_from)
+            .transpose()
+        })
+    }
+
+    fn issued_by(&self, role: Role) -> Result<Vec<IssuedCertificate>, StoreError> {
+        self.with(|c| {
+            c.query(
+                &format!("SELECT {ISSUED_COLUMNS} FROM certificates WHERE role = $1 ORDER BY seq"),
+                &[&role.name()],
+            )
+            .map_err(db)?
+            .iter()
+            .map(issued_from)
+            .collect()
+        })
+    }
+
+    fn audit(&self) -> Result<Vec<AuditEntry>, StoreError> {
+        self.with(|c| {
+            c.query(
+                "SELECT seq, at, role, event, detail FROM audit ORDER BY seq",
+                &[],
+            )
+            .map_err(db)?
+            .iter()
+            .map(|row| {
+                audit_of((
+                    row.try_get(0).map_err(db)?,
+                    row.try_get(1).map_err(db)?,
+                    row.try_get(2).map_err(db)?,
+                    row.try_get(3).map_err(db)?,
+                    row.try_get(4).map_err(db)?,
+                ))
+            })
+            .collect()
+        })
+    }
+}

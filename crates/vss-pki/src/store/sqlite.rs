@@ -1,0 +1,236 @@
+//! The SQLite store: one file, WAL journal, synchronous commits, so an acknowledged record
+//! survives a crash; several processes may open it.
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+
+use super::{
+    audit_line, audit_of, issued_of, now, outcome_name, registration_detail, AuditEntry,
+    IssuedCertificate, IssuedRow, Outcome, PkiStore, Role, Station, StoreError, ISSUED_COLUMNS,
+};
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS stations (
+    canonical_id  TEXT PRIMARY KEY,
+    curve         TEXT NOT NULL,
+    public_key    BLOB NOT NULL,
+    registered_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS requests (
+    role        TEXT NOT NULL,
+    request_id  BLOB NOT NULL,
+    received_at INTEGER NOT NULL,
+    outcome     TEXT NOT NULL,
+    PRIMARY KEY (role, request_id)
+);
+CREATE TABLE IF NOT EXISTS certificates (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    hashed_id8  BLOB NOT NULL UNIQUE,
+    role        TEXT NOT NULL,
+    station     TEXT,
+    request_id  BLOB NOT NULL,
+    certificate BLOB NOT NULL,
+    issued_at   INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS audit (
+    seq    INTEGER PRIMARY KEY AUTOINCREMENT,
+    at     INTEGER NOT NULL,
+    role   TEXT NOT NULL,
+    event  TEXT NOT NULL,
+    detail TEXT NOT NULL
+);
+";
+
+/// A PKI store in one SQLite file.
+pub struct SqliteStore {
+    connection: Mutex<Connection>,
+}
+
+fn db(e: rusqlite::Error) -> StoreError {
+    StoreError::Database(e.to_string())
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the store at `path`.
+    pub fn open(path: &Path) -> Result<Self, StoreError> {
+        let connection = Connection::open(path).map_err(db)?;
+        connection
+            .execute_batch(
+                "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 10000;",
+            )
+            .map_err(db)?;
+        connection.execute_batch(SCHEMA).map_err(db)?;
+        Ok(SqliteStore {
+            connection: Mutex::new(connection),
+        })
+    }
+
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut connection = self
+            .connection
+            .lock()
+            .map_err(|_| StoreError::Database("a thread panicked holding the store".into()))?;
+        f(&mut connection)
+    }
+}
+
+fn issued_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<IssuedRow> {
+    Ok((
+        row.get(0)?,
+        row.get(1)?,
+        row.get(2)?,
+        row.get(3)?,
+        row.get(4)?,
+    ))
+}
+
+impl PkiStore for SqliteStore {
+    fn register_station(&self, station: &Station) -> Result<(), StoreError> {
+        self.with(|c| {
+            let tx = c
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(db)?;
+            let inserted = tx
+                .execute(
+                    "INSERT OR IGNORE INTO stations (canonical_id, curve, public_key, registered_at)
+                     VALUES (?1, ?2, ?3, ?4)",
+                    params![station.canonical_id, station.curve, station.public_key, now()],
+                )
+                .map_err(db)?;
+            if inserted == 0 {
+                return Err(StoreError::StationExists(station.canonical_id.clone()));
+            }
+            tx.execute(
+                "INSERT INTO audit (at, role, event, detail) VALUES (?1, 'ea', 'register', ?2)",
+                params![now(), registration_detail(station)],
+            )
+            .map_err(db)?;
+            tx.commit().map_err(db)
+        })
+    }
+
+    fn station(&self, canonical_id: &str) -> Result<Option<Station>, StoreError> {
+        self.with(|c| {
+            c.query_row(
+                "SELECT canonical_id, curve, public_key FROM stations WHERE canonical_id = ?1",
+                params![canonical_id],
+                |row| {
+                    Ok(Station {
+                        canonical_id: row.get(0)?,
+                        curve: row.get(1)?,
+                        public_key: row.get(2)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(db)
+        })
+    }
+
+    fn seen(&self, role: Role, request_id: &[u8]) -> Result<bool, StoreError> {
+        self.with(|c| {
+            c.query_row(
+                "SELECT 1 FROM requests WHERE role = ?1 AND request_id = ?2",
+                params![role.name(), request_id],
+                |_| Ok(()),
+            )
+            .optional()
+            .map(|found| found.is_some())
+            .map_err(db)
+        })
+    }
+
+    fn record(&self, role: Role, request_id: &[u8], outcome: &Outcome) -> Result<(), StoreError> {
+        self.with(|c| {
+            let tx = c
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(db)?;
+            let inserted = tx
+                .execute(
+                    "INSERT OR IGNORE INTO requests (role, request_id, received_at, outcome)
+                     VALUES (?1, ?2, ?3, ?4)",
+                    params![role.name(), request_id, now(), outcome_name(outcome)],
+                )
+                .map_err(db)?;
+            if inserted == 0 {
+                return Err(StoreError::Replay(hex::encode(request_id)));
+            }
+            if let Outcome::Issued(cert) = outcome {
+                tx.execute(
+                    "INSERT INTO certificates
+                     (hashed_id8, role, station, request_id, certificate, issued_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    params![
+                        cert.hashed_id8.as_slice(),
+                        role.name(),
+                        cert.station,
+                        request_id,
+                        cert.certificate,
+                        now()
+                    ],
+                )
+                .map_err(db)?;
+            }
+            let (event, detail) = audit_line(outcome, request_id);
+            tx.execute(
+                "INSERT INTO audit (at, role, event, detail) VALUES (?1, ?2, ?3, ?4)",
+                params![now(), role.name(), event, detail],
+            )
+            .map_err(db)?;
+            tx.commit().map_err(db)
+        })
+    }
+
+    fn issued(&self, hashed_id8: &[u8; 8]) -> Result<Option<IssuedCertificate>, StoreError> {
+        self.with(|c| {
+            c.query_row(
+                &format!("SELECT {ISSUED_COLUMNS} FROM certificates WHERE hashed_id8 = ?1"),
+                params![hashed_id8.as_slice()],
+                issued_row,
+            )
+            .optional()
+            .map_err(db)?
+            .map(issued_of)
+            .transpose()
+        })
+    }
+
+    fn issued_by(&self, role: Role) -> Result<Vec<IssuedCertificate>, StoreError> {
+        self.with(|c| {
+            let mut statement = c
+                .prepare(&format!(
+                    "SELECT {ISSUED_COLUMNS} FROM certificates WHERE role = ?1 ORDER BY seq"
+                ))
+                .map_err(db)?;
+            let rows = statement
+                .query_map(params![role.name()], issued_row)
+                .map_err(db)?;
+            rows.map(|r| r.map_err(db).and_then(issued_of)).collect()
+        })
+    }
+
+    fn audit(&self) -> Result<Vec<AuditEntry>, StoreError> {
+        self.with(|c| {
+            let mut statement = c
+                .prepare("SELECT seq, at, role, event, detail FROM audit ORDER BY seq")
+                .map_err(db)?;
+            let rows = statement
+                .query_map([], |row| {
+                    Ok((
+                        row.get(0)?,
+                        row.get(1)?,
+                        row.get(2)?,
+                        row.get(3)?,
+                        row.get(4)?,
+                    ))
+                })
+                .map_err(db)?;
+            rows.map(|r| r.map_err(db).and_then(audit_of)).collect()
+        })
+    }
+}

@@ -1,0 +1,169 @@
+//! The behaviour every `PkiStore` backend must show, written once and run by each backend's
+//! test file against a fresh store.
+
+use std::sync::{Arc, Barrier};
+
+use vss_pki::store::{IssuedCertificate, Outcome, PkiStore, Role, Station, StoreError};
+
+/// Opens another handle on the store under test, as another authority process would.
+pub type Open<'a> = &'a dyn Fn() -> Box<dyn PkiStore>;
+
+fn station(id: &str) -> Station {
+    Station {
+        canonical_id: id.into(),
+        curve: "p256".into(),
+        public_key: vec![0x02; 33],
+    }
+}
+
+fn issued(n: u8, station: Option<&str>) -> IssuedCertificate {
+    IssuedCertificate {
+        hashed_id8: [n; 8],
+        role: Role::Ea,
+        station: station.map(str::to_string),
+        request_id: vec![n; 16],
+        certificate: vec![0x80, 0x03, n],
+    }
+}
+
+/// A station registers once; a second registration is refused with its id.
+pub fn stations_register_once(store: &dyn PkiStore) {
+    store.register_station(&station("car-1")).expect("register");
+    assert!(matches!(
+        store.register_station(&station("car-1")),
+        Err(StoreError::StationExists(id)) if id == "car-1"
+    ));
+    assert_eq!(
+        store.station("car-1").expect("query"),
+        Some(station("car-1"))
+    );
+    assert_eq!(store.station("car-2").expect("query"), None);
+}
+
+/// A request id answered before is a replay, per authority, and the replay writes nothing.
+pub fn a_replayed_request_is_refused_and_writes_nothing(store: &dyn PkiStore) {
+    let first = issued(1, Some("car-1"));
+    assert!(!store.seen(Role::Ea, &first.request_id).expect("seen"));
+    store
+        .record(Role::Ea, &first.request_id, &Outcome::Issued(first.clone()))
+        .expect("record");
+    assert!(store.seen(Role::Ea, &first.request_id).expect("seen"));
+    // The AA has not seen the EA's request id.
+    assert!(!store.seen(Role::Aa, &first.request_id).expect("seen"));
+    let audit_before = store.audit().expect("audit").len();
+    let replay = Outcome::Issued(issued(2, Some("car-1")));
+    assert!(matches!(
+        store.record(Role::Ea, &first.request_id, &replay),
+        Err(StoreError::Replay(_))
+    ));
+    assert_eq!(
+        store.issued(&[2; 8]).expect("query"),
+        None,
+        "nothing stored"
+    );
+    assert_eq!(store.audit().expect("audit").len(), audit_before);
+    assert_eq!(store.issued(&[1; 8]).expect("query"), Some(first));
+}
+
+/// The same certificate twice (a HashedId8 collision) fails the transaction: the second
+/// request id must not be recorded as answered, so the station can try again.
+pub fn a_failed_issuance_leaves_no_request_record(store: &dyn PkiStore) {
+    let cert = issued(1, None);
+    store
+        .record(Role::Aa, &[9; 16], &Outcome::Issued(cert.clone()))
+        .expect("record");
+    assert!(matches!(
+        store.record(Role::Aa, &[8; 16], &Outcome::Issued(cert)),
+        Err(StoreError::Database(_))
+    ));
+    assert!(!store.seen(Role::Aa, &[8; 16]).expect("seen"));
+}
+
+/// Refusals and other answers are audited in order and count as seen.
+pub fn refusals_and_answers_are_audited_and_count_as_seen(store: &dyn PkiStore) {
+    store.register_station(&station("car-1")).expect("register");
+    store
+        .record(Role::Ea, &[1; 16], &Outcome::Refused("unknownits".into()))
+        .expect("record");
+    store
+        .record(Role::Ea, &[2; 16], &Outcome::Answered("ok".into()))
+        .expect("record");
+    assert!(store.seen(Role::Ea, &[1; 16]).expect("seen"));
+    let audit = store.audit().expect("audit");
+    let events: Vec<&str> = audit.iter().map(|a| a.event.as_str()).collect();
+    assert_eq!(events, ["register", "refused", "answered"]);
+    assert!(audit[1].detail.contains("unknownits"), "{:?}", audit[1]);
+    assert!(audit.windows(2).all(|w| w[0].seq < w[1].seq));
+}
+
+/// Two handles, as two authority processes would have, eight threads each, 20 records per
+/// thread: after reopening, every record is there once.
+pub fn records_survive_reopening_and_concurrent_writers_lose_nothing(open: Open<'_>) {
+    let stores: [Arc<dyn PkiStore>; 2] = [Arc::from(open()), Arc::from(open())];
+    let mut threads = Vec::new();
+    for t in 0..16u8 {
+        let store = Arc::clone(&stores[usize::from(t % 2)]);
+        threads.push(std::thread::spawn(move || {
+            for i in 0..20u8 {
+                let mut cert = issued(0, None);
+                cert.hashed_id8 = [t, i, 0, 0, 0, 0, 0, 1];
+                cert.request_id = vec![t, i];
+                store
+                    .record(Role::Aa, &cert.request_id.clone(), &Outcome::Issued(cert))
+                    .expect("record");
+            }
+        }));
+    }
+    for t in threads {
+        t.join().expect("thread");
+    }
+    drop(stores);
+    let reopened = open();
+    let all = reopened.issued_by(Role::Aa).expect("query");
+    assert_eq!(all.len(), 16 * 20);
+    let mut ids: Vec<[u8; 8]> = all.iter().map(|c| c.hashed_id8).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 16 * 20, "no duplicates");
+    assert!(reopened.issued_by(Role::Ea).expect("query").is_empty());
+    assert_eq!(reopened.audit().expect("audit").len(), 16 * 20);
+}
+
+/// Two handles record the same request id at the same moment, 20 times over: each time
+/// exactly one succeeds and the other is a replay that wrote nothing.
+pub fn a_request_id_raced_by_two_writers_is_recorded_once(open: Open<'_>) {
+    const ROUNDS: u8 = 20;
+    let stores: [Arc<dyn PkiStore>; 2] = [Arc::from(open()), Arc::from(open())];
+    for round in 0..ROUNDS {
+        let barrier = Arc::new(Barrier::new(2));
+        let threads: Vec<_> = (0..2u8)
+            .map(|t| {
+                let store = Arc::clone(&stores[usize::from(t)]);
+                let barrier = Arc::clone(&barrier);
+                std::thread::spawn(move || {
+                    let mut cert = issued(0, None);
+                    cert.hashed_id8 = [round, t, 0, 0, 0, 0, 0, 2];
+                    barrier.wait();
+                    store.record(Role::Aa, &[0xaa, round], &Outcome::Issued(cert))
+                })
+            })
+            .collect();
+        let results: Vec<Result<(), StoreError>> = threads
+            .into_iter()
+            .map(|t| t.join().expect("thread"))
+            .collect();
+        let won = results.iter().filter(|r| r.is_ok()).count();
+        let replays = results
+            .iter()
+            .filter(|r| matches!(r, Err(StoreError::Replay(_))))
+            .count();
+        assert_eq!((won, replays), (1, 1), "round {round}: {results:?}");
+    }
+    let store = &stores[0];
+    assert_eq!(
+        store.issued_by(Role::Aa).expect("query").len(),
+        usize::from(ROUNDS),
+        "only the winners' certificates"
+    );
+    assert_eq!(store.audit().expect("audit").len(), usize::from(ROUNDS));
+}

@@ -1,0 +1,76 @@
+//! The SQLite store: stations, replay refusal, issuance recorded with its request in one
+//! transaction, the audit log, and records that survive reopening and concurrent writers.
+
+#[path = "common/store_checks.rs"]
+mod store_checks;
+
+use tempfile::TempDir;
+use vss_pki::store::{open_store, Outcome, PkiStore, Role, SqliteStore};
+
+/// A fresh store in its own directory (removed when the directory is dropped).
+fn fresh() -> (TempDir, SqliteStore) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = SqliteStore::open(&dir.path().join("pki.sqlite")).expect("open");
+    (dir, store)
+}
+
+#[test]
+fn stations_register_once() {
+    let (_dir, store) = fresh();
+    store_checks::stations_register_once(&store);
+}
+
+#[test]
+fn a_replayed_request_is_refused_and_writes_nothing() {
+    let (_dir, store) = fresh();
+    store_checks::a_replayed_request_is_refused_and_writes_nothing(&store);
+}
+
+#[test]
+fn a_failed_issuance_leaves_no_request_record() {
+    let (_dir, store) = fresh();
+    store_checks::a_failed_issuance_leaves_no_request_record(&store);
+}
+
+#[test]
+fn refusals_and_answers_are_audited_and_count_as_seen() {
+    let (_dir, store) = fresh();
+    store_checks::refusals_and_answers_are_audited_and_count_as_seen(&store);
+}
+
+#[test]
+fn records_survive_reopening_and_concurrent_writers_lose_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("pki.sqlite");
+    store_checks::records_survive_reopening_and_concurrent_writers_lose_nothing(&|| {
+        Box::new(SqliteStore::open(&path).expect("open"))
+    });
+}
+
+#[test]
+fn a_request_id_raced_by_two_writers_is_recorded_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("pki.sqlite");
+    store_checks::a_request_id_raced_by_two_writers_is_recorded_once(&|| {
+        Box::new(SqliteStore::open(&path).expect("open"))
+    });
+}
+
+#[test]
+fn open_store_opens_sqlite_at_a_path_or_at_the_default() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let default = dir.path().join("pki.sqlite");
+    let named = dir.path().join("other.sqlite");
+    let spec = named.to_str().expect("utf-8 path");
+    for (spec, path) in [("", default.as_path()), (spec, named.as_path())] {
+        let store = open_store(spec, &default).expect("open");
+        store
+            .record(Role::Ea, spec.as_bytes(), &Outcome::Answered("ok".into()))
+            .expect("record");
+        let direct = SqliteStore::open(path).expect("open");
+        assert!(
+            direct.seen(Role::Ea, spec.as_bytes()).expect("seen"),
+            "{spec:?}"
+        );
+    }
+}

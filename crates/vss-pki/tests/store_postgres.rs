@@ -1,0 +1,159 @@
+//! The PostgreSQL store, against a real server: the checks every store passes, plus two
+//! stores on one database (as two authority processes) writing and racing at once, and
+//! processes creating the schema at once. Each test has its own database.
+//!
+//! The server comes from `VSS_TEST_POSTGRES` (a `postgres://` URL of a role that may create
+//! databases; `scripts/with-postgres` starts a throwaway one); without it these tests skip.
+
+#[path = "common/store_checks.rs"]
+mod store_checks;
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use postgres::{Client, NoTls};
+use vss_pki::store::{open_store, Outcome, PkiStore, PostgresStore, Role};
+
+/// A database created for one test and dropped after it.
+struct TestDatabase {
+    server: String,
+    name: String,
+    url: String,
+}
+
+impl TestDatabase {
+    /// A fresh database on the server of `VSS_TEST_POSTGRES`, or `None` (and a line on
+    /// stderr) when it is unset.
+    fn create(test: &str) -> Option<TestDatabase> {
+        let Ok(server) = std::env::var("VSS_TEST_POSTGRES") else {
+            eprintln!(
+                "skipping {test}: VSS_TEST_POSTGRES is unset (run under scripts/with-postgres)"
+            );
+            return None;
+        };
+        static COUNTER: AtomicU32 = AtomicU32::new(0);
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let name = format!(
+            "vss_test_{}_{}_{nanos}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        );
+        admin(&server)
+            .batch_execute(&format!("CREATE DATABASE {name}"))
+            .expect("create the test database");
+        let separator = if server.contains('?') { '&' } else { '?' };
+        let url = format!("{server}{separator}dbname={name}");
+        Some(TestDatabase { server, name, url })
+    }
+
+    /// Opens a store on this database.
+    fn open(&self) -> Box<dyn PkiStore> {
+        Box::new(PostgresStore::connect(&self.url).expect("connect"))
+    }
+}
+
+impl Drop for TestDatabase {
+    fn drop(&mut self) {
+        let dropped = admin(&self.server).batch_execute(&format!(
+            "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+            self.name
+        ));
+        if let Err(e) = dropped {
+            eprintln!("could not drop the test database {}: {e}", self.name);
+        }
+    }
+}
+
+/// A connection to the server's maintenance database.
+fn admin(server: &str) -> Client {
+    Client::connect(server, NoTls).expect("connect to VSS_TEST_POSTGRES")
+}
+
+#[test]
+fn stations_register_once() {
+    let Some(db) = TestDatabase::create("stations_register_once") else {
+        return;
+    };
+    store_checks::stations_register_once(db.open().as_ref());
+}
+
+#[test]
+fn a_replayed_request_is_refused_and_writes_nothing() {
+    let Some(db) = TestDatabase::create("a_replayed_request_is_refused_and_writes_nothing") else {
+        return;
+    };
+    store_checks::a_replayed_request_is_refused_and_writes_nothing(db.open().as_ref());
+}
+
+#[test]
+fn a_failed_issuance_leaves_no_request_record() {
+    let Some(db) = TestDatabase::create("a_failed_issuance_leaves_no_request_record") else {
+        return;
+    };
+    store_checks::a_failed_issuance_leaves_no_request_record(db.open().as_ref());
+}
+
+#[test]
+fn refusals_and_answers_are_audited_and_count_as_seen() {
+    let Some(db) = TestDatabase::create("refusals_and_answers_are_audited_and_count_as_seen")
+    else {
+        return;
+    };
+    store_checks::refusals_and_answers_are_audited_and_count_as_seen(db.open().as_ref());
+}
+
+#[test]
+fn records_survive_reopening_and_concurrent_writers_lose_nothing() {
+    let Some(db) =
+        TestDatabase::create("records_survive_reopening_and_concurrent_writers_lose_nothing")
+    else {
+        return;
+    };
+    store_checks::records_survive_reopening_and_concurrent_writers_lose_nothing(&|| db.open());
+}
+
+#[test]
+fn a_request_id_raced_by_two_writers_is_recorded_once() {
+    let Some(db) = TestDatabase::create("a_request_id_raced_by_two_writers_is_recorded_once")
+    else {
+        return;
+    };
+    store_checks::a_request_id_raced_by_two_writers_is_recorded_once(&|| db.open());
+}
+
+#[test]
+fn processes_starting_at_once_create_the_schema_once() {
+    let Some(db) = TestDatabase::create("processes_starting_at_once_create_the_schema_once") else {
+        return;
+    };
+    let url = db.url.as_str();
+    std::thread::scope(|s| {
+        let starts: Vec<_> = (0..8)
+            .map(|_| s.spawn(move || PostgresStore::connect(url).map(drop)))
+            .collect();
+        for start in starts {
+            start.join().expect("thread").expect("connect");
+        }
+    });
+    store_checks::stations_register_once(db.open().as_ref());
+}
+
+#[test]
+fn open_store_opens_postgres_for_its_urls() {
+    let Some(db) = TestDatabase::create("open_store_opens_postgres_for_its_urls") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let default = dir.path().join("pki.sqlite");
+    let (_, rest) = db.url.split_once("://").expect("a URL");
+    for url in [format!("postgres://{rest}"), format!("postgresql://{rest}")] {
+        let store = open_store(&url, &default).expect("open");
+        store
+            .record(Role::Ea, url.as_bytes(), &Outcome::Answered("ok".into()))
+            .expect("record");
+        assert!(db.open().seen(Role::Ea, url.as_bytes()).expect("seen"));
+    }
+    assert!(!default.exists(), "no SQLite file made");
+}
