@@ -29,6 +29,9 @@ pub enum Error {
     /// ITS data (certificates, signed or encrypted data) failed.
     #[error(transparent)]
     Its(#[from] vss_its::Error),
+    /// A cryptographic operation failed.
+    #[error(transparent)]
+    Crypto(#[from] vss_crypto::Error),
     /// The key store failed.
     #[error(transparent)]
     Hsm(#[from] vss_hsm::Error),

@@ -6,7 +6,7 @@ use std::str::FromStr;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use postgres::{Client, Config, NoTls, Row};
+use postgres::{Client, Config, IsolationLevel, NoTls, Row, Transaction};
 
 use super::{
     audit_line, audit_of, issued_of, now, outcome_name, registration_detail, AuditEntry,
@@ -68,7 +68,7 @@ struct Pool {
     busy: usize,
 }
 
-/// A connection in use, counted until dropped (also when the user panics).
+/// A connection in use, counted until dropped (also when the caller panics).
 struct Busy<'a>(&'a PostgresStore);
 
 impl Drop for Busy<'_> {
@@ -89,6 +89,16 @@ fn db(e: postgres::Error) -> StoreError {
     StoreError::Database(format!("postgres: {message}"))
 }
 
+/// A read-committed transaction, whatever the server's default: an insert that meets a
+/// concurrent insert of the same key then waits for it and, if it commits, inserts nothing
+/// (where a stricter level would fail with a serialization error instead of a replay).
+fn transaction(c: &mut Client) -> Result<Transaction<'_>, StoreError> {
+    c.build_transaction()
+        .isolation_level(IsolationLevel::ReadCommitted)
+        .start()
+        .map_err(db)
+}
+
 impl PostgresStore {
     /// Connects to the database at `url` (`postgres://user@host/db`, or a key=value
     /// connection string) and creates the schema if absent.
@@ -106,7 +116,7 @@ impl PostgresStore {
             freed: Condvar::new(),
         };
         store.with(|c| {
-            let mut tx = c.transaction().map_err(db)?;
+            let mut tx = transaction(c)?;
             tx.execute("SELECT pg_advisory_xact_lock($1)", &[&SCHEMA_LOCK])
                 .map_err(db)?;
             tx.batch_execute(SCHEMA).map_err(db)?;
@@ -172,7 +182,7 @@ fn issued_from(row: &Row) -> Result<IssuedCertificate, StoreError> {
 impl PkiStore for PostgresStore {
     fn register_station(&self, station: &Station) -> Result<(), StoreError> {
         self.with(|c| {
-            let mut tx = c.transaction().map_err(db)?;
+            let mut tx = transaction(c)?;
             let inserted = tx
                 .execute(
                     "INSERT INTO stations (canonical_id, curve, public_key, registered_at)
@@ -229,9 +239,9 @@ impl PkiStore for PostgresStore {
 
     fn record(&self, role: Role, request_id: &[u8], outcome: &Outcome) -> Result<(), StoreError> {
         self.with(|c| {
-            let mut tx = c.transaction().map_err(db)?;
-            // A concurrent insert of the same key waits for the other transaction: if it
-            // commits, this one inserts nothing and is a replay.
+            let mut tx = transaction(c)?;
+            // Racing another process with this id, the insert waits for its transaction:
+            // if that commits, nothing is inserted here and this is a replay.
             let inserted = tx
                 .execute(
                     "INSERT INTO requests (role, request_id, received_at, outcome)

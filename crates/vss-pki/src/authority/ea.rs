@@ -1,0 +1,305 @@
+//! The enrolment authority's handling of an enrolment request (TS 102 941 6.2.3.2): decrypt,
+//! check the outer signature (the canonical key, or the current EC when re-enrolling) and the
+//! proof of possession, issue the enrolment credential, record it, and answer encrypted with
+//! the request's key. Transport-free: the HTTP layer passes bytes in and out.
+
+use std::sync::Arc;
+
+use vss_crypto::PublicKey;
+use vss_hsm::Hsm;
+use vss_its::asn::{Duration, Ieee1609Dot2Content, SignerIdentifier};
+use vss_its::{
+    issue_certificate, Cert, CertificateRequest, DataEncryptionKey, Decryptor, HsmKey, ItsTime,
+    Profile, Recipient, SignedMessage,
+};
+
+use super::labels;
+use crate::messages::{
+    self, EnrolmentResponseCode as Code, EtsiTs102941Data, EtsiTs102941DataContent, InnerEcRequest,
+    InnerEcResponse,
+};
+use crate::protocol::{self, request_hash};
+use crate::store::{IssuedCertificate, Outcome, PkiStore, Role};
+use crate::Result;
+
+/// The EA's answer to a request.
+#[derive(Debug, Clone)]
+pub enum Answer {
+    /// An encrypted, signed response (HTTP 200, `application/x-its-response`), with the code
+    /// it carries.
+    Response {
+        /// The response code inside.
+        code: Code,
+        /// The response message.
+        body: Vec<u8>,
+    },
+    /// The request could not be opened, so no encrypted answer is possible (HTTP 400).
+    Refused(Code),
+}
+
+impl Answer {
+    /// The response code, whichever way it is carried.
+    pub fn code(&self) -> Code {
+        match self {
+            Answer::Response { code, .. } | Answer::Refused(code) => *code,
+        }
+    }
+}
+
+/// The enrolment authority of one PKI.
+pub struct Ea {
+    cert: Cert,
+    hsm: Arc<dyn Hsm>,
+    store: Arc<dyn PkiStore>,
+    /// Lifetime of the enrolment credentials it issues (cut to the EA's own).
+    pub ec_duration: Duration,
+}
+
+/// A refusal on the way through a request.
+struct Refusal(Code, String);
+
+fn refuse<T>(code: Code, why: impl Into<String>) -> std::result::Result<T, Refusal> {
+    Err(Refusal(code, why.into()))
+}
+
+impl Ea {
+    /// The EA with certificate `cert`, its keys in `hsm` (labels `ea`, `ea-enc`), records in
+    /// `store`; enrolment credentials last three years.
+    pub fn new(cert: Cert, hsm: Arc<dyn Hsm>, store: Arc<dyn PkiStore>) -> Self {
+        Ea {
+            cert,
+            hsm,
+            store,
+            ec_duration: Duration::Years(3),
+        }
+    }
+
+    /// The EA's certificate.
+    pub fn cert(&self) -> &Cert {
+        &self.cert
+    }
+
+    /// Answers an enrolment request (`EnrolmentRequestMessage`) received at `now`.
+    pub fn enrol(&self, request: &[u8], now: ItsTime) -> Result<Answer> {
+        let hash = request_hash(request);
+        let data = match vss_its::decode_data(request) {
+            Ok(d) => d,
+            Err(_) => return Ok(Answer::Refused(Code::CantParse)),
+        };
+        if !matches!(data.content, Ieee1609Dot2Content::EncryptedData(_)) {
+            return Ok(Answer::Refused(Code::BadContentType));
+        }
+        let decryption = HsmKey::new(self.hsm.as_ref(), labels::EA_ENCRYPTION)?;
+        let opened =
+            match vss_its::decrypt_data(&data, Decryptor::Certificate(&self.cert, &decryption)) {
+                Ok(o) => o,
+                Err(vss_its::Error::Decryption(why)) if why.contains("no recipient info") => {
+                    return Ok(Answer::Refused(Code::ImNotTheRecipient))
+                }
+                Err(vss_its::Error::Decryption(_)) => {
+                    return Ok(Answer::Refused(Code::DecryptionFailed))
+                }
+                Err(_) => return Ok(Answer::Refused(Code::CantParse)),
+            };
+        let (code, certificate, station, why) = match self.check(opened.data, &hash, now) {
+            Ok((cert, station)) => (Code::Ok, Some(cert), Some(station), String::new()),
+            Err(Refusal(code, why)) => (code, None, None, why),
+        };
+        let outcome = match (&certificate, station) {
+            (Some(cert), station) => Outcome::Issued(IssuedCertificate {
+                hashed_id8: cert.hashed_id8().0,
+                role: Role::Ea,
+                station,
+                request_id: hash.to_vec(),
+                certificate: cert.bytes().to_vec(),
+            }),
+            (None, _) => Outcome::Refused(format!("{}: {why}", code_name(code))),
+        };
+        let (code, certificate) = match self.store.record(Role::Ea, &hash, &outcome) {
+            Ok(()) => (code, certificate),
+            Err(crate::store::StoreError::Replay(_)) => (Code::DeniedRequest, None),
+            Err(e) => return Err(e.into()),
+        };
+        let response = InnerEcResponse::new(hash, code, certificate.map(|c| c.asn().clone()));
+        let body = self.respond(
+            EtsiTs102941DataContent::EnrolmentResponse(Box::new(response)),
+            &opened.key,
+            now,
+        )?;
+        Ok(Answer::Response { code, body })
+    }
+
+    /// Signs `content` and encrypts it with the request's key.
+    fn respond(
+        &self,
+        content: EtsiTs102941DataContent,
+        key: &DataEncryptionKey,
+        now: ItsTime,
+    ) -> Result<Vec<u8>> {
+        let signer = HsmKey::new(self.hsm.as_ref(), labels::EA)?;
+        let signed = protocol::sign_envelope(
+            &EtsiTs102941Data::new(content),
+            Some(&self.cert),
+            &signer,
+            now,
+        )?;
+        let encrypted = vss_its::encrypt_data(&signed, &[Recipient::PreSharedKey], key)?;
+        Ok(vss_its::encode_data(&encrypted)?)
+    }
+
+    /// The checks of 6.2.3.2, then issuance: the new EC and the station's canonical id.
+    fn check(
+        &self,
+        outer: vss_its::asn::Ieee1609Dot2Data,
+        hash: &[u8; 16],
+        now: ItsTime,
+    ) -> std::result::Result<(Cert, String), Refusal> {
+        let outer = match protocol::signed_message(outer) {
+            Ok(m) => m,
+            Err(_) => return refuse(Code::BadContentType, "the decrypted data is not signed"),
+        };
+        let envelope =
+            protocol::envelope(&outer).or_else(|e| refuse(Code::CantParse, e.to_string()))?;
+        let EtsiTs102941DataContent::EnrolmentRequest(pop) = envelope.content else {
+            return refuse(Code::BadContentType, "not an enrolment request");
+        };
+        let pop = SignedMessage::from_asn(*pop)
+            .or_else(|_| refuse(Code::BadContentType, "the request is not signed for PoP"))?;
+        if pop.psid() != Some(protocol::PSID) {
+            return refuse(Code::BadContentType, "the PoP is not under PSID 623");
+        }
+        let inner: InnerEcRequest = pop
+            .payload()
+            .ok_or(())
+            .and_then(|p| messages::decode("InnerEcRequest", p).map_err(|_| ()))
+            .or_else(|()| refuse(Code::CantParse, "no InnerEcRequest"))?;
+        let requested = vss_its::verification_key(&inner.public_keys.verification_key)
+            .or_else(|_| refuse(Code::InvalidKeys, "the verification key is not a point"))?;
+        if !matches!(pop.signed().signer, SignerIdentifier::SelfSigned(()))
+            || !pop.verify_with_key(&requested).unwrap_or(false)
+        {
+            return refuse(
+                Code::InvalidSignature,
+                "the proof of possession does not verify",
+            );
+        }
+        let its_id = String::from_utf8(inner.its_id.to_vec())
+            .or_else(|_| refuse(Code::UnknownIts, "the itsId is not a canonical id"))?;
+        self.check_outer(&outer, &its_id, now)?;
+        if self.store.seen(Role::Ea, hash).unwrap_or(false) {
+            return refuse(Code::DeniedRequest, "a replay");
+        }
+        if let Some(apps) = &inner.requested_subject_attributes.app_permissions {
+            if apps
+                .0
+                .iter()
+                .any(|p| vss_its::psid_value(&p.psid) != Some(protocol::PSID))
+            {
+                return refuse(Code::DeniedPermissions, "an EC carries PSID 623 only");
+            }
+        }
+        let cert = self
+            .issue(
+                &its_id,
+                requested,
+                inner.public_keys.encryption_key.as_ref(),
+                now,
+            )
+            .or_else(|e| refuse(Code::DeniedRequest, e.to_string()))?;
+        Ok((cert, its_id))
+    }
+
+    /// The outer signature: by the registered canonical key for a first enrolment, by a
+    /// valid EC this EA issued to the same station for a re-enrolment.
+    fn check_outer(
+        &self,
+        outer: &SignedMessage,
+        its_id: &str,
+        now: ItsTime,
+    ) -> std::result::Result<(), Refusal> {
+        let station = match self.store.station(its_id) {
+            Ok(Some(s)) => s,
+            Ok(None) => return refuse(Code::UnknownIts, format!("no station '{its_id}'")),
+            Err(e) => return refuse(Code::DeniedRequest, e.to_string()),
+        };
+        let ok = match outer.signer_digest() {
+            None => {
+                let curve = station
+                    .curve
+                    .parse()
+                    .or_else(|_| refuse(Code::BadItsStatus, "a stored key on an unknown curve"))?;
+                let key = PublicKey::from_sec1(curve, &station.public_key)
+                    .or_else(|_| refuse(Code::BadItsStatus, "a stored key that is not a point"))?;
+                matches!(outer.signed().signer, SignerIdentifier::SelfSigned(()))
+                    && outer.verify_with_key(&key).unwrap_or(false)
+            }
+            Some(id) => {
+                let issued = match self.store.issued(&id.0) {
+                    Ok(Some(c)) if c.station.as_deref() == Some(its_id) => c,
+                    _ => return refuse(Code::UnknownIts, format!("no EC {id} of '{its_id}'")),
+                };
+                let ec = Cert::from_bytes(&issued.certificate)
+                    .or_else(|e| refuse(Code::DeniedRequest, e.to_string()))?;
+                if !ec.validity().contains(now) {
+                    return refuse(Code::BadItsStatus, format!("EC {id} is not valid now"));
+                }
+                protocol::signed_by(outer, &ec).unwrap_or(false)
+            }
+        };
+        if ok {
+            Ok(())
+        } else {
+            refuse(
+                Code::InvalidSignature,
+                "the outer signature does not verify",
+            )
+        }
+    }
+
+    fn issue(
+        &self,
+        its_id: &str,
+        key: PublicKey,
+        encryption: Option<&vss_its::asn::PublicEncryptionKey>,
+        now: ItsTime,
+    ) -> Result<Cert> {
+        let mut request = CertificateRequest::new(Profile::Ec, key, self.ec_duration.clone());
+        request.name = Some(its_id.to_string());
+        request.start = now;
+        request.encryption_key = encryption.map(vss_its::encryption_key).transpose()?;
+        let end = now.plus_micros(vss_its::duration_micros(&self.ec_duration));
+        if end > self.cert.validity().end {
+            // Cut to the EA's own validity, in whole hours.
+            let left = self
+                .cert
+                .validity()
+                .end
+                .micros()
+                .saturating_sub(now.micros());
+            let hours = (left / 3_600_000_000).min(65535);
+            request.duration = Duration::Hours(hours as u16);
+        }
+        let signer = HsmKey::new(self.hsm.as_ref(), labels::EA)?;
+        Ok(issue_certificate(&request, Some(&self.cert), &signer)?)
+    }
+}
+
+/// The standard's name of an enrolment response code.
+pub fn code_name(code: Code) -> &'static str {
+    match code {
+        Code::Ok => "ok",
+        Code::CantParse => "cantparse",
+        Code::BadContentType => "badcontenttype",
+        Code::ImNotTheRecipient => "imnottherecipient",
+        Code::UnknownEncryptionAlgorithm => "unknownencryptionalgorithm",
+        Code::DecryptionFailed => "decryptionfailed",
+        Code::UnknownIts => "unknownits",
+        Code::InvalidSignature => "invalidsignature",
+        Code::InvalidEncryptionKey => "invalidencryptionkey",
+        Code::BadItsStatus => "baditsstatus",
+        Code::IncompleteRequest => "incompleterequest",
+        Code::DeniedPermissions => "deniedpermissions",
+        Code::InvalidKeys => "invalidkeys",
+        Code::DeniedRequest => "deniedrequest",
+    }
+}

@@ -1,0 +1,96 @@
+//! What both ends of TS 102 941 do the same way: the request hash, and
+//! `EtsiTs102941Data` signed as the payload of 1609.2 signed data under PSID 623
+//! (SecuredCertificateRequestService).
+
+use vss_crypto::HashAlg;
+use vss_its::asn::Ieee1609Dot2Data;
+use vss_its::{Cert, ItsTime, SignedDataRequest, SignedMessage, Signer, SignerKind};
+
+use crate::messages::{self, EtsiTs102941Data};
+use crate::{Error, Result};
+
+/// The PSID of TS 102 941 requests and responses.
+pub const PSID: u64 = vss_its::PSID_CERT_REQUEST;
+
+/// `requestHash`: the leftmost 16 octets of SHA-256 over the whole request message.
+pub fn request_hash(request: &[u8]) -> [u8; 16] {
+    let digest = HashAlg::Sha256.digest(request);
+    let mut hash = [0; 16];
+    hash.copy_from_slice(&digest[..16]);
+    hash
+}
+
+/// `payload` signed under PSID 623 at `now`: self-signed when `cert` is `None`, else named
+/// by digest.
+pub(crate) fn sign(
+    payload: &[u8],
+    cert: Option<&Cert>,
+    signer: &dyn Signer,
+    now: ItsTime,
+) -> Result<Ieee1609Dot2Data> {
+    let mut request = SignedDataRequest::new(PSID, payload);
+    request.generation_time = Some(now);
+    request.signer = if cert.is_some() {
+        SignerKind::Digest
+    } else {
+        SignerKind::SelfSigned
+    };
+    Ok(vss_its::sign_data(&request, cert, signer)?)
+}
+
+/// `EtsiTs102941Data` signed as [`sign`] does.
+pub(crate) fn sign_envelope(
+    data: &EtsiTs102941Data,
+    cert: Option<&Cert>,
+    signer: &dyn Signer,
+    now: ItsTime,
+) -> Result<Ieee1609Dot2Data> {
+    sign(
+        &messages::encode("EtsiTs102941Data", data)?,
+        cert,
+        signer,
+        now,
+    )
+}
+
+/// The `EtsiTs102941Data` a signed message carries under PSID 623.
+pub(crate) fn envelope(message: &SignedMessage) -> Result<EtsiTs102941Data> {
+    if message.psid() != Some(PSID) {
+        return Err(Error::Malformed {
+            what: "TS 102 941 message",
+            detail: format!("PSID {:?}, not {PSID}", message.psid()),
+        });
+    }
+    let payload = message.payload().ok_or_else(|| Error::Malformed {
+        what: "TS 102 941 message",
+        detail: "the signed data carries no payload".into(),
+    })?;
+    messages::decode("EtsiTs102941Data", payload)
+}
+
+/// Whether `message` is signed by the key of `cert` and names it (by digest or in full).
+pub(crate) fn signed_by(message: &SignedMessage, cert: &Cert) -> Result<bool> {
+    let named = match message.signer_digest() {
+        Some(id) => id == cert.hashed_id8(),
+        None => match &message.signed().signer {
+            vss_its::asn::SignerIdentifier::Certificate(certs) => {
+                certs.0.first() == Some(cert.asn())
+            }
+            _ => false,
+        },
+    };
+    if !named {
+        return Ok(false);
+    }
+    let signature = message.signature()?;
+    let key = cert.verification_key()?;
+    Ok(signature.curve() == key.curve()
+        && key
+            .verifying_key()?
+            .verify_digest(&message.signed_digest(Some(cert))?, &signature))
+}
+
+/// The signed message inside decoded bytes, or why not.
+pub(crate) fn signed_message(data: Ieee1609Dot2Data) -> Result<SignedMessage> {
+    Ok(SignedMessage::from_asn(data)?)
+}
