@@ -3,9 +3,10 @@
 
 use rasn::prelude::*;
 use rasn_its::ieee1609dot2::base_types::HashedId8;
-use rasn_its::ieee1609dot2::Certificate;
 
-use super::base_types::{CertificateFormat, CertificateSubjectAttributes, EcSignature, PublicKeys};
+use super::base_types::{
+    CertificateFormat, CertificateResponse, CertificateSubjectAttributes, EcSignature, PublicKeys,
+};
 
 /// `SharedAtRequest`: the part of an authorization request the AA forwards to the EA.
 #[derive(AsnType, Debug, Clone, Decode, Encode, PartialEq, Eq)]
@@ -79,34 +80,7 @@ impl InnerAtRequest {
 }
 
 /// `InnerAtResponse`: the AA's answer; the ticket is present exactly when the code is `ok`.
-#[derive(AsnType, Debug, Clone, Decode, Encode, PartialEq, Eq)]
-#[rasn(automatic_tags)]
-#[non_exhaustive]
-pub struct InnerAtResponse {
-    /// `requestHash`.
-    #[rasn(identifier = "requestHash")]
-    pub request_hash: FixedOctetString<16>,
-    /// `responseCode`.
-    #[rasn(identifier = "responseCode")]
-    pub response_code: AuthorizationResponseCode,
-    /// `certificate`.
-    pub certificate: Option<Certificate>,
-}
-
-impl InnerAtResponse {
-    /// A response to the request with `request_hash`.
-    pub fn new(
-        request_hash: [u8; 16],
-        response_code: AuthorizationResponseCode,
-        certificate: Option<Certificate>,
-    ) -> Self {
-        InnerAtResponse {
-            request_hash: FixedOctetString::new(request_hash),
-            response_code,
-            certificate,
-        }
-    }
-}
+pub type InnerAtResponse = CertificateResponse<AuthorizationResponseCode>;
 
 /// `AuthorizationResponseCode`: station→AA, AA→EA and EA→AA failures.
 #[derive(AsnType, Debug, Clone, Copy, Decode, Encode, PartialEq, Eq, Hash)]

@@ -5,7 +5,9 @@ use rasn_its::ieee1609dot2::base_types::{
     GeographicRegion, PublicEncryptionKey, PublicVerificationKey, SequenceOfPsidSsp,
     SubjectAssurance, ValidityPeriod,
 };
-use rasn_its::ieee1609dot2::{CertificateId, Ieee1609Dot2Data, SequenceOfPsidGroupPermissions};
+use rasn_its::ieee1609dot2::{
+    Certificate, CertificateId, Ieee1609Dot2Data, SequenceOfPsidGroupPermissions,
+};
 
 /// `CertificateFormat ::= INTEGER { ts103097v131(1) } (1..255)`.
 pub type CertificateFormat = u8;
@@ -68,4 +70,31 @@ pub enum EcSignature {
     /// `ecSignature`: EtsiTs103097Data-SignedExternalPayload.
     #[rasn(identifier = "ecSignature")]
     EcSignature(Ieee1609Dot2Data),
+}
+
+/// The shape `InnerEcResponse` and `InnerAtResponse` share: `requestHash OCTET STRING
+/// (SIZE(16))`, `responseCode`, `certificate EtsiTs103097Certificate OPTIONAL`, `...`.
+#[derive(AsnType, Debug, Clone, Decode, Encode, PartialEq, Eq)]
+#[rasn(automatic_tags)]
+#[non_exhaustive]
+pub struct CertificateResponse<C: AsnType + Encode + Decode> {
+    /// `requestHash`: the leftmost 16 bytes of SHA-256 of the request message.
+    #[rasn(identifier = "requestHash")]
+    pub request_hash: FixedOctetString<16>,
+    /// `responseCode`.
+    #[rasn(identifier = "responseCode")]
+    pub response_code: C,
+    /// `certificate`.
+    pub certificate: Option<Certificate>,
+}
+
+impl<C: AsnType + Encode + Decode> CertificateResponse<C> {
+    /// A response to the request with `request_hash`.
+    pub fn new(request_hash: [u8; 16], response_code: C, certificate: Option<Certificate>) -> Self {
+        CertificateResponse {
+            request_hash: FixedOctetString::new(request_hash),
+            response_code,
+            certificate,
+        }
+    }
 }

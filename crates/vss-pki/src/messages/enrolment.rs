@@ -1,9 +1,9 @@
 //! `EtsiTs102941TypesEnrolment` (TS 102 941 v2.1.1, Annex A).
 
+use super::base_types::{
+    CertificateFormat, CertificateResponse, CertificateSubjectAttributes, PublicKeys,
+};
 use rasn::prelude::*;
-use rasn_its::ieee1609dot2::Certificate;
-
-use super::base_types::{CertificateFormat, CertificateSubjectAttributes, PublicKeys};
 
 /// `InnerEcRequest`: what a station asks the EA for.
 #[derive(AsnType, Debug, Clone, Decode, Encode, PartialEq, Eq)]
@@ -42,34 +42,7 @@ impl InnerEcRequest {
 
 /// `InnerEcResponse`: the EA's answer; the certificate is present exactly when the code is
 /// `ok`.
-#[derive(AsnType, Debug, Clone, Decode, Encode, PartialEq, Eq)]
-#[rasn(automatic_tags)]
-#[non_exhaustive]
-pub struct InnerEcResponse {
-    /// `requestHash`: the leftmost 16 bytes of SHA-256 of the request message.
-    #[rasn(identifier = "requestHash")]
-    pub request_hash: FixedOctetString<16>,
-    /// `responseCode`.
-    #[rasn(identifier = "responseCode")]
-    pub response_code: EnrolmentResponseCode,
-    /// `certificate`.
-    pub certificate: Option<Certificate>,
-}
-
-impl InnerEcResponse {
-    /// A response to the request with `request_hash`.
-    pub fn new(
-        request_hash: [u8; 16],
-        response_code: EnrolmentResponseCode,
-        certificate: Option<Certificate>,
-    ) -> Self {
-        InnerEcResponse {
-            request_hash: FixedOctetString::new(request_hash),
-            response_code,
-            certificate,
-        }
-    }
-}
+pub type InnerEcResponse = CertificateResponse<EnrolmentResponseCode>;
 
 /// `EnrolmentResponseCode`.
 #[derive(AsnType, Debug, Clone, Copy, Decode, Encode, PartialEq, Eq, Hash)]

@@ -16,7 +16,8 @@ pub use authorization::{
     AuthorizationValidationResponseCode, InnerAtRequest, InnerAtResponse, SharedAtRequest,
 };
 pub use base_types::{
-    CertificateFormat, CertificateSubjectAttributes, EcSignature, PublicKeys, TS103097V131,
+    CertificateFormat, CertificateResponse, CertificateSubjectAttributes, EcSignature, PublicKeys,
+    TS103097V131,
 };
 pub use data::{EtsiTs102941Data, EtsiTs102941DataContent};
 pub use enrolment::{EnrolmentResponseCode, InnerEcRequest, InnerEcResponse};
