@@ -38,6 +38,7 @@ fn fixture() -> Fixture {
             canonical_id: "car-1".into(),
             curve: "p256".into(),
             public_key: canonical.public_key().to_sec1_compressed().to_vec(),
+            psids: vec![36, 37],
         })
         .expect("register");
     Fixture {

@@ -52,7 +52,8 @@ impl fmt::Display for Role {
     }
 }
 
-/// A station the EA knows: its canonical id and canonical public key (SEC 1).
+/// A station the EA knows: its canonical id and canonical public key (SEC 1), and the PSIDs
+/// its authorization tickets may carry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Station {
     /// The canonical id (the `itsId` of its first enrolment request).
@@ -61,6 +62,40 @@ pub struct Station {
     pub curve: String,
     /// The canonical public key, SEC 1 encoded.
     pub public_key: Vec<u8>,
+    /// The PSIDs the EA confirms in authorization validation (e.g. 36 CAM, 37 DENM).
+    pub psids: Vec<u64>,
+}
+
+/// PSIDs as stored: decimal, comma-separated.
+fn psids_text(psids: &[u64]) -> String {
+    psids
+        .iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// A row of `stations` as read: canonical id, curve, public key, PSIDs.
+type StationRow = (String, String, Vec<u8>, String);
+
+fn station_of((canonical_id, curve, public_key, psids): StationRow) -> Result<Station, StoreError> {
+    Ok(Station {
+        canonical_id,
+        curve,
+        public_key,
+        psids: parse_psids(&psids)?,
+    })
+}
+
+/// PSIDs from their stored text.
+fn parse_psids(text: &str) -> Result<Vec<u64>, StoreError> {
+    text.split(',')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            p.parse()
+                .map_err(|_| StoreError::Corrupt(format!("a PSID list '{text}'")))
+        })
+        .collect()
 }
 
 /// A certificate an authority issued, as recorded.

@@ -9,8 +9,9 @@ use std::time::Duration;
 use postgres::{Client, Config, IsolationLevel, NoTls, Row, Transaction};
 
 use super::{
-    audit_line, audit_of, issued_of, now, outcome_name, registration_detail, AuditEntry,
-    IssuedCertificate, Outcome, PkiStore, Role, Station, StoreError, ISSUED_COLUMNS,
+    audit_line, audit_of, issued_of, now, outcome_name, psids_text, registration_detail,
+    station_of, AuditEntry, IssuedCertificate, Outcome, PkiStore, Role, Station, StoreError,
+    ISSUED_COLUMNS,
 };
 
 const SCHEMA: &str = "
@@ -18,6 +19,7 @@ CREATE TABLE IF NOT EXISTS stations (
     canonical_id  TEXT PRIMARY KEY,
     curve         TEXT NOT NULL,
     public_key    BYTEA NOT NULL,
+    psids         TEXT NOT NULL,
     registered_at BIGINT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS requests (
@@ -185,12 +187,13 @@ impl PkiStore for PostgresStore {
             let mut tx = transaction(c)?;
             let inserted = tx
                 .execute(
-                    "INSERT INTO stations (canonical_id, curve, public_key, registered_at)
-                     VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                    "INSERT INTO stations (canonical_id, curve, public_key, psids, registered_at)
+                     VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
                     &[
                         &station.canonical_id,
                         &station.curve,
                         &station.public_key,
+                        &psids_text(&station.psids),
                         &now(),
                     ],
                 )
@@ -211,16 +214,17 @@ impl PkiStore for PostgresStore {
         self.with(|c| {
             let row = c
                 .query_opt(
-                    "SELECT canonical_id, curve, public_key FROM stations WHERE canonical_id = $1",
+                    "SELECT canonical_id, curve, public_key, psids FROM stations WHERE canonical_id = $1",
                     &[&canonical_id],
                 )
                 .map_err(db)?;
             row.map(|row| {
-                Ok(Station {
-                    canonical_id: row.try_get(0).map_err(db)?,
-                    curve: row.try_get(1).map_err(db)?,
-                    public_key: row.try_get(2).map_err(db)?,
-                })
+                station_of((
+                    row.try_get(0).map_err(db)?,
+                    row.try_get(1).map_err(db)?,
+                    row.try_get(2).map_err(db)?,
+                    row.try_get(3).map_err(db)?,
+                ))
             })
             .transpose()
         })

@@ -7,8 +7,9 @@ use std::sync::Mutex;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use super::{
-    audit_line, audit_of, issued_of, now, outcome_name, registration_detail, AuditEntry,
-    IssuedCertificate, IssuedRow, Outcome, PkiStore, Role, Station, StoreError, ISSUED_COLUMNS,
+    audit_line, audit_of, issued_of, now, outcome_name, psids_text, registration_detail,
+    station_of, AuditEntry, IssuedCertificate, IssuedRow, Outcome, PkiStore, Role, Station,
+    StoreError, ISSUED_COLUMNS,
 };
 
 const SCHEMA: &str = "
@@ -16,6 +17,7 @@ CREATE TABLE IF NOT EXISTS stations (
     canonical_id  TEXT PRIMARY KEY,
     curve         TEXT NOT NULL,
     public_key    BLOB NOT NULL,
+    psids         TEXT NOT NULL,
     registered_at INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS requests (
@@ -97,9 +99,15 @@ impl PkiStore for SqliteStore {
                 .map_err(db)?;
             let inserted = tx
                 .execute(
-                    "INSERT OR IGNORE INTO stations (canonical_id, curve, public_key, registered_at)
-                     VALUES (?1, ?2, ?3, ?4)",
-                    params![station.canonical_id, station.curve, station.public_key, now()],
+                    "INSERT OR IGNORE INTO stations (canonical_id, curve, public_key, psids, registered_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                    params![
+                        station.canonical_id,
+                        station.curve,
+                        station.public_key,
+                        psids_text(&station.psids),
+                        now()
+                    ],
                 )
                 .map_err(db)?;
             if inserted == 0 {
@@ -117,18 +125,14 @@ impl PkiStore for SqliteStore {
     fn station(&self, canonical_id: &str) -> Result<Option<Station>, StoreError> {
         self.with(|c| {
             c.query_row(
-                "SELECT canonical_id, curve, public_key FROM stations WHERE canonical_id = ?1",
+                "SELECT canonical_id, curve, public_key, psids FROM stations WHERE canonical_id = ?1",
                 params![canonical_id],
-                |row| {
-                    Ok(Station {
-                        canonical_id: row.get(0)?,
-                        curve: row.get(1)?,
-                        public_key: row.get(2)?,
-                    })
-                },
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
             )
             .optional()
-            .map_err(db)
+            .map_err(db)?
+            .map(station_of)
+            .transpose()
         })
     }
 

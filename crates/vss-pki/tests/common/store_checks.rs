@@ -13,6 +13,7 @@ fn station(id: &str) -> Station {
         canonical_id: id.into(),
         curve: "p256".into(),
         public_key: vec![0x02; 33],
+        psids: vec![36, 37, 1_000_000],
     }
 }
 
