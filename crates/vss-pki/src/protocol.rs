@@ -94,3 +94,47 @@ pub(crate) fn signed_by(message: &SignedMessage, cert: &Cert) -> Result<bool> {
 pub(crate) fn signed_message(data: Ieee1609Dot2Data) -> Result<SignedMessage> {
     Ok(SignedMessage::from_asn(data)?)
 }
+
+/// `keyTag` (TS 102 941 6.2.3.3.1): HMAC-SHA256 under `hmacKey` over the COER of the
+/// request's verification key followed by its encryption key (if any), leftmost 16 bytes.
+pub fn key_tag(hmac_key: &[u8; 32], keys: &messages::PublicKeys) -> Result<[u8; 16]> {
+    let mut input = messages::encode("PublicVerificationKey", &keys.verification_key)?;
+    if let Some(encryption) = &keys.encryption_key {
+        input.extend(messages::encode("PublicEncryptionKey", encryption)?);
+    }
+    let mac = vss_crypto::hmac_sha256(hmac_key, &input);
+    let mut tag = [0; 16];
+    tag.copy_from_slice(&mac[..16]);
+    Ok(tag)
+}
+
+/// A response: `content` signed by `cert` with `signer`, encrypted with the request's key.
+pub(crate) fn seal_response(
+    content: messages::EtsiTs102941DataContent,
+    cert: &Cert,
+    signer: &dyn Signer,
+    key: &vss_its::DataEncryptionKey,
+    now: ItsTime,
+) -> Result<Vec<u8>> {
+    let signed = sign_envelope(&EtsiTs102941Data::new(content), Some(cert), signer, now)?;
+    let encrypted = vss_its::encrypt_data(&signed, &[vss_its::Recipient::PreSharedKey], key)?;
+    Ok(vss_its::encode_data(&encrypted)?)
+}
+
+/// Opens a response: decrypted with the request's key, signed by `responder`; its content.
+pub(crate) fn open_response(
+    bytes: &[u8],
+    key: &vss_its::DataEncryptionKey,
+    responder: &Cert,
+) -> Result<messages::EtsiTs102941DataContent> {
+    let data = vss_its::decode_data(bytes)?;
+    let opened = vss_its::decrypt_data(&data, vss_its::Decryptor::PreSharedKey(key))?;
+    let message = SignedMessage::from_asn(opened.data)?;
+    if !signed_by(&message, responder)? {
+        return Err(Error::Malformed {
+            what: "response",
+            detail: format!("not signed by {}", responder.hashed_id8()),
+        });
+    }
+    Ok(envelope(&message)?.content)
+}

@@ -10,13 +10,12 @@ use vss_hsm::Hsm;
 use vss_its::asn::{Duration, Ieee1609Dot2Content, SignerIdentifier};
 use vss_its::{
     issue_certificate, Cert, CertificateRequest, DataEncryptionKey, Decryptor, HsmKey, ItsTime,
-    Profile, Recipient, SignedMessage,
+    Profile, SignedMessage,
 };
 
 use super::labels;
 use crate::messages::{
-    self, EnrolmentResponseCode as Code, EtsiTs102941Data, EtsiTs102941DataContent, InnerEcRequest,
-    InnerEcResponse,
+    self, EnrolmentResponseCode as Code, EtsiTs102941DataContent, InnerEcRequest, InnerEcResponse,
 };
 use crate::protocol::{self, request_hash};
 use crate::store::{IssuedCertificate, Outcome, PkiStore, Role};
@@ -137,14 +136,7 @@ impl Ea {
         now: ItsTime,
     ) -> Result<Vec<u8>> {
         let signer = HsmKey::new(self.hsm.as_ref(), labels::EA)?;
-        let signed = protocol::sign_envelope(
-            &EtsiTs102941Data::new(content),
-            Some(&self.cert),
-            &signer,
-            now,
-        )?;
-        let encrypted = vss_its::encrypt_data(&signed, &[Recipient::PreSharedKey], key)?;
-        Ok(vss_its::encode_data(&encrypted)?)
+        protocol::seal_response(content, &self.cert, &signer, key, now)
     }
 
     /// The checks of 6.2.3.2, then issuance: the new EC and the station's canonical id.

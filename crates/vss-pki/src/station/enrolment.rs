@@ -3,7 +3,7 @@
 //! the current enrolment credential), encrypted to the EA — and the reading of the answer.
 
 use vss_crypto::PublicKey;
-use vss_its::{Cert, DataEncryptionKey, Decryptor, ItsTime, Recipient, SignedMessage, Signer};
+use vss_its::{Cert, DataEncryptionKey, ItsTime, Recipient, Signer};
 
 use crate::messages::{
     self, CertificateSubjectAttributes, EnrolmentResponseCode, EtsiTs102941Data,
@@ -92,14 +92,8 @@ impl EnrolmentRequest {
             what: "enrolment response",
             detail: detail.to_string(),
         };
-        let data = vss_its::decode_data(bytes)?;
-        let opened = vss_its::decrypt_data(&data, Decryptor::PreSharedKey(&self.key))?;
-        let message = SignedMessage::from_asn(opened.data)?;
-        if !protocol::signed_by(&message, ea)? {
-            return Err(bad("not signed by the EA"));
-        }
         let EtsiTs102941DataContent::EnrolmentResponse(response) =
-            protocol::envelope(&message)?.content
+            protocol::open_response(bytes, &self.key, ea)?
         else {
             return Err(bad("not an enrolment response"));
         };
