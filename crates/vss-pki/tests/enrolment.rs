@@ -42,7 +42,7 @@ fn fixture() -> Fixture {
         })
         .expect("register");
     Fixture {
-        ea: Ea::new(made.ea.clone(), hsm, store.clone()),
+        ea: Ea::new(made.ea.clone(), hsm, store.clone(), TrustStore::new()),
         store,
         root: made.root,
         aa: made.aa,

@@ -1,44 +1,47 @@
-//! The enrolment authority's handling of an enrolment request (TS 102 941 6.2.3.2): decrypt,
-//! check the outer signature (the canonical key, or the current EC when re-enrolling) and the
-//! proof of possession, issue the enrolment credential, record it, and answer encrypted with
-//! the request's key. Transport-free: the HTTP layer passes bytes in and out.
+//! The enrolment authority: enrolment (TS 102 941 6.2.3.2: decrypt, check the outer signature
+//! — the canonical key, or the current EC when re-enrolling — and the proof of possession,
+//! issue the enrolment credential, record it, answer encrypted with the request's key) and
+//! authorization validation for AAs (6.2.3.4). Transport-free: the HTTP layer passes bytes in
+//! and out.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use vss_crypto::PublicKey;
 use vss_hsm::Hsm;
 use vss_its::asn::{Duration, Ieee1609Dot2Content, SignerIdentifier};
 use vss_its::{
     issue_certificate, Cert, CertificateRequest, DataEncryptionKey, Decryptor, HsmKey, ItsTime,
-    Profile, SignedMessage,
+    Profile, SignedMessage, TrustStore, Validator, Verdict,
 };
 
 use super::labels;
 use crate::messages::{
-    self, EnrolmentResponseCode as Code, EtsiTs102941DataContent, InnerEcRequest, InnerEcResponse,
+    self, AuthorizationValidationResponse, AuthorizationValidationResponseCode as VCode,
+    CertificateSubjectAttributes, EcSignature, EnrolmentResponseCode as Code,
+    EtsiTs102941DataContent, InnerEcRequest, InnerEcResponse,
 };
 use crate::protocol::{self, request_hash};
 use crate::store::{IssuedCertificate, Outcome, PkiStore, Role};
 use crate::Result;
 
-/// The EA's answer to a request.
+/// An authority's answer to a request, with the response code type of its protocol.
 #[derive(Debug, Clone)]
-pub enum Answer {
+pub enum Answer<C = Code> {
     /// An encrypted, signed response (HTTP 200, `application/x-its-response`), with the code
     /// it carries.
     Response {
         /// The response code inside.
-        code: Code,
+        code: C,
         /// The response message.
         body: Vec<u8>,
     },
     /// The request could not be opened, so no encrypted answer is possible (HTTP 400).
-    Refused(Code),
+    Refused(C),
 }
 
-impl Answer {
+impl<C: Copy> Answer<C> {
     /// The response code, whichever way it is carried.
-    pub fn code(&self) -> Code {
+    pub fn code(&self) -> C {
         match self {
             Answer::Response { code, .. } | Answer::Refused(code) => *code,
         }
@@ -50,25 +53,36 @@ pub struct Ea {
     cert: Cert,
     hsm: Arc<dyn Hsm>,
     store: Arc<dyn PkiStore>,
+    authorities: Mutex<Validator>,
     /// Lifetime of the enrolment credentials it issues (cut to the EA's own).
     pub ec_duration: Duration,
 }
 
-/// A refusal on the way through a request.
-struct Refusal(Code, String);
+/// A refusal on the way through a request: the code and why (for the audit log).
+struct Refusal<C = Code>(C, String);
 
-fn refuse<T>(code: Code, why: impl Into<String>) -> std::result::Result<T, Refusal> {
+fn refuse<T, C>(code: C, why: impl Into<String>) -> std::result::Result<T, Refusal<C>> {
     Err(Refusal(code, why.into()))
+}
+
+/// Why a request could not be opened.
+enum Unopened {
+    Parse,
+    ContentType,
+    NotRecipient,
+    Decryption,
 }
 
 impl Ea {
     /// The EA with certificate `cert`, its keys in `hsm` (labels `ea`, `ea-enc`), records in
-    /// `store`; enrolment credentials last three years.
-    pub fn new(cert: Cert, hsm: Arc<dyn Hsm>, store: Arc<dyn PkiStore>) -> Self {
+    /// `store`, accepting validation requests from AAs that chain to `trust`; enrolment
+    /// credentials last three years.
+    pub fn new(cert: Cert, hsm: Arc<dyn Hsm>, store: Arc<dyn PkiStore>, trust: TrustStore) -> Self {
         Ea {
             cert,
             hsm,
             store,
+            authorities: Mutex::new(Validator::new(trust, vss_its::DEFAULT_CAPACITY)),
             ec_duration: Duration::Years(3),
         }
     }
@@ -81,25 +95,17 @@ impl Ea {
     /// Answers an enrolment request (`EnrolmentRequestMessage`) received at `now`.
     pub fn enrol(&self, request: &[u8], now: ItsTime) -> Result<Answer> {
         let hash = request_hash(request);
-        let data = match vss_its::decode_data(request) {
-            Ok(d) => d,
-            Err(_) => return Ok(Answer::Refused(Code::CantParse)),
+        let opened = match self.open(request) {
+            Ok(o) => o,
+            Err(failure) => {
+                return Ok(Answer::Refused(match failure {
+                    Unopened::Parse => Code::CantParse,
+                    Unopened::ContentType => Code::BadContentType,
+                    Unopened::NotRecipient => Code::ImNotTheRecipient,
+                    Unopened::Decryption => Code::DecryptionFailed,
+                }))
+            }
         };
-        if !matches!(data.content, Ieee1609Dot2Content::EncryptedData(_)) {
-            return Ok(Answer::Refused(Code::BadContentType));
-        }
-        let decryption = HsmKey::new(self.hsm.as_ref(), labels::EA_ENCRYPTION)?;
-        let opened =
-            match vss_its::decrypt_data(&data, Decryptor::Certificate(&self.cert, &decryption)) {
-                Ok(o) => o,
-                Err(vss_its::Error::Decryption(why)) if why.contains("no recipient info") => {
-                    return Ok(Answer::Refused(Code::ImNotTheRecipient))
-                }
-                Err(vss_its::Error::Decryption(_)) => {
-                    return Ok(Answer::Refused(Code::DecryptionFailed))
-                }
-                Err(_) => return Ok(Answer::Refused(Code::CantParse)),
-            };
         let (code, certificate, station, why) = match self.check(opened.data, &hash, now) {
             Ok((cert, station)) => (Code::Ok, Some(cert), Some(station), String::new()),
             Err(Refusal(code, why)) => (code, None, None, why),
@@ -126,6 +132,166 @@ impl Ea {
             now,
         )?;
         Ok(Answer::Response { code, body })
+    }
+
+    /// Decrypts a request encrypted to the EA.
+    fn open(&self, request: &[u8]) -> std::result::Result<vss_its::Decrypted, Unopened> {
+        let data = vss_its::decode_data(request).map_err(|_| Unopened::Parse)?;
+        if !matches!(data.content, Ieee1609Dot2Content::EncryptedData(_)) {
+            return Err(Unopened::ContentType);
+        }
+        let key = HsmKey::new(self.hsm.as_ref(), labels::EA_ENCRYPTION)
+            .map_err(|_| Unopened::Decryption)?;
+        vss_its::decrypt_data(&data, Decryptor::Certificate(&self.cert, &key)).map_err(
+            |e| match e {
+                vss_its::Error::Decryption(why) if why.contains("no recipient info") => {
+                    Unopened::NotRecipient
+                }
+                vss_its::Error::Decryption(_) => Unopened::Decryption,
+                _ => Unopened::Parse,
+            },
+        )
+    }
+
+    /// Answers an AA's authorization validation request (6.2.3.4) received at `now`: the EC
+    /// signature over the `SharedAtRequest` must be by a valid EC this EA issued, name this
+    /// EA, and ask only for PSIDs the station may have.
+    pub fn validate(&self, request: &[u8], now: ItsTime) -> Result<Answer<VCode>> {
+        let hash = request_hash(request);
+        let opened = match self.open(request) {
+            Ok(o) => o,
+            Err(failure) => {
+                return Ok(Answer::Refused(match failure {
+                    Unopened::Parse => VCode::CantParse,
+                    Unopened::ContentType => VCode::BadContentType,
+                    Unopened::NotRecipient => VCode::ImNotTheRecipient,
+                    Unopened::Decryption => VCode::DecryptionFailed,
+                }))
+            }
+        };
+        let (code, confirmed, why) = match self.check_validation(opened.data, &hash, now) {
+            Ok(confirmed) => (VCode::Ok, Some(confirmed), String::new()),
+            Err(Refusal(code, why)) => (code, None, why),
+        };
+        let outcome = match code {
+            VCode::Ok => Outcome::Answered("ok".into()),
+            _ => Outcome::Refused(format!("{code:?}: {why}")),
+        };
+        let (code, confirmed) = match self.store.record(Role::Ea, &hash, &outcome) {
+            Ok(()) => (code, confirmed),
+            Err(crate::store::StoreError::Replay(_)) => (VCode::DeniedRequest, None),
+            Err(e) => return Err(e.into()),
+        };
+        let response = AuthorizationValidationResponse::new(hash, code, confirmed);
+        let signer = HsmKey::new(self.hsm.as_ref(), labels::EA)?;
+        let body = protocol::seal_response(
+            EtsiTs102941DataContent::AuthorizationValidationResponse(Box::new(response)),
+            &self.cert,
+            &signer,
+            &opened.key,
+            now,
+        )?;
+        Ok(Answer::Response { code, body })
+    }
+
+    fn check_validation(
+        &self,
+        outer: vss_its::asn::Ieee1609Dot2Data,
+        hash: &[u8; 16],
+        now: ItsTime,
+    ) -> std::result::Result<CertificateSubjectAttributes, Refusal<VCode>> {
+        let outer = protocol::signed_message(outer)
+            .or_else(|_| refuse(VCode::BadContentType, "the decrypted data is not signed"))?;
+        let report = self
+            .authorities
+            .lock()
+            .map_err(|_| Refusal(VCode::DeniedRequest, "a poisoned lock".into()))?
+            .verify_message(&outer, &[], now);
+        match report.verdict {
+            Verdict::Valid => {}
+            Verdict::FalseSignature => return refuse(VCode::InvalidAaSignature, report.reason),
+            _ => return refuse(VCode::InvalidAa, report.reason),
+        }
+        let envelope =
+            protocol::envelope(&outer).or_else(|e| refuse(VCode::CantParse, e.to_string()))?;
+        let EtsiTs102941DataContent::AuthorizationValidationRequest(request) = envelope.content
+        else {
+            return refuse(
+                VCode::BadContentType,
+                "not an authorization validation request",
+            );
+        };
+        if self.store.seen(Role::Ea, hash).unwrap_or(false) {
+            return refuse(VCode::DeniedRequest, "a replay");
+        }
+        let shared = &request.shared_at_request;
+        if vss_its::HashedId8::from_asn(&shared.ea_id) != self.cert.hashed_id8() {
+            return refuse(VCode::WrongEa, "the request names another EA");
+        }
+        let signature = match &request.ec_signature {
+            EcSignature::EcSignature(data) => data.clone(),
+            EcSignature::EncryptedEcSignature(data) => {
+                let key = HsmKey::new(self.hsm.as_ref(), labels::EA_ENCRYPTION)
+                    .or_else(|e| refuse(VCode::DeniedRequest, e.to_string()))?;
+                vss_its::decrypt_data(data, Decryptor::Certificate(&self.cert, &key))
+                    .or_else(|e| refuse(VCode::DecryptionFailed, e.to_string()))?
+                    .data
+            }
+        };
+        let signature = SignedMessage::from_asn(signature).or_else(|_| {
+            refuse(
+                VCode::InvalidSignature,
+                "the EC signature is not signed data",
+            )
+        })?;
+        let Some(ec_id) = signature.signer_digest() else {
+            return refuse(
+                VCode::UnknownIts,
+                "the EC signature does not name its EC by digest",
+            );
+        };
+        let (ec, station) = match self.store.issued(&ec_id.0) {
+            Ok(Some(issued)) if issued.role == Role::Ea => {
+                let ec = Cert::from_bytes(&issued.certificate)
+                    .or_else(|e| refuse(VCode::DeniedRequest, e.to_string()))?;
+                (ec, issued.station)
+            }
+            _ => return refuse(VCode::UnknownIts, format!("no EC {ec_id}")),
+        };
+        if !ec.validity().contains(now) {
+            return refuse(
+                VCode::InvalidSignature,
+                format!("EC {ec_id} is not valid now"),
+            );
+        }
+        let payload = messages::encode("SharedAtRequest", shared)
+            .or_else(|e| refuse(VCode::CantParse, e.to_string()))?;
+        if !signature.covers_external(&payload)
+            || !protocol::signed_by(&signature, &ec).unwrap_or(false)
+        {
+            return refuse(VCode::InvalidSignature, "the EC signature does not verify");
+        }
+        let allowed = match station.as_deref().map(|id| self.store.station(id)) {
+            Some(Ok(Some(s))) => s.psids,
+            _ => return refuse(VCode::UnknownIts, "the EC's station is not registered"),
+        };
+        let asked = &shared.requested_subject_attributes;
+        let psids: Vec<Option<u64>> = asked
+            .app_permissions
+            .as_ref()
+            .map(|a| a.0.iter().map(|p| vss_its::psid_value(&p.psid)).collect())
+            .unwrap_or_default();
+        if psids.is_empty()
+            || psids
+                .iter()
+                .any(|p| !p.is_some_and(|p| allowed.contains(&p)))
+        {
+            return refuse(
+                VCode::DeniedPermissions,
+                format!("PSIDs {psids:?}, allowed {allowed:?}"),
+            );
+        }
+        Ok(asked.clone())
     }
 
     /// Signs `content` and encrypts it with the request's key.

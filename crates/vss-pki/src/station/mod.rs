@@ -1,8 +1,11 @@
-//! The station side of the PKI: the certificate repository and enrolment (authorization is
-//! to come).
+//! The station side of the PKI: the certificate repository, enrolment and authorization.
 
+mod authorization;
 mod enrolment;
 mod repository;
 
+pub use authorization::{
+    app_permissions, authorization_request, AuthorizationRequest, AuthorizationResponse,
+};
 pub use enrolment::{enrolment_request, EnrolmentRequest, EnrolmentResponse, Outer};
 pub use repository::{CertKind, Entry, Meta, Repository, RepositoryError};
