@@ -1,8 +1,10 @@
-//! The authorities of a PKI: its directory, the creation of the root CA, EA and AA, and the
-//! EA's handling of enrolment requests.
+//! The authorities of a PKI: its directory, the creation of the root CA, EA and AA, the EA
+//! (enrolment, authorization validation) and the AA (authorization).
 
+mod aa;
 mod ea;
 mod layout;
 
+pub use aa::{Aa, EaLink, KnownEa};
 pub use ea::{code_name, Answer, Ea};
 pub use layout::{init, labels, Authorities, InitRequest, PkiDir};

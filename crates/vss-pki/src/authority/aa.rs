@@ -1,0 +1,289 @@
+//! The authorization authority (TS 102 941 6.2.3.3): decrypt the request, check the proof of
+//! possession and the `keyTag`, ask the EA named by `eaId` to validate the EC signature, issue
+//! the authorization ticket with the permissions the EA confirmed, record it, and answer
+//! encrypted with the request's key. Transport-free: the EA is reached through an [`EaLink`].
+
+use std::sync::Arc;
+
+use vss_hsm::Hsm;
+use vss_its::asn::{Duration, Ieee1609Dot2Content, SignerIdentifier};
+use vss_its::{
+    issue_certificate, Cert, CertificateRequest, DataEncryptionKey, Decryptor, HashedId8, HsmKey,
+    ItsTime, Permission, Profile, Recipient, SignedMessage,
+};
+
+use super::ea::Answer;
+use super::labels;
+use crate::messages::{
+    AuthorizationResponseCode as Code, AuthorizationValidationRequest,
+    AuthorizationValidationResponseCode as VCode, CertificateSubjectAttributes, EtsiTs102941Data,
+    EtsiTs102941DataContent, InnerAtRequest, InnerAtResponse,
+};
+use crate::protocol::{self, request_hash};
+use crate::store::{IssuedCertificate, Outcome, PkiStore, Role};
+use crate::Result;
+
+/// How the AA reaches an EA: sends an `AuthorizationValidationRequestMessage`, returns the
+/// response message.
+pub trait EaLink: Send + Sync {
+    /// Sends `request` to the EA; the response bytes, or why the EA could not be reached.
+    fn validate(&self, request: &[u8]) -> std::result::Result<Vec<u8>, String>;
+}
+
+/// An EA whose enrolment credentials the AA accepts, and the way to reach it.
+pub struct KnownEa {
+    /// Its certificate.
+    pub cert: Cert,
+    /// How to reach it.
+    pub link: Arc<dyn EaLink>,
+}
+
+/// The authorization authority of one PKI.
+pub struct Aa {
+    cert: Cert,
+    hsm: Arc<dyn Hsm>,
+    store: Arc<dyn PkiStore>,
+    eas: Vec<KnownEa>,
+    /// Lifetime of the tickets it issues.
+    pub ticket_duration: Duration,
+}
+
+struct Refusal(Code, String);
+
+fn refuse<T>(code: Code, why: impl Into<String>) -> std::result::Result<T, Refusal> {
+    Err(Refusal(code, why.into()))
+}
+
+impl Aa {
+    /// The AA with certificate `cert`, keys in `hsm` (labels `aa`, `aa-enc`), records in
+    /// `store`, accepting the ECs of `eas`; tickets last one week.
+    pub fn new(cert: Cert, hsm: Arc<dyn Hsm>, store: Arc<dyn PkiStore>, eas: Vec<KnownEa>) -> Self {
+        Aa {
+            cert,
+            hsm,
+            store,
+            eas,
+            ticket_duration: Duration::Hours(168),
+        }
+    }
+
+    /// The AA's certificate.
+    pub fn cert(&self) -> &Cert {
+        &self.cert
+    }
+
+    /// Answers an authorization request received at `now`.
+    pub fn authorize(&self, request: &[u8], now: ItsTime) -> Result<Answer<Code>> {
+        let hash = request_hash(request);
+        let Ok(data) = vss_its::decode_data(request) else {
+            return Ok(Answer::Refused(Code::ItsAaCantParse));
+        };
+        if !matches!(data.content, Ieee1609Dot2Content::EncryptedData(_)) {
+            return Ok(Answer::Refused(Code::ItsAaBadContentType));
+        }
+        let key = HsmKey::new(self.hsm.as_ref(), labels::AA_ENCRYPTION)?;
+        let opened = match vss_its::decrypt_data(&data, Decryptor::Certificate(&self.cert, &key)) {
+            Ok(o) => o,
+            Err(vss_its::Error::Decryption(why)) if why.contains("no recipient info") => {
+                return Ok(Answer::Refused(Code::ItsAaImNotTheRecipient))
+            }
+            Err(vss_its::Error::Decryption(_)) => {
+                return Ok(Answer::Refused(Code::ItsAaDecryptionFailed))
+            }
+            Err(_) => return Ok(Answer::Refused(Code::ItsAaCantParse)),
+        };
+        let (code, ticket, why) = match self.check(opened.data, &hash, now) {
+            Ok(ticket) => (Code::Ok, Some(ticket), String::new()),
+            Err(Refusal(code, why)) => (code, None, why),
+        };
+        let outcome = match &ticket {
+            Some(t) => Outcome::Issued(IssuedCertificate {
+                hashed_id8: t.hashed_id8().0,
+                role: Role::Aa,
+                station: None,
+                request_id: hash.to_vec(),
+                certificate: t.bytes().to_vec(),
+            }),
+            None => Outcome::Refused(format!("{code:?}: {why}")),
+        };
+        let (code, ticket) = match self.store.record(Role::Aa, &hash, &outcome) {
+            Ok(()) => (code, ticket),
+            Err(crate::store::StoreError::Replay(_)) => (Code::ItsAaOutOfSyncRequest, None),
+            Err(e) => return Err(e.into()),
+        };
+        let response = InnerAtResponse::new(hash, code, ticket.map(|t| t.asn().clone()));
+        let signer = HsmKey::new(self.hsm.as_ref(), labels::AA)?;
+        let body = protocol::seal_response(
+            EtsiTs102941DataContent::AuthorizationResponse(Box::new(response)),
+            &self.cert,
+            &signer,
+            &opened.key,
+            now,
+        )?;
+        Ok(Answer::Response { code, body })
+    }
+
+    fn check(
+        &self,
+        data: vss_its::asn::Ieee1609Dot2Data,
+        hash: &[u8; 16],
+        now: ItsTime,
+    ) -> std::result::Result<Cert, Refusal> {
+        // With proof of possession the request is signed by the ticket's key; without, it is
+        // EtsiTs102941Data carried as unsecured data.
+        let (envelope, pop) = match &data.content {
+            Ieee1609Dot2Content::SignedData(_) => {
+                let message = SignedMessage::from_asn(data)
+                    .or_else(|e| refuse(Code::ItsAaCantParse, e.to_string()))?;
+                let envelope = protocol::envelope(&message)
+                    .or_else(|e| refuse(Code::ItsAaCantParse, e.to_string()))?;
+                (envelope, Some(message))
+            }
+            Ieee1609Dot2Content::UnsecuredData(bytes) => (
+                crate::messages::decode::<EtsiTs102941Data>("EtsiTs102941Data", &bytes.0)
+                    .or_else(|e| refuse(Code::ItsAaCantParse, e.to_string()))?,
+                None,
+            ),
+            _ => return refuse(Code::ItsAaBadContentType, "neither signed nor unsecured"),
+        };
+        let EtsiTs102941DataContent::AuthorizationRequest(inner) = envelope.content else {
+            return refuse(Code::ItsAaBadContentType, "not an authorization request");
+        };
+        let ticket_key =
+            vss_its::verification_key(&inner.public_keys.verification_key).or_else(|_| {
+                refuse(
+                    Code::ItsAaIncompleteRequest,
+                    "a verification key that is no point",
+                )
+            })?;
+        if let Some(pop) = pop {
+            if !matches!(pop.signed().signer, SignerIdentifier::SelfSigned(()))
+                || !pop.verify_with_key(&ticket_key).unwrap_or(false)
+            {
+                return refuse(
+                    Code::InvalidSignature,
+                    "the proof of possession does not verify",
+                );
+            }
+        }
+        let tag = protocol::key_tag(&inner.hmac_key, &inner.public_keys)
+            .or_else(|e| refuse(Code::ItsAaCantParse, e.to_string()))?;
+        if tag != *inner.shared_at_request.key_tag {
+            return refuse(
+                Code::ItsAaKeysDontMatch,
+                "the keyTag does not match the keys",
+            );
+        }
+        if self.store.seen(Role::Aa, hash).unwrap_or(false) {
+            return refuse(Code::ItsAaOutOfSyncRequest, "a replay");
+        }
+        let ea_id = HashedId8::from_asn(&inner.shared_at_request.ea_id);
+        let Some(ea) = self.eas.iter().find(|e| e.cert.hashed_id8() == ea_id) else {
+            return refuse(Code::ItsAaUnknownEa, format!("EA {ea_id} is not trusted"));
+        };
+        let confirmed = self.validation(&inner, ea, now)?;
+        let permissions = confirmed
+            .app_permissions
+            .map(|a| {
+                a.0.iter()
+                    .filter_map(|p| vss_its::psid_value(&p.psid))
+                    .map(Permission::psid)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut request =
+            CertificateRequest::new(Profile::At, ticket_key, self.ticket_duration.clone());
+        request.start = now;
+        request.app_permissions = permissions;
+        let signer = HsmKey::new(self.hsm.as_ref(), labels::AA)
+            .or_else(|e| refuse(Code::DeniedPermissions, e.to_string()))?;
+        issue_certificate(&request, Some(&self.cert), &signer)
+            .or_else(|e| refuse(Code::ItsAaDeniedPermissions, e.to_string()))
+    }
+
+    /// Asks `ea` to validate the request; the attributes it confirms.
+    fn validation(
+        &self,
+        inner: &InnerAtRequest,
+        ea: &KnownEa,
+        now: ItsTime,
+    ) -> std::result::Result<CertificateSubjectAttributes, Refusal> {
+        let request = AuthorizationValidationRequest::new(
+            inner.shared_at_request.clone(),
+            inner.ec_signature.clone(),
+        );
+        let envelope = EtsiTs102941Data::new(
+            EtsiTs102941DataContent::AuthorizationValidationRequest(Box::new(request)),
+        );
+        let signer = HsmKey::new(self.hsm.as_ref(), labels::AA)
+            .or_else(|e| refuse(Code::AaEaCantReachEa, e.to_string()))?;
+        let key = DataEncryptionKey::generate()
+            .or_else(|e| refuse(Code::AaEaCantReachEa, e.to_string()))?;
+        let bytes = self
+            .sealed_for_ea(&envelope, &signer, &ea.cert, &key, now)
+            .or_else(|e| refuse(Code::AaEaCantReachEa, e.to_string()))?;
+        let answer = ea
+            .link
+            .validate(&bytes)
+            .or_else(|why| refuse(Code::AaEaCantReachEa, why))?;
+        let EtsiTs102941DataContent::AuthorizationValidationResponse(response) =
+            protocol::open_response(&answer, &key, &ea.cert)
+                .or_else(|e| refuse(Code::EaAaCantParse, e.to_string()))?
+        else {
+            return refuse(
+                Code::EaAaBadContentType,
+                "not an authorization validation response",
+            );
+        };
+        if *response.request_hash != request_hash(&bytes) {
+            return refuse(Code::EaAaCantParse, "the EA answered another request");
+        }
+        match (
+            response.response_code,
+            response.confirmed_subject_attributes,
+        ) {
+            (VCode::Ok, Some(confirmed)) => Ok(confirmed),
+            (VCode::Ok, None) => refuse(Code::EaAaCantParse, "ok without attributes"),
+            (code, _) => refuse(validation_code(code), format!("the EA answered {code:?}")),
+        }
+    }
+
+    /// The validation request signed by the AA (certificate in full, so an EA of another
+    /// PKI can chain it) and encrypted to the EA.
+    fn sealed_for_ea(
+        &self,
+        envelope: &EtsiTs102941Data,
+        signer: &HsmKey<'_>,
+        ea: &Cert,
+        key: &DataEncryptionKey,
+        now: ItsTime,
+    ) -> Result<Vec<u8>> {
+        let payload = crate::messages::encode("EtsiTs102941Data", envelope)?;
+        let mut request = vss_its::SignedDataRequest::new(protocol::PSID, &payload);
+        request.generation_time = Some(now);
+        request.signer = vss_its::SignerKind::Certificate;
+        let signed = vss_its::sign_data(&request, Some(&self.cert), signer)?;
+        let encrypted = vss_its::encrypt_data(&signed, &[Recipient::Certificate(ea)], key)?;
+        Ok(vss_its::encode_data(&encrypted)?)
+    }
+}
+
+/// The authorization response code for an EA's validation refusal.
+fn validation_code(code: VCode) -> Code {
+    match code {
+        VCode::CantParse => Code::EaAaCantParse,
+        VCode::BadContentType => Code::EaAaBadContentType,
+        VCode::ImNotTheRecipient => Code::EaAaImNotTheRecipient,
+        VCode::UnknownEncryptionAlgorithm => Code::EaAaUnknownEncryptionAlgorithm,
+        VCode::DecryptionFailed => Code::EaAaDecryptionFailed,
+        VCode::InvalidAa => Code::InvalidAa,
+        VCode::InvalidAaSignature => Code::InvalidAaSignature,
+        VCode::WrongEa => Code::WrongEa,
+        VCode::UnknownIts => Code::UnknownIts,
+        VCode::InvalidSignature => Code::InvalidSignature,
+        VCode::InvalidEncryptionKey => Code::InvalidEncryptionKey,
+        VCode::DeniedPermissions => Code::DeniedPermissions,
+        VCode::DeniedTooManyCerts => Code::DeniedTooManyCerts,
+        VCode::Ok | VCode::DeniedRequest => Code::DeniedPermissions,
+    }
+}

@@ -1,0 +1,252 @@
+//! Authorization against a real AA and EA (keys in a soft HSM, records in SQLite), the AA
+//! reaching the EA in-process rather than over HTTP: tickets are issued with the permissions
+//! the EA confirms, and each bad request gets the standard's code with nothing issued.
+
+use std::sync::Arc;
+
+use vss_crypto::{Curve, PrivateKey};
+use vss_hsm::{Hsm, SoftHsm};
+use vss_its::{Cert, ItsTime, TrustStore, Validator, Verdict};
+use vss_pki::authority::{init, Aa, Answer, Ea, EaLink, InitRequest, KnownEa, PkiDir};
+use vss_pki::messages::AuthorizationResponseCode as Code;
+use vss_pki::station::{authorization_request, enrolment_request, Outer};
+use vss_pki::store::{PkiStore, Role, SqliteStore, Station};
+
+/// The EA, called directly instead of over HTTP.
+struct Direct(Arc<Ea>);
+
+impl EaLink for Direct {
+    fn validate(&self, request: &[u8]) -> Result<Vec<u8>, String> {
+        match self.0.validate(request, now()) {
+            Ok(Answer::Response { body, .. }) => Ok(body),
+            Ok(Answer::Refused(code)) => Err(format!("refused: {code:?}")),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+}
+
+fn now() -> ItsTime {
+    ItsTime::now().plus_micros(60_000_000)
+}
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    root: Cert,
+    ea: Arc<Ea>,
+    aa: Aa,
+    store: Arc<SqliteStore>,
+    hsm: Arc<dyn Hsm>,
+    ec: Cert,
+    ec_key: PrivateKey,
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pki = PkiDir::new(dir.path());
+    SoftHsm::init(&pki.keys(), "1234", "12345678").expect("hsm");
+    let hsm: Arc<dyn Hsm> = Arc::new(SoftHsm::open(&pki.keys(), "1234").expect("open"));
+    let made = init(&pki, hsm.as_ref(), &InitRequest::new("alpha")).expect("init");
+    let store = Arc::new(SqliteStore::open(&pki.database()).expect("store"));
+    let mut trust = TrustStore::new();
+    trust.add(made.root.clone()).expect("anchor");
+    let ea = Arc::new(Ea::new(made.ea.clone(), hsm.clone(), store.clone(), trust));
+    let aa = Aa::new(
+        made.aa.clone(),
+        hsm.clone(),
+        store.clone(),
+        vec![KnownEa {
+            cert: made.ea.clone(),
+            link: Arc::new(Direct(ea.clone())),
+        }],
+    );
+    let canonical = PrivateKey::generate(Curve::P256).expect("key");
+    store
+        .register_station(&Station {
+            canonical_id: "car-1".into(),
+            curve: "p256".into(),
+            public_key: canonical.public_key().to_sec1_compressed().to_vec(),
+            psids: vec![36, 37],
+        })
+        .expect("register");
+    let ec_key = PrivateKey::generate(Curve::P256).expect("key");
+    let request = enrolment_request(
+        "car-1",
+        &ec_key,
+        Outer::Canonical(&canonical),
+        &made.ea,
+        now(),
+    )
+    .expect("request");
+    let Answer::Response { body, .. } = ea.enrol(&request.bytes, now()).expect("enrol") else {
+        panic!("enrolment refused");
+    };
+    let ec = request
+        .read_response(&body, &made.ea)
+        .expect("response")
+        .certificate
+        .expect("credential");
+    Fixture {
+        root: made.root,
+        ea,
+        aa,
+        store,
+        hsm,
+        ec,
+        ec_key,
+        _dir: dir,
+    }
+}
+
+fn ask(f: &Fixture, ticket_key: &PrivateKey, psids: &[u64]) -> (Code, Option<Cert>) {
+    let request = authorization_request(
+        ticket_key,
+        &f.ec,
+        &f.ec_key,
+        f.ea.cert(),
+        f.aa.cert(),
+        psids,
+        now(),
+    )
+    .expect("request");
+    match f.aa.authorize(&request.bytes, now()).expect("authorize") {
+        Answer::Response { code, body } => {
+            let response = request.read_response(&body, f.aa.cert()).expect("response");
+            assert_eq!(response.code, code);
+            (code, response.certificate)
+        }
+        Answer::Refused(code) => (code, None),
+    }
+}
+
+#[test]
+fn tickets_are_issued_with_the_permissions_the_ea_confirms() {
+    let f = fixture();
+    let mut trust = TrustStore::new();
+    trust.add(f.root.clone()).expect("anchor");
+    let mut validator = Validator::new(trust, 8);
+    for _ in 0..5 {
+        let key = PrivateKey::generate(Curve::P256).expect("key");
+        let (code, ticket) = ask(&f, &key, &[36, 37]);
+        assert_eq!(code, Code::Ok);
+        let ticket = ticket.expect("ticket");
+        assert_eq!(ticket.verification_key().expect("key"), *key.public_key());
+        assert!(vss_its::allows_psid(ticket.tbs(), 36) && vss_its::allows_psid(ticket.tbs(), 37));
+        assert!(!vss_its::allows_psid(ticket.tbs(), 623));
+        let report = validator.verify_certificate(&ticket, &[f.aa.cert().clone()], now());
+        assert_eq!(report.verdict, Verdict::Valid, "{}", report.reason);
+    }
+    let tickets = f.store.issued_by(Role::Aa).expect("records");
+    assert_eq!(tickets.len(), 5);
+    assert!(
+        tickets.iter().all(|t| t.station.is_none()),
+        "tickets are pseudonymous"
+    );
+}
+
+#[test]
+fn bad_requests_get_their_codes_and_nothing_is_issued() {
+    let f = fixture();
+    let key = PrivateKey::generate(Curve::P256).expect("key");
+    // A PSID the station may not have.
+    assert_eq!(ask(&f, &key, &[36, 138]).0, Code::DeniedPermissions);
+    // A replay.
+    let request = authorization_request(
+        &key,
+        &f.ec,
+        &f.ec_key,
+        f.ea.cert(),
+        f.aa.cert(),
+        &[36],
+        now(),
+    )
+    .expect("request");
+    assert_eq!(
+        f.aa.authorize(&request.bytes, now())
+            .expect("authorize")
+            .code(),
+        Code::Ok
+    );
+    assert_eq!(
+        f.aa.authorize(&request.bytes, now())
+            .expect("authorize")
+            .code(),
+        Code::ItsAaOutOfSyncRequest
+    );
+    // An enrolment credential the EA never issued.
+    let mut r = vss_its::CertificateRequest::new(
+        vss_its::Profile::Root,
+        key.public_key().clone(),
+        vss_its::asn::Duration::Years(1),
+    );
+    r.name = Some("elsewhere".into());
+    let foreign = vss_its::issue_certificate(&r, None, &key).expect("certificate");
+    let other = PrivateKey::generate(Curve::P256).expect("key");
+    let request = authorization_request(
+        &other,
+        &foreign,
+        &key,
+        f.ea.cert(),
+        f.aa.cert(),
+        &[36],
+        now(),
+    )
+    .expect("request");
+    assert_eq!(
+        f.aa.authorize(&request.bytes, now())
+            .expect("authorize")
+            .code(),
+        Code::UnknownIts
+    );
+    // Encrypted to the EA instead of the AA.
+    let request = authorization_request(
+        &other,
+        &f.ec,
+        &f.ec_key,
+        f.ea.cert(),
+        f.ea.cert(),
+        &[36],
+        now(),
+    )
+    .expect("request");
+    assert_eq!(
+        f.aa.authorize(&request.bytes, now())
+            .expect("authorize")
+            .code(),
+        Code::ItsAaImNotTheRecipient
+    );
+    assert_eq!(
+        f.aa.authorize(b"garbage", now()).expect("authorize").code(),
+        Code::ItsAaCantParse
+    );
+    // Only the one good request was answered with a ticket.
+    assert_eq!(f.store.issued_by(Role::Aa).expect("records").len(), 1);
+}
+
+#[test]
+fn an_aa_that_does_not_know_the_ea_refuses() {
+    let f = fixture();
+    let lonely = Aa::new(
+        f.aa.cert().clone(),
+        f.hsm.clone(),
+        f.store.clone(),
+        Vec::new(),
+    );
+    let key = PrivateKey::generate(Curve::P256).expect("key");
+    let request = authorization_request(
+        &key,
+        &f.ec,
+        &f.ec_key,
+        f.ea.cert(),
+        lonely.cert(),
+        &[36],
+        now(),
+    )
+    .expect("request");
+    assert_eq!(
+        lonely
+            .authorize(&request.bytes, now())
+            .expect("authorize")
+            .code(),
+        Code::ItsAaUnknownEa
+    );
+}
