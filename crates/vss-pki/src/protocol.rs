@@ -138,3 +138,32 @@ pub(crate) fn open_response(
     }
     Ok(envelope(&message)?.content)
 }
+
+/// The certificate of an EC or AT response to the request `hash`: checked to answer that
+/// request, and present exactly when the code is `ok`.
+pub(crate) fn answered_certificate<C>(
+    response: &messages::CertificateResponse<C>,
+    hash: &[u8; 16],
+    ok: C,
+    what: &'static str,
+) -> Result<Option<Cert>>
+where
+    C: rasn::AsnType + rasn::Encode + rasn::Decode + PartialEq,
+{
+    let bad = |detail: &str| Error::Malformed {
+        what,
+        detail: detail.to_string(),
+    };
+    if *response.request_hash != *hash {
+        return Err(bad("the response answers another request"));
+    }
+    let certificate = response
+        .certificate
+        .clone()
+        .map(Cert::from_asn)
+        .transpose()?;
+    if (response.response_code == ok) != certificate.is_some() {
+        return Err(bad("a certificate must come exactly with ok"));
+    }
+    Ok(certificate)
+}

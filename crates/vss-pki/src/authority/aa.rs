@@ -8,11 +8,13 @@ use std::sync::Arc;
 use vss_hsm::Hsm;
 use vss_its::asn::{Duration, Ieee1609Dot2Content, SignerIdentifier};
 use vss_its::{
-    issue_certificate, Cert, CertificateRequest, DataEncryptionKey, Decryptor, HashedId8, HsmKey,
-    ItsTime, Permission, Profile, Recipient, SignedMessage,
+    issue_certificate, Cert, CertificateRequest, DataEncryptionKey, HashedId8, HsmKey, ItsTime,
+    Permission, Profile, Recipient, SignedMessage,
 };
 
+use super::conclude::conclude;
 use super::ea::Answer;
+use super::intake::{open_request, Unopened};
 use super::labels;
 use crate::messages::{
     AuthorizationResponseCode as Code, AuthorizationValidationRequest,
@@ -20,7 +22,7 @@ use crate::messages::{
     EtsiTs102941DataContent, InnerAtRequest, InnerAtResponse,
 };
 use crate::protocol::{self, request_hash};
-use crate::store::{IssuedCertificate, Outcome, PkiStore, Role};
+use crate::store::{PkiStore, Role};
 use crate::Result;
 
 /// How the AA reaches an EA: sends an `AuthorizationValidationRequestMessage`, returns the
@@ -75,42 +77,34 @@ impl Aa {
     /// Answers an authorization request received at `now`.
     pub fn authorize(&self, request: &[u8], now: ItsTime) -> Result<Answer<Code>> {
         let hash = request_hash(request);
-        let Ok(data) = vss_its::decode_data(request) else {
-            return Ok(Answer::Refused(Code::ItsAaCantParse));
-        };
-        if !matches!(data.content, Ieee1609Dot2Content::EncryptedData(_)) {
-            return Ok(Answer::Refused(Code::ItsAaBadContentType));
-        }
-        let key = HsmKey::new(self.hsm.as_ref(), labels::AA_ENCRYPTION)?;
-        let opened = match vss_its::decrypt_data(&data, Decryptor::Certificate(&self.cert, &key)) {
+        let opened = match open_request(
+            self.hsm.as_ref(),
+            labels::AA_ENCRYPTION,
+            &self.cert,
+            request,
+        ) {
             Ok(o) => o,
-            Err(vss_its::Error::Decryption(why)) if why.contains("no recipient info") => {
-                return Ok(Answer::Refused(Code::ItsAaImNotTheRecipient))
+            Err(failure) => {
+                return Ok(Answer::Refused(match failure {
+                    Unopened::Parse => Code::ItsAaCantParse,
+                    Unopened::ContentType => Code::ItsAaBadContentType,
+                    Unopened::NotRecipient => Code::ItsAaImNotTheRecipient,
+                    Unopened::Decryption => Code::ItsAaDecryptionFailed,
+                }))
             }
-            Err(vss_its::Error::Decryption(_)) => {
-                return Ok(Answer::Refused(Code::ItsAaDecryptionFailed))
-            }
-            Err(_) => return Ok(Answer::Refused(Code::ItsAaCantParse)),
         };
-        let (code, ticket, why) = match self.check(opened.data, &hash, now) {
-            Ok(ticket) => (Code::Ok, Some(ticket), String::new()),
-            Err(Refusal(code, why)) => (code, None, why),
-        };
-        let outcome = match &ticket {
-            Some(t) => Outcome::Issued(IssuedCertificate {
-                hashed_id8: t.hashed_id8().0,
-                role: Role::Aa,
-                station: None,
-                request_id: hash.to_vec(),
-                certificate: t.bytes().to_vec(),
-            }),
-            None => Outcome::Refused(format!("{code:?}: {why}")),
-        };
-        let (code, ticket) = match self.store.record(Role::Aa, &hash, &outcome) {
-            Ok(()) => (code, ticket),
-            Err(crate::store::StoreError::Replay(_)) => (Code::ItsAaOutOfSyncRequest, None),
-            Err(e) => return Err(e.into()),
-        };
+        let checked = self
+            .check(opened.data, &hash, now)
+            .map(|ticket| (ticket, None))
+            .map_err(|Refusal(code, why)| (code, why));
+        let (code, ticket) = conclude(
+            self.store.as_ref(),
+            Role::Aa,
+            &hash,
+            checked,
+            Code::Ok,
+            Code::ItsAaOutOfSyncRequest,
+        )?;
         let response = InnerAtResponse::new(hash, code, ticket.map(|t| t.asn().clone()));
         let signer = HsmKey::new(self.hsm.as_ref(), labels::AA)?;
         let body = protocol::seal_response(

@@ -8,12 +8,14 @@ use std::sync::{Arc, Mutex};
 
 use vss_crypto::PublicKey;
 use vss_hsm::Hsm;
-use vss_its::asn::{Duration, Ieee1609Dot2Content, SignerIdentifier};
+use vss_its::asn::{Duration, SignerIdentifier};
 use vss_its::{
     issue_certificate, Cert, CertificateRequest, DataEncryptionKey, Decryptor, HsmKey, ItsTime,
     Profile, SignedMessage, TrustStore, Validator, Verdict,
 };
 
+use super::conclude::conclude;
+use super::intake::{open_request, Unopened};
 use super::labels;
 use crate::messages::{
     self, AuthorizationValidationResponse, AuthorizationValidationResponseCode as VCode,
@@ -21,7 +23,7 @@ use crate::messages::{
     EtsiTs102941DataContent, InnerEcRequest, InnerEcResponse,
 };
 use crate::protocol::{self, request_hash};
-use crate::store::{IssuedCertificate, Outcome, PkiStore, Role};
+use crate::store::{Outcome, PkiStore, Role};
 use crate::Result;
 
 /// An authority's answer to a request, with the response code type of its protocol.
@@ -65,14 +67,6 @@ fn refuse<T, C>(code: C, why: impl Into<String>) -> std::result::Result<T, Refus
     Err(Refusal(code, why.into()))
 }
 
-/// Why a request could not be opened.
-enum Unopened {
-    Parse,
-    ContentType,
-    NotRecipient,
-    Decryption,
-}
-
 impl Ea {
     /// The EA with certificate `cert`, its keys in `hsm` (labels `ea`, `ea-enc`), records in
     /// `store`, accepting validation requests from AAs that chain to `trust`; enrolment
@@ -106,25 +100,18 @@ impl Ea {
                 }))
             }
         };
-        let (code, certificate, station, why) = match self.check(opened.data, &hash, now) {
-            Ok((cert, station)) => (Code::Ok, Some(cert), Some(station), String::new()),
-            Err(Refusal(code, why)) => (code, None, None, why),
-        };
-        let outcome = match (&certificate, station) {
-            (Some(cert), station) => Outcome::Issued(IssuedCertificate {
-                hashed_id8: cert.hashed_id8().0,
-                role: Role::Ea,
-                station,
-                request_id: hash.to_vec(),
-                certificate: cert.bytes().to_vec(),
-            }),
-            (None, _) => Outcome::Refused(format!("{}: {why}", code_name(code))),
-        };
-        let (code, certificate) = match self.store.record(Role::Ea, &hash, &outcome) {
-            Ok(()) => (code, certificate),
-            Err(crate::store::StoreError::Replay(_)) => (Code::DeniedRequest, None),
-            Err(e) => return Err(e.into()),
-        };
+        let checked = self
+            .check(opened.data, &hash, now)
+            .map(|(cert, station)| (cert, Some(station)))
+            .map_err(|Refusal(code, why)| (code, format!("{}: {why}", code_name(code))));
+        let (code, certificate) = conclude(
+            self.store.as_ref(),
+            Role::Ea,
+            &hash,
+            checked,
+            Code::Ok,
+            Code::DeniedRequest,
+        )?;
         let response = InnerEcResponse::new(hash, code, certificate.map(|c| c.asn().clone()));
         let body = self.respond(
             EtsiTs102941DataContent::EnrolmentResponse(Box::new(response)),
@@ -136,20 +123,11 @@ impl Ea {
 
     /// Decrypts a request encrypted to the EA.
     fn open(&self, request: &[u8]) -> std::result::Result<vss_its::Decrypted, Unopened> {
-        let data = vss_its::decode_data(request).map_err(|_| Unopened::Parse)?;
-        if !matches!(data.content, Ieee1609Dot2Content::EncryptedData(_)) {
-            return Err(Unopened::ContentType);
-        }
-        let key = HsmKey::new(self.hsm.as_ref(), labels::EA_ENCRYPTION)
-            .map_err(|_| Unopened::Decryption)?;
-        vss_its::decrypt_data(&data, Decryptor::Certificate(&self.cert, &key)).map_err(
-            |e| match e {
-                vss_its::Error::Decryption(why) if why.contains("no recipient info") => {
-                    Unopened::NotRecipient
-                }
-                vss_its::Error::Decryption(_) => Unopened::Decryption,
-                _ => Unopened::Parse,
-            },
+        open_request(
+            self.hsm.as_ref(),
+            labels::EA_ENCRYPTION,
+            &self.cert,
+            request,
         )
     }
 

@@ -2,7 +2,9 @@
 //! (enrolment, authorization validation) and the AA (authorization).
 
 mod aa;
+mod conclude;
 mod ea;
+mod intake;
 mod layout;
 
 pub use aa::{Aa, EaLink, KnownEa};

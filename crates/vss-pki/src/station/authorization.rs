@@ -108,17 +108,12 @@ impl AuthorizationRequest {
         else {
             return Err(bad("not an authorization response"));
         };
-        if *response.request_hash != self.hash {
-            return Err(bad("the response answers another request"));
-        }
-        let certificate = response
-            .certificate
-            .clone()
-            .map(Cert::from_asn)
-            .transpose()?;
-        if (response.response_code == AuthorizationResponseCode::Ok) != certificate.is_some() {
-            return Err(bad("a ticket must come exactly with ok"));
-        }
+        let certificate = protocol::answered_certificate(
+            &response,
+            &self.hash,
+            AuthorizationResponseCode::Ok,
+            "authorization response",
+        )?;
         Ok(AuthorizationResponse {
             code: response.response_code,
             certificate,

@@ -97,17 +97,12 @@ impl EnrolmentRequest {
         else {
             return Err(bad("not an enrolment response"));
         };
-        if *response.request_hash != self.hash {
-            return Err(bad("the response answers another request"));
-        }
-        let certificate = response
-            .certificate
-            .clone()
-            .map(Cert::from_asn)
-            .transpose()?;
-        if (response.response_code == EnrolmentResponseCode::Ok) != certificate.is_some() {
-            return Err(bad("a certificate must come exactly with ok"));
-        }
+        let certificate = protocol::answered_certificate(
+            &response,
+            &self.hash,
+            EnrolmentResponseCode::Ok,
+            "enrolment response",
+        )?;
         Ok(EnrolmentResponse {
             code: response.response_code,
             certificate,

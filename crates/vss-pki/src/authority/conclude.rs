@@ -1,0 +1,42 @@
+//! How an authority ends a certificate request: the outcome recorded with the request id in
+//! one transaction (a replay that slipped past the first check is caught here), and the code
+//! and certificate to answer with.
+
+use vss_its::Cert;
+
+use crate::store::{IssuedCertificate, Outcome, PkiStore, Role, StoreError};
+use crate::Result;
+
+/// What checking a request gave: the certificate issued (and the station it is for), or the
+/// refusal's code and reason.
+pub(crate) type Checked<C> = std::result::Result<(Cert, Option<String>), (C, String)>;
+
+/// Records `checked` for the request `hash`; answers `ok` with the certificate, the refusal's
+/// code, or `replay` when the request id was answered before.
+pub(crate) fn conclude<C: Copy + std::fmt::Debug>(
+    store: &dyn PkiStore,
+    role: Role,
+    hash: &[u8; 16],
+    checked: Checked<C>,
+    ok: C,
+    replay: C,
+) -> Result<(C, Option<Cert>)> {
+    let (code, certificate, outcome) = match checked {
+        Ok((cert, station)) => {
+            let outcome = Outcome::Issued(IssuedCertificate {
+                hashed_id8: cert.hashed_id8().0,
+                role,
+                station,
+                request_id: hash.to_vec(),
+                certificate: cert.bytes().to_vec(),
+            });
+            (ok, Some(cert), outcome)
+        }
+        Err((code, why)) => (code, None, Outcome::Refused(format!("{code:?}: {why}"))),
+    };
+    match store.record(role, hash, &outcome) {
+        Ok(()) => Ok((code, certificate)),
+        Err(StoreError::Replay(_)) => Ok((replay, None)),
+        Err(e) => Err(e.into()),
+    }
+}
