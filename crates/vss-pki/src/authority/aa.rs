@@ -14,7 +14,7 @@ use vss_its::{
 
 use super::conclude::conclude;
 use super::ea::Answer;
-use super::intake::{open_request, Unopened};
+use super::intake::open_request;
 use super::labels;
 use crate::messages::{
     AuthorizationResponseCode as Code, AuthorizationValidationRequest,
@@ -84,14 +84,7 @@ impl Aa {
             request,
         ) {
             Ok(o) => o,
-            Err(failure) => {
-                return Ok(Answer::Refused(match failure {
-                    Unopened::Parse => Code::ItsAaCantParse,
-                    Unopened::ContentType => Code::ItsAaBadContentType,
-                    Unopened::NotRecipient => Code::ItsAaImNotTheRecipient,
-                    Unopened::Decryption => Code::ItsAaDecryptionFailed,
-                }))
-            }
+            Err(failure) => return Ok(Answer::Refused(failure.into())),
         };
         let checked = self
             .check(opened.data, &hash, now)

@@ -91,14 +91,7 @@ impl Ea {
         let hash = request_hash(request);
         let opened = match self.open(request) {
             Ok(o) => o,
-            Err(failure) => {
-                return Ok(Answer::Refused(match failure {
-                    Unopened::Parse => Code::CantParse,
-                    Unopened::ContentType => Code::BadContentType,
-                    Unopened::NotRecipient => Code::ImNotTheRecipient,
-                    Unopened::Decryption => Code::DecryptionFailed,
-                }))
-            }
+            Err(failure) => return Ok(Answer::Refused(failure.into())),
         };
         let checked = self
             .check(opened.data, &hash, now)
@@ -138,14 +131,7 @@ impl Ea {
         let hash = request_hash(request);
         let opened = match self.open(request) {
             Ok(o) => o,
-            Err(failure) => {
-                return Ok(Answer::Refused(match failure {
-                    Unopened::Parse => VCode::CantParse,
-                    Unopened::ContentType => VCode::BadContentType,
-                    Unopened::NotRecipient => VCode::ImNotTheRecipient,
-                    Unopened::Decryption => VCode::DecryptionFailed,
-                }))
-            }
+            Err(failure) => return Ok(Answer::Refused(failure.into())),
         };
         let (code, confirmed, why) = match self.check_validation(opened.data, &hash, now) {
             Ok(confirmed) => (VCode::Ok, Some(confirmed), String::new()),

@@ -40,3 +40,26 @@ pub(crate) fn open_request(
         _ => Unopened::Parse,
     })
 }
+
+/// Each protocol's codes for a request that could not be opened.
+macro_rules! unopened_codes {
+    ($code:ty: $parse:ident, $content:ident, $recipient:ident, $decryption:ident) => {
+        impl From<Unopened> for $code {
+            fn from(failure: Unopened) -> Self {
+                match failure {
+                    Unopened::Parse => <$code>::$parse,
+                    Unopened::ContentType => <$code>::$content,
+                    Unopened::NotRecipient => <$code>::$recipient,
+                    Unopened::Decryption => <$code>::$decryption,
+                }
+            }
+        }
+    };
+}
+
+unopened_codes!(crate::messages::EnrolmentResponseCode:
+    CantParse, BadContentType, ImNotTheRecipient, DecryptionFailed);
+unopened_codes!(crate::messages::AuthorizationValidationResponseCode:
+    CantParse, BadContentType, ImNotTheRecipient, DecryptionFailed);
+unopened_codes!(crate::messages::AuthorizationResponseCode:
+    ItsAaCantParse, ItsAaBadContentType, ItsAaImNotTheRecipient, ItsAaDecryptionFailed);
