@@ -5,6 +5,7 @@
 
 pub mod authority;
 mod error;
+pub mod http;
 pub mod messages;
 pub mod protocol;
 pub mod station;

@@ -4,6 +4,7 @@
 
 use vss_its::Cert;
 
+use crate::messages::code_name;
 use crate::store::{IssuedCertificate, Outcome, PkiStore, Role, StoreError};
 use crate::Result;
 
@@ -13,7 +14,7 @@ pub(crate) type Checked<C> = std::result::Result<(Cert, Option<String>), (C, Str
 
 /// Records `checked` for the request `hash`; answers `ok` with the certificate, the refusal's
 /// code, or `replay` when the request id was answered before.
-pub(crate) fn conclude<C: Copy + std::fmt::Debug>(
+pub(crate) fn conclude<C: Copy + rasn::Encode>(
     store: &dyn PkiStore,
     role: Role,
     hash: &[u8; 16],
@@ -32,7 +33,10 @@ pub(crate) fn conclude<C: Copy + std::fmt::Debug>(
             });
             (ok, Some(cert), outcome)
         }
-        Err((code, why)) => (code, None, Outcome::Refused(format!("{code:?}: {why}"))),
+        Err((code, why)) => {
+            let outcome = Outcome::Refused(format!("{}: {why}", code_name(&code)));
+            (code, None, outcome)
+        }
     };
     match store.record(role, hash, &outcome) {
         Ok(()) => Ok((code, certificate)),

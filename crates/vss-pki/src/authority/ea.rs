@@ -96,7 +96,7 @@ impl Ea {
         let checked = self
             .check(opened.data, &hash, now)
             .map(|(cert, station)| (cert, Some(station)))
-            .map_err(|Refusal(code, why)| (code, format!("{}: {why}", code_name(code))));
+            .map_err(|Refusal(code, why)| (code, why));
         let (code, certificate) = conclude(
             self.store.as_ref(),
             Role::Ea,
@@ -139,7 +139,7 @@ impl Ea {
         };
         let outcome = match code {
             VCode::Ok => Outcome::Answered("ok".into()),
-            _ => Outcome::Refused(format!("{code:?}: {why}")),
+            _ => Outcome::Refused(format!("{}: {why}", messages::code_name(&code))),
         };
         let (code, confirmed) = match self.store.record(Role::Ea, &hash, &outcome) {
             Ok(()) => (code, confirmed),
@@ -403,25 +403,5 @@ impl Ea {
         }
         let signer = HsmKey::new(self.hsm.as_ref(), labels::EA)?;
         Ok(issue_certificate(&request, Some(&self.cert), &signer)?)
-    }
-}
-
-/// The standard's name of an enrolment response code.
-pub fn code_name(code: Code) -> &'static str {
-    match code {
-        Code::Ok => "ok",
-        Code::CantParse => "cantparse",
-        Code::BadContentType => "badcontenttype",
-        Code::ImNotTheRecipient => "imnottherecipient",
-        Code::UnknownEncryptionAlgorithm => "unknownencryptionalgorithm",
-        Code::DecryptionFailed => "decryptionfailed",
-        Code::UnknownIts => "unknownits",
-        Code::InvalidSignature => "invalidsignature",
-        Code::InvalidEncryptionKey => "invalidencryptionkey",
-        Code::BadItsStatus => "baditsstatus",
-        Code::IncompleteRequest => "incompleterequest",
-        Code::DeniedPermissions => "deniedpermissions",
-        Code::InvalidKeys => "invalidkeys",
-        Code::DeniedRequest => "deniedrequest",
     }
 }

@@ -8,5 +8,5 @@ mod intake;
 mod layout;
 
 pub use aa::{Aa, EaLink, KnownEa};
-pub use ea::{code_name, Answer, Ea};
+pub use ea::{Answer, Ea};
 pub use layout::{init, labels, Authorities, InitRequest, PkiDir};

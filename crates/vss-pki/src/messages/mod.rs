@@ -56,6 +56,13 @@ pub fn encode<T: rasn::Encode>(what: &'static str, value: &T) -> Result<Vec<u8>>
     })
 }
 
+/// The standard's name of a response code (its ASN.1 identifier, e.g. `its-aa-unknownea`).
+pub fn code_name<C: rasn::Encode>(code: &C) -> String {
+    rasn::jer::encode(code)
+        .map(|json| json.trim_matches('"').to_string())
+        .unwrap_or_else(|_| "unknown".into())
+}
+
 fn first_line(message: &str) -> String {
     message.lines().next().unwrap_or("").trim().to_string()
 }

@@ -1,0 +1,108 @@
+//! The client side of the HTTP transport: posting a request message to an authority, and
+//! the AA's [`EaLink`] to an EA over HTTP.
+
+use std::time::Duration;
+
+use super::server::{CODE_HEADER, REQUEST_TYPE, RESPONSE_TYPE};
+use crate::authority::EaLink;
+use crate::messages::MAX_MESSAGE_LEN;
+
+/// Why a post did not return a response message.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HttpError {
+    /// The authority could not open the request and says why (its response code).
+    #[error("{url}: refused, {code}")]
+    Refused {
+        /// Where it was posted.
+        url: String,
+        /// The response code the authority named.
+        code: String,
+    },
+    /// Any other HTTP status.
+    #[error("{url}: HTTP {status}: {body}")]
+    Status {
+        /// Where it was posted.
+        url: String,
+        /// The status.
+        status: u16,
+        /// The start of the body.
+        body: String,
+    },
+    /// The authority could not be reached or the transfer failed.
+    #[error("{url}: {detail}")]
+    Transport {
+        /// Where it was posted.
+        url: String,
+        /// What failed.
+        detail: String,
+    },
+}
+
+/// Posts `request` to `url` as `application/x-its-request`; the response message.
+pub fn post(url: &str, request: &[u8]) -> Result<Vec<u8>, HttpError> {
+    let transport = |detail: String| HttpError::Transport {
+        url: url.to_string(),
+        detail,
+    };
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(30)))
+        .build()
+        .into();
+    let mut response = agent
+        .post(url)
+        .header("content-type", REQUEST_TYPE)
+        .send(request)
+        .map_err(|e| transport(e.to_string()))?;
+    let status = response.status().as_u16();
+    let code = response
+        .headers()
+        .get(CODE_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    let body = response
+        .body_mut()
+        .with_config()
+        .limit(MAX_MESSAGE_LEN as u64)
+        .read_to_vec()
+        .map_err(|e| transport(e.to_string()))?;
+    match (status, code) {
+        (200, _) if content_type == RESPONSE_TYPE => Ok(body),
+        (400, Some(code)) => Err(HttpError::Refused {
+            url: url.to_string(),
+            code,
+        }),
+        (status, _) => Err(HttpError::Status {
+            url: url.to_string(),
+            status,
+            body: String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned(),
+        }),
+    }
+}
+
+/// An EA reached over HTTP at `<base>/ea/authorization-validation`.
+pub struct HttpEaLink {
+    url: String,
+}
+
+impl HttpEaLink {
+    /// The EA whose service is at `base` (e.g. `http://127.0.0.1:8080`).
+    pub fn new(base: &str) -> Self {
+        HttpEaLink {
+            url: format!("{}/ea/authorization-validation", base.trim_end_matches('/')),
+        }
+    }
+}
+
+impl EaLink for HttpEaLink {
+    fn validate(&self, request: &[u8]) -> Result<Vec<u8>, String> {
+        post(&self.url, request).map_err(|e| e.to_string())
+    }
+}

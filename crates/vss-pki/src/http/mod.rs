@@ -1,0 +1,7 @@
+//! TS 102 941 over HTTP: the authorities' routes (axum) and the client (ureq).
+
+mod client;
+mod server;
+
+pub use client::{post, HttpEaLink, HttpError};
+pub use server::{router, Services, CODE_HEADER, REQUEST_TYPE, RESPONSE_TYPE};

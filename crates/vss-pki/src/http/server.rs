@@ -1,0 +1,121 @@
+//! The authorities over HTTP (TS 102 941 6.1): `POST /ea/enrolment`,
+//! `POST /ea/authorization-validation`, `POST /aa/authorization` with
+//! `application/x-its-request` in and `application/x-its-response` out, and `GET /health`.
+//!
+//! A request the authority could not open is answered 400 with the standard's response code
+//! in the `X-Its-Response-Code` header (there is no key to encrypt an answer with); a wrong
+//! content type is 415, an oversized body 413; only the server's own failures are 500.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use vss_its::ItsTime;
+
+use crate::authority::{Aa, Answer, Ea};
+use crate::messages::{code_name, MAX_MESSAGE_LEN};
+
+/// The content type of requests.
+pub const REQUEST_TYPE: &str = "application/x-its-request";
+/// The content type of responses.
+pub const RESPONSE_TYPE: &str = "application/x-its-response";
+/// The header that names the response code of a request that got no encrypted answer.
+pub const CODE_HEADER: &str = "x-its-response-code";
+
+/// The authorities one process serves.
+#[derive(Clone, Default)]
+pub struct Services {
+    /// The enrolment authority, if this process serves it.
+    pub ea: Option<Arc<Ea>>,
+    /// The authorization authority, if this process serves it.
+    pub aa: Option<Arc<Aa>>,
+}
+
+/// The routes of `services`.
+pub fn router(services: Services) -> Router {
+    Router::new()
+        .route("/health", get(health))
+        .route("/ea/enrolment", post(enrolment))
+        .route("/ea/authorization-validation", post(validation))
+        .route("/aa/authorization", post(authorization))
+        .layer(DefaultBodyLimit::max(MAX_MESSAGE_LEN))
+        .with_state(services)
+}
+
+async fn health(State(services): State<Services>) -> Json<serde_json::Value> {
+    Json(serde_json::json!({
+        "status": "ok",
+        "ea": services.ea.as_ref().map(|ea| ea.cert().hashed_id8().to_string()),
+        "aa": services.aa.as_ref().map(|aa| aa.cert().hashed_id8().to_string()),
+    }))
+}
+
+async fn enrolment(State(s): State<Services>, headers: HeaderMap, body: Bytes) -> Response {
+    let Some(ea) = s.ea else {
+        return (StatusCode::NOT_FOUND, "this process serves no EA").into_response();
+    };
+    answer(&headers, body, move |request| {
+        ea.enrol(request, ItsTime::now())
+    })
+    .await
+}
+
+async fn validation(State(s): State<Services>, headers: HeaderMap, body: Bytes) -> Response {
+    let Some(ea) = s.ea else {
+        return (StatusCode::NOT_FOUND, "this process serves no EA").into_response();
+    };
+    answer(&headers, body, move |request| {
+        ea.validate(request, ItsTime::now())
+    })
+    .await
+}
+
+async fn authorization(State(s): State<Services>, headers: HeaderMap, body: Bytes) -> Response {
+    let Some(aa) = s.aa else {
+        return (StatusCode::NOT_FOUND, "this process serves no AA").into_response();
+    };
+    answer(&headers, body, move |request| {
+        aa.authorize(request, ItsTime::now())
+    })
+    .await
+}
+
+/// Runs an authority's handler off the async threads (it signs in the HSM and writes to the
+/// store) and turns its answer into a response.
+async fn answer<C, F>(headers: &HeaderMap, body: Bytes, handle: F) -> Response
+where
+    C: rasn::Encode + Copy + Send + 'static,
+    F: FnOnce(&[u8]) -> crate::Result<Answer<C>> + Send + 'static,
+{
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if content_type != REQUEST_TYPE {
+        return (
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            format!("the content type must be {REQUEST_TYPE}"),
+        )
+            .into_response();
+    }
+    match tokio::task::spawn_blocking(move || handle(&body)).await {
+        Ok(Ok(Answer::Response { body, .. })) => {
+            ([(header::CONTENT_TYPE, RESPONSE_TYPE)], body).into_response()
+        }
+        Ok(Ok(Answer::Refused(code))) => {
+            let name = code_name(&code);
+            (
+                StatusCode::BAD_REQUEST,
+                [(CODE_HEADER, name.clone())],
+                format!("{name}: the request could not be opened\n"),
+            )
+                .into_response()
+        }
+        Ok(Err(e)) => (StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n")).into_response(),
+        Err(_) => (StatusCode::INTERNAL_SERVER_ERROR, "the handler failed\n").into_response(),
+    }
+}
