@@ -41,6 +41,17 @@ pub enum Error {
     /// The station's certificate repository failed.
     #[error(transparent)]
     Repository(#[from] crate::station::RepositoryError),
+    /// An authority refused a request with this response code.
+    #[error("the {authority} refused: {code}")]
+    Refused {
+        /// `EA` or `AA`.
+        authority: &'static str,
+        /// The standard's name of the response code.
+        code: String,
+    },
+    /// An authority could not be reached, or answered other than with a response.
+    #[error(transparent)]
+    Http(#[from] crate::http::HttpError),
     /// A file could not be read or written.
     #[error("{path}: {source}")]
     Io {

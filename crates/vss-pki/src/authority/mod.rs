@@ -6,7 +6,9 @@ mod conclude;
 mod ea;
 mod intake;
 mod layout;
+mod trust_list;
 
 pub use aa::{Aa, EaLink, KnownEa};
 pub use ea::{Answer, Ea};
 pub use layout::{init, labels, Authorities, InitRequest, PkiDir};
+pub use trust_list::TrustedPki;

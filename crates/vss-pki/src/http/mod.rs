@@ -4,4 +4,4 @@ mod client;
 mod server;
 
 pub use client::{post, HttpEaLink, HttpError};
-pub use server::{router, Services, CODE_HEADER, REQUEST_TYPE, RESPONSE_TYPE};
+pub use server::{router, services, Services, CODE_HEADER, REQUEST_TYPE, RESPONSE_TYPE};

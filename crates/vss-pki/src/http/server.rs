@@ -119,3 +119,40 @@ where
         Err(_) => (StatusCode::INTERNAL_SERVER_ERROR, "the handler failed\n").into_response(),
     }
 }
+
+/// The EA and AA of the PKI in `dir`, as one process serves them at `own_url`: the EA
+/// accepts AAs chained to this PKI's root or a trusted PKI's; the AA accepts the ECs of this
+/// PKI's EA and of trusted EAs, and reaches each EA over HTTP.
+pub fn services(
+    dir: &crate::authority::PkiDir,
+    hsm: Arc<dyn vss_hsm::Hsm>,
+    store: Arc<dyn crate::store::PkiStore>,
+    own_url: &str,
+) -> crate::Result<Services> {
+    use crate::authority::KnownEa;
+    use crate::store::Role;
+
+    let (root, ea, aa) = (
+        dir.cert(Role::Root)?,
+        dir.cert(Role::Ea)?,
+        dir.cert(Role::Aa)?,
+    );
+    let trusted = dir.trusted()?;
+    let mut anchors = vss_its::TrustStore::new();
+    anchors.add(root)?;
+    let mut eas = vec![KnownEa {
+        cert: ea.clone(),
+        link: Arc::new(super::HttpEaLink::new(own_url)),
+    }];
+    for other in trusted {
+        anchors.add(other.root)?;
+        eas.push(KnownEa {
+            cert: other.ea,
+            link: Arc::new(super::HttpEaLink::new(&other.ea_url)),
+        });
+    }
+    Ok(Services {
+        ea: Some(Arc::new(Ea::new(ea, hsm.clone(), store.clone(), anchors))),
+        aa: Some(Arc::new(Aa::new(aa, hsm, store, eas))),
+    })
+}

@@ -1,11 +1,13 @@
 //! The station side of the PKI: the certificate repository, enrolment and authorization.
 
 mod authorization;
+mod client;
 mod enrolment;
 mod repository;
 
 pub use authorization::{
     app_permissions, authorization_request, AuthorizationRequest, AuthorizationResponse,
 };
+pub use client::{enroll, pseudonyms};
 pub use enrolment::{enrolment_request, EnrolmentRequest, EnrolmentResponse, Outer};
 pub use repository::{CertKind, Entry, Meta, Repository, RepositoryError};

@@ -1,0 +1,96 @@
+//! The PKI's trust list (the role the European certificate trust list plays): other PKIs
+//! whose enrolment credentials this PKI's AA accepts — each EA's certificate, its root (so
+//! this PKI's EA can also check that PKI's AA) and the EA's URL — in
+//! `trust/<name>/{ea.cert,root.cert,ea-url}`.
+
+use std::path::Path;
+
+use vss_its::Cert;
+
+use super::PkiDir;
+use crate::{Error, Result};
+
+/// Another PKI this one trusts.
+#[derive(Debug, Clone)]
+pub struct TrustedPki {
+    /// A name for it: 1–64 characters of `A-Z a-z 0-9 . _ -`.
+    pub name: String,
+    /// Its EA's certificate.
+    pub ea: Cert,
+    /// Its root CA's certificate.
+    pub root: Cert,
+    /// Where its EA serves (e.g. `http://127.0.0.1:8081`).
+    pub ea_url: String,
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+    move |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn read_cert(path: &Path) -> Result<Cert> {
+    Ok(Cert::from_bytes(&std::fs::read(path).map_err(io(path))?)?)
+}
+
+impl PkiDir {
+    /// Adds (or replaces) a trusted PKI. Its EA must be issued by its root.
+    pub fn add_trusted(&self, pki: &TrustedPki) -> Result<()> {
+        vss_hsm::check_label(&pki.name).map_err(|_| {
+            Error::InvalidRequest(format!("'{}' is not a name for a trusted PKI", pki.name))
+        })?;
+        if pki.ea.issuer() != vss_its::Issuer::Digest(pki.ea.issuer().hash(), pki.root.hashed_id8())
+        {
+            return Err(Error::InvalidRequest(format!(
+                "EA {} is not issued by root {}",
+                pki.ea.hashed_id8(),
+                pki.root.hashed_id8()
+            )));
+        }
+        if !(pki.ea_url.starts_with("http://") || pki.ea_url.starts_with("https://")) {
+            return Err(Error::InvalidRequest(format!(
+                "'{}' is not an http(s) URL",
+                pki.ea_url
+            )));
+        }
+        let dir = self.trust_list().join(&pki.name);
+        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+        vss_hsm::write_atomic(&dir.join("ea.cert"), pki.ea.bytes())?;
+        vss_hsm::write_atomic(&dir.join("root.cert"), pki.root.bytes())?;
+        vss_hsm::write_atomic(&dir.join("ea-url"), pki.ea_url.as_bytes())?;
+        Ok(())
+    }
+
+    /// Every trusted PKI, by name.
+    pub fn trusted(&self) -> Result<Vec<TrustedPki>> {
+        let list = self.trust_list();
+        let mut trusted = Vec::new();
+        let entries = match std::fs::read_dir(&list) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(trusted),
+            Err(e) => return Err(io(&list)(e)),
+        };
+        for entry in entries {
+            let dir = entry.map_err(io(&list))?.path();
+            if !dir.is_dir() {
+                continue;
+            }
+            let url_path = dir.join("ea-url");
+            trusted.push(TrustedPki {
+                name: dir
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                ea: read_cert(&dir.join("ea.cert"))?,
+                root: read_cert(&dir.join("root.cert"))?,
+                ea_url: std::fs::read_to_string(&url_path)
+                    .map_err(io(&url_path))?
+                    .trim()
+                    .to_string(),
+            });
+        }
+        trusted.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(trusted)
+    }
+}

@@ -1,0 +1,151 @@
+//! Two PKIs on loopback that trust each other, and a station with its keys in a soft HSM and
+//! its certificates in its repository (seed 000's Test_LTCREQ_VB_01–02 and
+//! Test_PSNYMREQ_VB_01–04): enrolment at A; pseudonyms from A's AA and from B's AA with A's
+//! enrolment credential; every certificate stored beside its `.meta`, its keys still in the
+//! HSM, and valid up to its root.
+
+#[path = "common/loopback.rs"]
+mod loopback;
+
+use loopback::Loopback;
+use vss_crypto::Curve;
+use vss_hsm::{GenerateKeyRequest, Hsm, SoftHsm};
+use vss_its::{Cert, ItsTime, TrustStore, Validator, Verdict};
+use vss_pki::authority::TrustedPki;
+use vss_pki::station::{enroll, pseudonyms, CertKind, Repository};
+use vss_pki::store::{PkiStore, Role};
+use vss_pki::Error;
+
+fn trust(a: &Loopback, b: &Loopback, name: &str) {
+    a.pki()
+        .add_trusted(&TrustedPki {
+            name: name.into(),
+            ea: b.ea().clone(),
+            root: b.certs.root.clone(),
+            ea_url: b.url.clone(),
+        })
+        .expect("trust");
+}
+
+fn valid_under(cert: &Cert, root: &Cert, issuer: &Cert) {
+    let mut anchors = TrustStore::new();
+    anchors.add(root.clone()).expect("anchor");
+    let report = Validator::new(anchors, 8).verify_certificate(
+        cert,
+        std::slice::from_ref(issuer),
+        ItsTime::now().plus_micros(1_000_000),
+    );
+    assert_eq!(report.verdict, Verdict::Valid, "{}", report.reason);
+}
+
+#[test]
+fn pseudonyms_from_both_pkis_with_one_enrolment() {
+    let mut a = Loopback::new("alpha");
+    let mut b = Loopback::new("beta");
+    trust(&a, &b, "beta");
+    trust(&b, &a, "alpha");
+    a.start();
+    b.start();
+
+    let station = tempfile::tempdir().expect("tempdir");
+    SoftHsm::init(&station.path().join("keys"), "1234", "12345678").expect("hsm");
+    let hsm = SoftHsm::open(&station.path().join("keys"), "1234").expect("open");
+    let canonical = hsm
+        .generate_key(&GenerateKeyRequest::new("canonical", Curve::P256))
+        .expect("key");
+    let repository = Repository::open(&station.path().join("repository")).expect("repository");
+    a.register(
+        "car-1",
+        &hsm.public_key(&canonical.handle).expect("public"),
+        &[36, 37],
+    );
+
+    // Test_LTCREQ_VB_01: the enrolment credential, stored with its .meta, key in the HSM.
+    let ec = enroll(&hsm, &repository, "car-1", "canonical", &a.url, a.ea()).expect("enrol");
+    valid_under(&ec.cert, &a.certs.root, a.ea());
+    assert!(station
+        .path()
+        .join(format!(
+            "repository/enrolment/{}.meta",
+            ec.cert.hashed_id8()
+        ))
+        .exists());
+    hsm.key(&ec.meta.verification_key)
+        .expect("EC key in the HSM");
+
+    // Test_PSNYMREQ_VB_01: ten pseudonyms from A's AA, in parallel.
+    let from_a =
+        pseudonyms(&hsm, &repository, &a.url, a.aa(), a.ea(), &[36, 37], 10).expect("tickets");
+    // Test_PSNYMREQ_VB_03: five from B's AA, with A's enrolment credential.
+    let from_b = pseudonyms(&hsm, &repository, &b.url, b.aa(), a.ea(), &[36], 5).expect("tickets");
+    for (tickets, pki) in [(&from_a, &a), (&from_b, &b)] {
+        for t in tickets {
+            valid_under(&t.cert, &pki.certs.root, pki.aa());
+            hsm.key(&t.meta.verification_key)
+                .expect("ticket key in the HSM");
+        }
+    }
+    assert_eq!(
+        repository.list(CertKind::Pseudonym).expect("list").len(),
+        15
+    );
+    assert_eq!(a.store.issued_by(Role::Aa).expect("records").len(), 10);
+    assert_eq!(b.store.issued_by(Role::Aa).expect("records").len(), 5);
+    // B's EA issued nothing: A's EA validated A's credential for B's AA.
+    assert!(b.store.issued_by(Role::Ea).expect("records").is_empty());
+
+    // A PSID the station may not have: refused, and no ticket key is left behind.
+    let keys_before = hsm.keys().expect("keys").len();
+    let err =
+        pseudonyms(&hsm, &repository, &b.url, b.aa(), a.ea(), &[138], 1).expect_err("refused");
+    assert!(
+        matches!(&err, Error::Refused { code, .. } if code == "deniedpermissions"),
+        "{err}"
+    );
+    assert_eq!(hsm.keys().expect("keys").len(), keys_before);
+
+    // Re-enrolment uses the stored credential.
+    let renewed =
+        enroll(&hsm, &repository, "car-1", "canonical", &a.url, a.ea()).expect("re-enrol");
+    assert_ne!(renewed.cert.hashed_id8(), ec.cert.hashed_id8());
+}
+
+#[test]
+fn an_aa_without_the_other_pki_in_its_trust_list_refuses_its_credentials() {
+    let mut a = Loopback::new("alpha");
+    let mut b = Loopback::new("beta");
+    a.start();
+    b.start();
+    let station = tempfile::tempdir().expect("tempdir");
+    SoftHsm::init(&station.path().join("keys"), "1234", "12345678").expect("hsm");
+    let hsm = SoftHsm::open(&station.path().join("keys"), "1234").expect("open");
+    let canonical = hsm
+        .generate_key(&GenerateKeyRequest::new("canonical", Curve::P256))
+        .expect("key");
+    let repository = Repository::open(&station.path().join("repository")).expect("repository");
+    a.register(
+        "car-2",
+        &hsm.public_key(&canonical.handle).expect("public"),
+        &[36],
+    );
+    enroll(&hsm, &repository, "car-2", "canonical", &a.url, a.ea()).expect("enrol");
+    let err = pseudonyms(&hsm, &repository, &b.url, b.aa(), a.ea(), &[36], 1).expect_err("refused");
+    assert!(
+        matches!(&err, Error::Refused { code, .. } if code == "its-aa-unknownea"),
+        "{err}"
+    );
+    // An unregistered station cannot enrol.
+    let err = enroll(
+        &hsm,
+        &Repository::open(&station.path().join("other")).expect("repo"),
+        "car-9",
+        "canonical",
+        &a.url,
+        a.ea(),
+    )
+    .expect_err("refused");
+    assert!(
+        matches!(&err, Error::Refused { code, .. } if code == "unknownits"),
+        "{err}"
+    );
+}
