@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 /// VSS: V2X security subsystem — key store, ECDSA, key encapsulation, ITS certificates and
-/// signed data, and benchmarks.
+/// signed data, the TS 102 941 PKI and its station client, and benchmarks.
 #[derive(Parser)]
 #[command(name = "vss", version, about, propagate_version = true)]
 struct Cli {
@@ -32,6 +32,12 @@ enum Command {
     /// IEEE 1609.2 / ETSI TS 103 097: decode, verify, issue certificates, sign.
     #[command(subcommand)]
     Its(commands::its::ItsCommand),
+    /// ETSI TS 102 941 PKI: init, serve, register stations, trust another PKI.
+    #[command(subcommand)]
+    Pki(commands::pki::PkiCommand),
+    /// A station's PKI client: enrol, get pseudonyms, list them.
+    #[command(subcommand)]
+    Station(commands::station::StationCommand),
     /// Sign and verify streams of JSON lines.
     #[command(subcommand)]
     Ecdsa(commands::ecdsa::EcdsaCommand),
@@ -47,6 +53,8 @@ fn main() -> ExitCode {
         Command::Keys(c) => c.run(),
         Command::Kem(c) => c.run(),
         Command::Its(c) => c.run(),
+        Command::Pki(c) => c.run(),
+        Command::Station(c) => c.run(),
         Command::Ecdsa(c) => c.run(),
         Command::Bench(c) => c.run(),
     };

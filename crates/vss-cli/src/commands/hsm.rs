@@ -99,7 +99,8 @@ pub struct NewPinArgs {
 }
 
 impl PukArgs {
-    fn source(&self, confirm: bool) -> SecretSource<'_> {
+    /// Where the PUK comes from.
+    pub(crate) fn source(&self, confirm: bool) -> SecretSource<'_> {
         SecretSource {
             name: "PUK",
             file: self.puk_file.as_deref(),

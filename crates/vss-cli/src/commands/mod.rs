@@ -6,3 +6,5 @@ pub mod hsm;
 pub mod its;
 pub mod kem;
 pub mod keys;
+pub mod pki;
+pub mod station;

@@ -1,0 +1,269 @@
+//! `vss pki …`: an ETSI TS 102 941 PKI in a directory — create it, register stations, trust
+//! another PKI, and serve its EA and AA over HTTP.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use clap::Subcommand;
+use serde_json::json;
+use vss_crypto::{Curve, PublicKey};
+use vss_hsm::{Hsm, SoftHsm};
+use vss_pki::authority::{init, InitRequest, PkiDir, TrustedPki};
+use vss_pki::store::{open_store, Role, Station};
+
+use super::hsm::PukArgs;
+use crate::output::Format;
+use crate::secrets::SecretSource;
+
+/// An ETSI TS 102 941 PKI: root CA, enrolment authority (EA), authorization authority (AA).
+#[derive(Subcommand)]
+pub enum PkiCommand {
+    /// Create a PKI in DIR: keys in DIR/keys, DIR/root.cert, DIR/ea.cert, DIR/aa.cert (COER).
+    Init {
+        #[command(flatten)]
+        pki: PkiArgs,
+        /// The PKI's name (its certificates are NAME-root, NAME-ea, NAME-aa).
+        #[arg(long)]
+        name: String,
+        /// Curve of the authorities' signing keys: p256, bp256, p384 or bp384.
+        #[arg(long, default_value = "p256")]
+        curve: Curve,
+        #[command(flatten)]
+        puk: PukArgs,
+        /// Output format of the summary.
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Serve the EA and AA over HTTP until stopped.
+    Serve {
+        #[command(flatten)]
+        pki: PkiArgs,
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        listen: SocketAddr,
+        /// The URL this service is reached at [default: http://LISTEN].
+        #[arg(long)]
+        url: Option<String>,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+    /// Register a station at the EA: its canonical id and key, and the PSIDs of its tickets.
+    RegisterStation {
+        /// The PKI directory.
+        #[arg(long)]
+        dir: PathBuf,
+        /// The station's canonical id.
+        #[arg(long)]
+        canonical_id: String,
+        /// The canonical public key, SEC 1 hex (as `vss keys export-public` prints it).
+        #[arg(long, value_name = "HEX")]
+        public_key: String,
+        /// Curve of the canonical key.
+        #[arg(long, default_value = "p256")]
+        curve: Curve,
+        /// A PSID its tickets may carry [default: 36 and 37]. Repeatable.
+        #[arg(long = "psid")]
+        psids: Vec<u64>,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+    /// Trust another PKI: this AA accepts its EA's credentials, this EA its AA's requests.
+    Trust {
+        /// The PKI directory.
+        #[arg(long)]
+        dir: PathBuf,
+        /// A name for the other PKI.
+        #[arg(long)]
+        name: String,
+        /// The other PKI's EA certificate.
+        #[arg(long, value_name = "FILE")]
+        ea_cert: PathBuf,
+        /// The other PKI's root certificate [default: root.cert beside the EA certificate].
+        #[arg(long, value_name = "FILE")]
+        root_cert: Option<PathBuf>,
+        /// Where the other EA serves (e.g. http://127.0.0.1:8081).
+        #[arg(long, value_name = "URL")]
+        ea_url: String,
+    },
+}
+
+/// The PKI directory and the PIN of its key store.
+#[derive(clap::Args)]
+pub struct PkiArgs {
+    /// The PKI directory.
+    #[arg(long)]
+    dir: PathBuf,
+    /// Read the key store's PIN from the first line of this file (else $VSS_PIN, else a
+    /// prompt).
+    #[arg(long, value_name = "FILE")]
+    pin_file: Option<PathBuf>,
+}
+
+impl PkiArgs {
+    fn pin(&self, confirm: bool) -> SecretSource<'_> {
+        SecretSource {
+            name: "PIN",
+            file: self.pin_file.as_deref(),
+            env: "VSS_PIN",
+            confirm,
+        }
+    }
+}
+
+/// Where the PKI's records live.
+#[derive(clap::Args)]
+pub struct DatabaseArgs {
+    /// postgres://… to share one database between processes [default: DIR/pki.sqlite].
+    #[arg(long, value_name = "URL|PATH")]
+    database: Option<String>,
+}
+
+impl PkiCommand {
+    /// Runs the subcommand.
+    pub fn run(self) -> Result<ExitCode> {
+        match self {
+            PkiCommand::Init {
+                pki,
+                name,
+                curve,
+                puk,
+                format,
+            } => {
+                let dir = PkiDir::new(&pki.dir);
+                let pin = pki.pin(true).read()?;
+                let puk = puk.source(true).read()?;
+                SoftHsm::init(&dir.keys(), &pin, &puk)?;
+                let hsm = SoftHsm::open(&dir.keys(), &pin)?;
+                let mut request = InitRequest::new(&name);
+                request.curve = curve;
+                let made = init(&dir, &hsm, &request)?;
+                summary(
+                    format,
+                    json!({
+                        "name": name,
+                        "dir": pki.dir.display().to_string(),
+                        "root": made.root.hashed_id8().to_string(),
+                        "ea": made.ea.hashed_id8().to_string(),
+                        "aa": made.aa.hashed_id8().to_string(),
+                    }),
+                )?;
+            }
+            PkiCommand::Serve {
+                pki,
+                listen,
+                url,
+                database,
+            } => serve(&pki, listen, url, &database)?,
+            PkiCommand::RegisterStation {
+                dir,
+                canonical_id,
+                public_key,
+                curve,
+                psids,
+                database,
+            } => {
+                let key = hex::decode(public_key.trim()).context("--public-key is not hex")?;
+                let key = PublicKey::from_sec1(curve, &key).context("--public-key")?;
+                let store = open_store(
+                    database.database.as_deref().unwrap_or(""),
+                    &PkiDir::new(&dir).database(),
+                )?;
+                let psids = if psids.is_empty() {
+                    vec![36, 37]
+                } else {
+                    psids
+                };
+                store.register_station(&Station {
+                    canonical_id: canonical_id.clone(),
+                    curve: curve.to_string(),
+                    public_key: key.to_sec1_compressed().to_vec(),
+                    psids: psids.clone(),
+                })?;
+                eprintln!("registered station {canonical_id} (PSIDs {psids:?})");
+            }
+            PkiCommand::Trust {
+                dir,
+                name,
+                ea_cert,
+                root_cert,
+                ea_url,
+            } => {
+                let root_path = root_cert.unwrap_or_else(|| sibling(&ea_cert, "root.cert"));
+                let ea = read_cert(&ea_cert)?;
+                let root = read_cert(&root_path)?;
+                PkiDir::new(&dir).add_trusted(&TrustedPki {
+                    name: name.clone(),
+                    ea,
+                    root,
+                    ea_url,
+                })?;
+                eprintln!("trusting PKI {name}");
+            }
+        }
+        Ok(ExitCode::SUCCESS)
+    }
+}
+
+fn sibling(path: &Path, name: &str) -> PathBuf {
+    path.parent().unwrap_or(Path::new(".")).join(name)
+}
+
+/// Reads a certificate file.
+pub(crate) fn read_cert(path: &Path) -> Result<vss_its::Cert> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    vss_its::Cert::from_bytes(&bytes).with_context(|| path.display().to_string())
+}
+
+fn summary(format: Format, value: serde_json::Value) -> Result<()> {
+    match format {
+        Format::Json => crate::output::print_json(&value),
+        Format::Table => {
+            let mut table = crate::output::Table::new(&["field", "value"]);
+            for (k, v) in value.as_object().into_iter().flatten() {
+                table.row(vec![
+                    k.clone(),
+                    v.as_str().map_or_else(|| v.to_string(), str::to_string),
+                ]);
+            }
+            crate::output::emit(&table.render())
+        }
+    }
+}
+
+fn serve(
+    pki: &PkiArgs,
+    listen: SocketAddr,
+    url: Option<String>,
+    database: &DatabaseArgs,
+) -> Result<()> {
+    let dir = PkiDir::new(&pki.dir);
+    let pin = pki.pin(false).read()?;
+    let hsm: Arc<dyn Hsm> = Arc::new(SoftHsm::open(&dir.keys(), &pin)?);
+    let store: Arc<dyn vss_pki::store::PkiStore> = Arc::from(open_store(
+        database.database.as_deref().unwrap_or(""),
+        &dir.database(),
+    )?);
+    let url = url.unwrap_or_else(|| format!("http://{listen}"));
+    let services = vss_pki::http::services(&dir, hsm, store, &url)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the HTTP runtime")?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .with_context(|| format!("cannot listen on {listen}"))?;
+        eprintln!(
+            "serving {} (EA {}, AA {}) at {url}",
+            dir.path().display(),
+            dir.cert(Role::Ea)?.hashed_id8(),
+            dir.cert(Role::Aa)?.hashed_id8()
+        );
+        axum::serve(listener, vss_pki::http::router(services))
+            .await
+            .context("the HTTP server stopped")
+    })
+}

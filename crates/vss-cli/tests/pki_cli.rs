@@ -1,0 +1,242 @@
+//! `vss pki` and `vss station`: a PKI created and served by the `vss` binary (a real HTTP
+//! server process on loopback), a station enrolling and getting pseudonyms with keys in its
+//! store, certificates in its repository; refusals are one-line errors with the standard's
+//! code.
+
+mod common;
+
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{init_store, run, vss, vss_store, PIN, PUK};
+
+/// A `vss pki serve` process, killed when dropped.
+struct Served(Child);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("address")
+        .port()
+}
+
+fn serve(dir: &Path) -> (Served, String) {
+    let port = free_port();
+    let listen = format!("127.0.0.1:{port}");
+    let child = vss()
+        .args(["pki", "serve", "--listen", &listen, "--dir"])
+        .arg(dir)
+        .env("VSS_PIN", PIN)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn vss pki serve");
+    let served = Served(child);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while TcpStream::connect(&listen).is_err() {
+        assert!(Instant::now() < deadline, "vss pki serve did not listen");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (served, format!("http://{listen}"))
+}
+
+#[test]
+fn a_station_enrols_and_gets_pseudonyms_from_a_served_pki() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (pki, station) = (tmp.path().join("pki"), tmp.path().join("station"));
+    let made = run(vss()
+        .args([
+            "pki", "init", "--name", "alpha", "--format", "json", "--dir",
+        ])
+        .arg(&pki)
+        .env("VSS_PIN", PIN)
+        .env("VSS_PUK", PUK))
+    .success()
+    .json();
+    assert_eq!(made["name"], "alpha");
+    for name in ["root.cert", "ea.cert", "aa.cert"] {
+        assert!(pki.join(name).exists(), "{name}");
+    }
+    // A second init refuses and leaves the PKI as it was.
+    run(vss()
+        .args(["pki", "init", "--name", "again", "--dir"])
+        .arg(&pki)
+        .env("VSS_PIN", PIN)
+        .env("VSS_PUK", PUK))
+    .failure()
+    .one_line_stderr();
+
+    init_store(&station);
+    vss_store(
+        &station,
+        PIN,
+        &[
+            "keys",
+            "generate",
+            "--label",
+            "canonical",
+            "--curve",
+            "p256",
+        ],
+    )
+    .success();
+    let public = vss_store(
+        &station,
+        PIN,
+        &["keys", "export-public", "--label", "canonical"],
+    )
+    .success()
+    .stdout;
+    let pki_dir = pki.display().to_string();
+    run(vss().args([
+        "pki",
+        "register-station",
+        "--dir",
+        &pki_dir,
+        "--canonical-id",
+        "car-1",
+        "--public-key",
+        public.trim(),
+    ]))
+    .success();
+
+    let (_server, url) = serve(&pki);
+    let (ea_cert, aa_cert) = (
+        pki.join("ea.cert").display().to_string(),
+        pki.join("aa.cert").display().to_string(),
+    );
+    let enrolled = vss_store(
+        &station,
+        PIN,
+        &[
+            "station",
+            "enroll",
+            "--canonical-id",
+            "car-1",
+            "--canonical-key",
+            "canonical",
+            "--ea",
+            &url,
+            "--ea-cert",
+            &ea_cert,
+            "--format",
+            "json",
+        ],
+    )
+    .success()
+    .json();
+    assert_eq!(enrolled[0]["kind"], "enrolment");
+    let tickets = vss_store(
+        &station,
+        PIN,
+        &[
+            "station",
+            "pseudonyms",
+            "--aa",
+            &url,
+            "--aa-cert",
+            &aa_cert,
+            "--ea-cert",
+            &ea_cert,
+            "--count",
+            "5",
+            "--format",
+            "json",
+        ],
+    )
+    .success()
+    .json();
+    assert_eq!(tickets.as_array().map(Vec::len), Some(5));
+    let listed = vss_store(&station, PIN, &["station", "list", "--format", "json"])
+        .success()
+        .json();
+    let listed = listed.as_array().expect("a list");
+    assert_eq!(listed.len(), 6);
+    // Each certificate beside its .meta; each key still in the store.
+    let keys = vss_store(&station, PIN, &["keys", "list", "--format", "json"])
+        .success()
+        .stdout;
+    for entry in listed {
+        let folder = if entry["kind"] == "enrolment" {
+            "enrolment"
+        } else {
+            "pseudonyms"
+        };
+        let id = entry["hashed_id8"].as_str().expect("id");
+        assert!(station
+            .join(format!("repository/{folder}/{id}.meta"))
+            .exists());
+        assert!(station
+            .join(format!("repository/{folder}/{id}.cert"))
+            .exists());
+        let label = entry["verification_key"].as_str().expect("label");
+        assert!(keys.contains(label), "{label} not in {keys}");
+    }
+
+    // Refusals: a PSID the station may not have, and an unregistered station.
+    let err = vss_store(
+        &station,
+        PIN,
+        &[
+            "station",
+            "pseudonyms",
+            "--aa",
+            &url,
+            "--aa-cert",
+            &aa_cert,
+            "--ea-cert",
+            &ea_cert,
+            "--psid",
+            "138",
+        ],
+    )
+    .failure()
+    .one_line_stderr()
+    .stderr;
+    assert!(err.contains("deniedpermissions"), "{err}");
+    let other = tmp.path().join("other");
+    init_store(&other);
+    vss_store(
+        &other,
+        PIN,
+        &[
+            "keys",
+            "generate",
+            "--label",
+            "canonical",
+            "--curve",
+            "p256",
+        ],
+    )
+    .success();
+    let err = vss_store(
+        &other,
+        PIN,
+        &[
+            "station",
+            "enroll",
+            "--canonical-id",
+            "car-9",
+            "--canonical-key",
+            "canonical",
+            "--ea",
+            &url,
+            "--ea-cert",
+            &ea_cert,
+        ],
+    )
+    .failure()
+    .one_line_stderr()
+    .stderr;
+    assert!(err.contains("unknownits"), "{err}");
+}
