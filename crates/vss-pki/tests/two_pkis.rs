@@ -73,9 +73,9 @@ fn pseudonyms_from_both_pkis_with_one_enrolment() {
     hsm.key(&ec.meta.verification_key)
         .expect("EC key in the HSM");
 
-    // Test_PSNYMREQ_VB_01: ten pseudonyms from A's AA, in parallel.
+    // Test_PSNYMREQ_VB_01: a hundred pseudonyms from A's AA, in parallel.
     let from_a =
-        pseudonyms(&hsm, &repository, &a.url, a.aa(), a.ea(), &[36, 37], 10).expect("tickets");
+        pseudonyms(&hsm, &repository, &a.url, a.aa(), a.ea(), &[36, 37], 100).expect("tickets");
     // Test_PSNYMREQ_VB_03: five from B's AA, with A's enrolment credential.
     let from_b = pseudonyms(&hsm, &repository, &b.url, b.aa(), a.ea(), &[36], 5).expect("tickets");
     for (tickets, pki) in [(&from_a, &a), (&from_b, &b)] {
@@ -87,9 +87,9 @@ fn pseudonyms_from_both_pkis_with_one_enrolment() {
     }
     assert_eq!(
         repository.list(CertKind::Pseudonym).expect("list").len(),
-        15
+        105
     );
-    assert_eq!(a.store.issued_by(Role::Aa).expect("records").len(), 10);
+    assert_eq!(a.store.issued_by(Role::Aa).expect("records").len(), 100);
     assert_eq!(b.store.issued_by(Role::Aa).expect("records").len(), 5);
     // B's EA issued nothing: A's EA validated A's credential for B's AA.
     assert!(b.store.issued_by(Role::Ea).expect("records").is_empty());
@@ -108,6 +108,45 @@ fn pseudonyms_from_both_pkis_with_one_enrolment() {
     let renewed =
         enroll(&hsm, &repository, "car-1", "canonical", &a.url, a.ea()).expect("re-enrol");
     assert_ne!(renewed.cert.hashed_id8(), ec.cert.hashed_id8());
+
+    // Test_LTCREQ_VB_02 and Test_PSNYMREQ_VB_04, the mirror: a station of B, a hundred
+    // tickets from A's AA with B's enrolment credential.
+    let other = tempfile::tempdir().expect("tempdir");
+    SoftHsm::init(&other.path().join("keys"), "1234", "12345678").expect("hsm");
+    let other_hsm = SoftHsm::open(&other.path().join("keys"), "1234").expect("open");
+    let key = other_hsm
+        .generate_key(&GenerateKeyRequest::new("canonical", Curve::P256))
+        .expect("key");
+    let other_repository = Repository::open(&other.path().join("repository")).expect("repository");
+    b.register(
+        "bus-7",
+        &other_hsm.public_key(&key.handle).expect("public"),
+        &[36, 37],
+    );
+    let ec_b = enroll(
+        &other_hsm,
+        &other_repository,
+        "bus-7",
+        "canonical",
+        &b.url,
+        b.ea(),
+    )
+    .expect("enrol");
+    valid_under(&ec_b.cert, &b.certs.root, b.ea());
+    let crossed = pseudonyms(
+        &other_hsm,
+        &other_repository,
+        &a.url,
+        a.aa(),
+        b.ea(),
+        &[37],
+        100,
+    )
+    .expect("tickets");
+    for t in &crossed {
+        valid_under(&t.cert, &a.certs.root, a.aa());
+    }
+    assert_eq!(a.store.issued_by(Role::Aa).expect("records").len(), 200);
 }
 
 #[test]
