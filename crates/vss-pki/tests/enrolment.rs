@@ -222,3 +222,26 @@ fn the_canonical_key_may_live_in_the_stations_hsm() {
     .expect("request");
     assert_eq!(answered(&f, &request).0, Code::Ok);
 }
+
+#[test]
+fn re_enrolment_with_an_expired_credential_is_baditsstatus() {
+    let mut f = fixture();
+    f.ea.ec_duration = vss_its::asn::Duration::Hours(1);
+    let ec_key = PrivateKey::generate(Curve::P256).expect("key");
+    let (code, ec) = answered(&f, &request(&f, "car-1", &ec_key));
+    assert_eq!(code, Code::Ok);
+    let ec = ec.expect("credential");
+    let later = now().plus_micros(2 * 3_600_000_000);
+    let next_key = PrivateKey::generate(Curve::P256).expect("key");
+    let renewal = enrolment_request(
+        "car-1",
+        &next_key,
+        Outer::Enrolment(&ec, &ec_key),
+        f.ea.cert(),
+        later,
+    )
+    .expect("request");
+    let answer = f.ea.enrol(&renewal.bytes, later).expect("enrol");
+    assert_eq!(answer.code(), Code::BadItsStatus);
+    assert_eq!(f.store.issued_by(Role::Ea).expect("records").len(), 1);
+}
