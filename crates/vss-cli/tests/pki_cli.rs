@@ -240,3 +240,37 @@ fn a_station_enrols_and_gets_pseudonyms_from_a_served_pki() {
     .stderr;
     assert!(err.contains("unknownits"), "{err}");
 }
+
+#[test]
+fn bench_pki_reports_rates_against_the_raw_sign_rate() {
+    let out = common::vss_run(&[
+        "bench",
+        "pki",
+        "--enrolments",
+        "3",
+        "--tickets",
+        "3",
+        "--format",
+        "json",
+    ])
+    .success()
+    .json();
+    assert_eq!(out["success"], true);
+    assert!(out["raw_p256_sign_per_second"]
+        .as_f64()
+        .is_some_and(|r| r > 0.0));
+    for path in ["/in_process/tickets_per_second", "/http/tickets_per_second"] {
+        assert!(
+            out.pointer(path)
+                .and_then(|v| v.as_f64())
+                .is_some_and(|r| r > 0.0),
+            "{path}: {out}"
+        );
+    }
+    let shares = &out["ticket_time_share"];
+    let sum: f64 = ["store", "crypto_and_codec", "http"]
+        .iter()
+        .map(|k| shares[k].as_f64().expect("share"))
+        .sum();
+    assert!((sum - 1.0).abs() < 0.05, "{shares}");
+}

@@ -1,6 +1,7 @@
 //! The client side of the HTTP transport: posting a request message to an authority, and
 //! the AA's [`EaLink`] to an EA over HTTP.
 
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use super::server::{CODE_HEADER, REQUEST_TYPE, RESPONSE_TYPE};
@@ -39,18 +40,25 @@ pub enum HttpError {
     },
 }
 
+/// One agent per process, so connections are kept alive between requests.
+fn agent() -> &'static ureq::Agent {
+    static AGENT: OnceLock<ureq::Agent> = OnceLock::new();
+    AGENT.get_or_init(|| {
+        ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(Duration::from_secs(30)))
+            .build()
+            .into()
+    })
+}
+
 /// Posts `request` to `url` as `application/x-its-request`; the response message.
 pub fn post(url: &str, request: &[u8]) -> Result<Vec<u8>, HttpError> {
     let transport = |detail: String| HttpError::Transport {
         url: url.to_string(),
         detail,
     };
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(30)))
-        .build()
-        .into();
-    let mut response = agent
+    let mut response = agent()
         .post(url)
         .header("content-type", REQUEST_TYPE)
         .send(request)

@@ -260,3 +260,63 @@ fn now() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64)
 }
+
+/// A store that measures the time spent in another store's calls (for `vss bench pki`).
+pub struct Timed {
+    inner: Box<dyn PkiStore>,
+    nanos: std::sync::atomic::AtomicU64,
+}
+
+impl Timed {
+    /// Measures `inner`.
+    pub fn new(inner: Box<dyn PkiStore>) -> Self {
+        Timed {
+            inner,
+            nanos: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// The time spent in the store so far.
+    pub fn spent(&self) -> std::time::Duration {
+        std::time::Duration::from_nanos(self.nanos.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
+    fn time<T>(&self, call: impl FnOnce(&dyn PkiStore) -> T) -> T {
+        let started = std::time::Instant::now();
+        let result = call(self.inner.as_ref());
+        let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.nanos
+            .fetch_add(nanos, std::sync::atomic::Ordering::Relaxed);
+        result
+    }
+}
+
+impl PkiStore for Timed {
+    fn register_station(&self, station: &Station) -> Result<(), StoreError> {
+        self.time(|s| s.register_station(station))
+    }
+
+    fn station(&self, canonical_id: &str) -> Result<Option<Station>, StoreError> {
+        self.time(|s| s.station(canonical_id))
+    }
+
+    fn seen(&self, role: Role, request_id: &[u8]) -> Result<bool, StoreError> {
+        self.time(|s| s.seen(role, request_id))
+    }
+
+    fn record(&self, role: Role, request_id: &[u8], outcome: &Outcome) -> Result<(), StoreError> {
+        self.time(|s| s.record(role, request_id, outcome))
+    }
+
+    fn issued(&self, hashed_id8: &[u8; 8]) -> Result<Option<IssuedCertificate>, StoreError> {
+        self.time(|s| s.issued(hashed_id8))
+    }
+
+    fn issued_by(&self, role: Role) -> Result<Vec<IssuedCertificate>, StoreError> {
+        self.time(|s| s.issued_by(role))
+    }
+
+    fn audit(&self) -> Result<Vec<AuditEntry>, StoreError> {
+        self.time(|s| s.audit())
+    }
+}

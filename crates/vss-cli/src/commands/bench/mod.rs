@@ -1,8 +1,9 @@
 //! `vss bench …`: the seeds' sign/verify benchmark, sustained throughput, key
-//! encapsulation, and ITS signed-data verification.
+//! encapsulation, ITS signed-data verification, and the PKI.
 
 mod its_verify;
 mod kem;
+mod pki;
 mod references;
 mod sign_verify;
 mod throughput;
@@ -31,6 +32,9 @@ pub enum BenchCommand {
     /// 1609.2 signed-data verification (signer by digest or certificate), the certificate
     /// cache warm and cold, as a ratio to the raw ECDSA verify rate of the same run.
     ItsVerify(its_verify::ItsVerifyArgs),
+    /// TS 102 941 enrolments and tickets per second of one PKI process, in-process and over
+    /// HTTP, as a ratio to the raw P-256 signing rate of the same run.
+    Pki(pki::PkiArgs),
 }
 
 impl BenchCommand {
@@ -41,6 +45,7 @@ impl BenchCommand {
             BenchCommand::Throughput(args) => args.run(),
             BenchCommand::Kem(args) => args.run(),
             BenchCommand::ItsVerify(args) => args.run(),
+            BenchCommand::Pki(args) => args.run(),
         }
     }
 }

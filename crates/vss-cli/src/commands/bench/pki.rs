@@ -1,0 +1,294 @@
+//! `vss bench pki`: enrolments and authorization tickets per second of one PKI process
+//! (keys in a soft HSM, records in SQLite), in-process and over HTTP on loopback, with the
+//! share of a ticket's time spent in the store, in cryptography and in HTTP, as a ratio to
+//! the raw P-256 signing rate measured in the same run.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, Context, Result};
+use clap::Args;
+use serde_json::json;
+use vss_crypto::{Curve, PrivateKey};
+use vss_hsm::{Hsm, SoftHsm};
+use vss_its::{Cert, ItsTime, TrustStore};
+use vss_pki::authority::{init, Aa, Answer, Ea, EaLink, InitRequest, KnownEa, PkiDir};
+use vss_pki::station::{authorization_request, enrolment_request, Outer};
+use vss_pki::store::{PkiStore, SqliteStore, Station, Timed};
+
+use super::{finish, progress};
+use crate::output::{Format, Table};
+
+/// Options of `vss bench pki`.
+#[derive(Args)]
+pub struct PkiArgs {
+    /// Enrolment requests in each measurement.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    enrolments: u32,
+    /// Authorization requests in each measurement.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    tickets: u32,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
+
+/// The EA called in-process: the AA's path without HTTP.
+struct InProcess(Arc<Ea>);
+
+impl EaLink for InProcess {
+    fn validate(&self, request: &[u8]) -> std::result::Result<Vec<u8>, String> {
+        match self.0.validate(request, ItsTime::now()) {
+            Ok(Answer::Response { body, .. }) => Ok(body),
+            Ok(Answer::Refused(code)) => Err(format!("refused: {code:?}")),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+}
+
+/// A throw-away PKI with one registered station.
+struct Bench {
+    _dir: tempfile::TempDir,
+    dir: PkiDir,
+    hsm: Arc<dyn Hsm>,
+    store: Arc<Timed>,
+    root: Cert,
+    ea: Cert,
+    aa: Cert,
+    canonical: PrivateKey,
+}
+
+impl Bench {
+    fn new() -> Result<Self> {
+        let tmp = tempfile::Builder::new()
+            .prefix("vss-bench-pki-")
+            .tempdir()?;
+        let dir = PkiDir::new(tmp.path());
+        let mut pin = [0u8; 16];
+        vss_crypto::random_bytes(&mut pin)?;
+        let pin = zeroize::Zeroizing::new(hex::encode(pin));
+        SoftHsm::init(&dir.keys(), &pin, &format!("{}-puk", *pin))?;
+        let hsm: Arc<dyn Hsm> = Arc::new(SoftHsm::open(&dir.keys(), &pin)?);
+        let made = init(&dir, hsm.as_ref(), &InitRequest::new("bench"))?;
+        let store = Arc::new(Timed::new(Box::new(SqliteStore::open(&dir.database())?)));
+        let canonical = PrivateKey::generate(Curve::P256)?;
+        store.register_station(&Station {
+            canonical_id: "bench-station".into(),
+            curve: "p256".into(),
+            public_key: canonical.public_key().to_sec1_compressed().to_vec(),
+            psids: vec![36, 37],
+        })?;
+        Ok(Bench {
+            _dir: tmp,
+            dir,
+            hsm,
+            store,
+            root: made.root,
+            ea: made.ea,
+            aa: made.aa,
+            canonical,
+        })
+    }
+
+    fn ea(&self) -> Arc<Ea> {
+        let mut trust = TrustStore::new();
+        trust
+            .add(self.root.clone())
+            .expect("the bench root is self-signed");
+        Arc::new(Ea::new(
+            self.ea.clone(),
+            self.hsm.clone(),
+            self.store.clone(),
+            trust,
+        ))
+    }
+
+    fn enrolment_requests(&self, n: u32) -> Result<Vec<Vec<u8>>> {
+        (0..n)
+            .map(|_| {
+                let key = PrivateKey::generate(Curve::P256)?;
+                let outer = Outer::Canonical(&self.canonical);
+                Ok(
+                    enrolment_request("bench-station", &key, outer, &self.ea, ItsTime::now())?
+                        .bytes,
+                )
+            })
+            .collect()
+    }
+
+    fn ticket_requests(&self, n: u32, ec: &Cert, ec_key: &PrivateKey) -> Result<Vec<Vec<u8>>> {
+        (0..n)
+            .map(|_| {
+                let key = PrivateKey::generate(Curve::P256)?;
+                let request = authorization_request(
+                    &key,
+                    ec,
+                    ec_key,
+                    &self.ea,
+                    &self.aa,
+                    &[36],
+                    ItsTime::now(),
+                )?;
+                Ok(request.bytes)
+            })
+            .collect()
+    }
+}
+
+/// Runs `handle` on every request; the time taken and whether every answer was `ok`.
+fn measure<C: Copy + PartialEq>(
+    requests: &[Vec<u8>],
+    ok: C,
+    what: &str,
+    mut handle: impl FnMut(&[u8]) -> Result<C>,
+) -> Result<(Duration, bool)> {
+    let bar = progress(requests.len() as u64, what);
+    let started = Instant::now();
+    let mut all_ok = true;
+    for request in requests {
+        all_ok &= handle(request)? == ok;
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    Ok((started.elapsed(), all_ok))
+}
+
+impl PkiArgs {
+    /// Runs the benchmark.
+    pub fn run(self) -> Result<ExitCode> {
+        let bench = Bench::new()?;
+        let (e, t) = (self.enrolments, self.tickets);
+
+        // The reference: raw P-256 signatures, the same run.
+        let key = PrivateKey::generate(Curve::P256)?;
+        let digest = [7u8; 32];
+        let started = Instant::now();
+        for _ in 0..2000 {
+            key.sign_digest(&digest)?;
+        }
+        let raw_sign = 2000.0 / started.elapsed().as_secs_f64();
+
+        // In-process: the authorities without HTTP.
+        let ea = bench.ea();
+        let enrolments = bench.enrolment_requests(e)?;
+        let ok_enrol = vss_pki::messages::EnrolmentResponseCode::Ok;
+        let (enrol_time, enrol_ok) = measure(&enrolments, ok_enrol, "enrolments", |r| {
+            Ok(ea.enrol(r, ItsTime::now())?.code())
+        })?;
+        let ec_key = PrivateKey::generate(Curve::P256)?;
+        let request = enrolment_request(
+            "bench-station",
+            &ec_key,
+            Outer::Canonical(&bench.canonical),
+            &bench.ea,
+            ItsTime::now(),
+        )?;
+        let Answer::Response { body, .. } = ea.enrol(&request.bytes, ItsTime::now())? else {
+            return Err(anyhow!("the bench EA did not answer"));
+        };
+        let ec = request
+            .read_response(&body, &bench.ea)?
+            .certificate
+            .context("the bench EA refused to enrol")?;
+        let aa = Aa::new(
+            bench.aa.clone(),
+            bench.hsm.clone(),
+            bench.store.clone(),
+            vec![KnownEa {
+                cert: bench.ea.clone(),
+                link: Arc::new(InProcess(ea.clone())),
+            }],
+        );
+        let tickets = bench.ticket_requests(t, &ec, &ec_key)?;
+        let ok_ticket = vss_pki::messages::AuthorizationResponseCode::Ok;
+        let store_before = bench.store.spent();
+        let (ticket_time, ticket_ok) = measure(&tickets, ok_ticket, "tickets", |r| {
+            Ok(aa.authorize(r, ItsTime::now())?.code())
+        })?;
+        let store_time = bench.store.spent() - store_before;
+
+        // Over HTTP on loopback, as `vss pki serve` runs.
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?;
+        let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;
+        let url = format!("http://{}", listener.local_addr()?);
+        let store: Arc<dyn PkiStore> = bench.store.clone();
+        let services = vss_pki::http::services(&bench.dir, bench.hsm.clone(), store, &url)?;
+        runtime.spawn(async move { axum::serve(listener, vss_pki::http::router(services)).await });
+        let enrolments = bench.enrolment_requests(e)?;
+        let enrol_url = format!("{url}/ea/enrolment");
+        let (http_enrol_time, http_enrol_ok) =
+            measure(&enrolments, true, "enrolments over HTTP", |r| {
+                Ok(vss_pki::http::post(&enrol_url, r).is_ok())
+            })?;
+        let tickets = bench.ticket_requests(t, &ec, &ec_key)?;
+        let ticket_url = format!("{url}/aa/authorization");
+        let (http_ticket_time, http_ticket_ok) =
+            measure(&tickets, true, "tickets over HTTP", |r| {
+                Ok(vss_pki::http::post(&ticket_url, r).is_ok())
+            })?;
+
+        let per = |time: Duration, n: u32| f64::from(n) / time.as_secs_f64();
+        let (enrol_rate, ticket_rate) = (per(enrol_time, e), per(ticket_time, t));
+        let (http_enrol_rate, http_ticket_rate) =
+            (per(http_enrol_time, e), per(http_ticket_time, t));
+        // Shares of a ticket's time over HTTP (or in-process, should that be the slower).
+        let whole = http_ticket_time.max(ticket_time).as_secs_f64();
+        let store_share = store_time.as_secs_f64() / whole;
+        let crypto_share = ticket_time.saturating_sub(store_time).as_secs_f64() / whole;
+        let http_share = 1.0 - ticket_time.as_secs_f64() / whole;
+        let success = enrol_ok && ticket_ok && http_enrol_ok && http_ticket_ok;
+        let json = json!({
+            "raw_p256_sign_per_second": raw_sign,
+            "enrolments": e,
+            "tickets": t,
+            "in_process": {
+                "enrolments_per_second": enrol_rate,
+                "tickets_per_second": ticket_rate,
+                "tickets_ratio_to_raw_sign": ticket_rate / raw_sign,
+            },
+            "http": {
+                "enrolments_per_second": http_enrol_rate,
+                "tickets_per_second": http_ticket_rate,
+                "enrolments_ratio_to_raw_sign": http_enrol_rate / raw_sign,
+                "tickets_ratio_to_raw_sign": http_ticket_rate / raw_sign,
+            },
+            "ticket_time_share": {"store": store_share, "crypto_and_codec": crypto_share, "http": http_share},
+            "success": success,
+        });
+        let mut table = Table::new(&["measurement", "per second", "ratio to raw P-256 sign"]);
+        table.row(vec![
+            "raw P-256 sign".into(),
+            format!("{raw_sign:.0}"),
+            "1.000".into(),
+        ]);
+        for (name, rate) in [
+            ("enrolments, in-process", enrol_rate),
+            ("tickets, in-process", ticket_rate),
+            ("enrolments over HTTP", http_enrol_rate),
+            ("tickets over HTTP", http_ticket_rate),
+        ] {
+            table.row(vec![
+                name.into(),
+                format!("{rate:.0}"),
+                format!("{:.3}", rate / raw_sign),
+            ]);
+        }
+        let text = format!(
+            "{}\nticket time over HTTP: store {:.0}%, crypto and codec {:.0}%, HTTP {:.0}%\n",
+            table.render(),
+            store_share * 100.0,
+            crypto_share * 100.0,
+            http_share * 100.0
+        );
+        finish(
+            self.format,
+            &json,
+            &text,
+            success,
+            "a request of the benchmark was refused",
+        )
+    }
+}
