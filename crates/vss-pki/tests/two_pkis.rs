@@ -38,6 +38,34 @@ fn valid_under(cert: &Cert, root: &Cert, issuer: &Cert) {
     assert_eq!(report.verdict, Verdict::Valid, "{}", report.reason);
 }
 
+/// A station: its key store (with a canonical key) and repository in a temporary directory,
+/// registered at `pki` as `id` with `psids`.
+struct StationUnderTest {
+    dir: tempfile::TempDir,
+    hsm: SoftHsm,
+    repository: Repository,
+}
+
+fn new_station(pki: &Loopback, id: &str, psids: &[u64]) -> StationUnderTest {
+    let dir = tempfile::tempdir().expect("tempdir");
+    SoftHsm::init(&dir.path().join("keys"), "1234", "12345678").expect("hsm");
+    let hsm = SoftHsm::open(&dir.path().join("keys"), "1234").expect("open");
+    let canonical = hsm
+        .generate_key(&GenerateKeyRequest::new("canonical", Curve::P256))
+        .expect("key");
+    let repository = Repository::open(&dir.path().join("repository")).expect("repository");
+    pki.register(
+        id,
+        &hsm.public_key(&canonical.handle).expect("public"),
+        psids,
+    );
+    StationUnderTest {
+        dir,
+        hsm,
+        repository,
+    }
+}
+
 #[test]
 fn pseudonyms_from_both_pkis_with_one_enrolment() {
     let mut a = Loopback::new("alpha");
@@ -47,18 +75,11 @@ fn pseudonyms_from_both_pkis_with_one_enrolment() {
     a.start();
     b.start();
 
-    let station = tempfile::tempdir().expect("tempdir");
-    SoftHsm::init(&station.path().join("keys"), "1234", "12345678").expect("hsm");
-    let hsm = SoftHsm::open(&station.path().join("keys"), "1234").expect("open");
-    let canonical = hsm
-        .generate_key(&GenerateKeyRequest::new("canonical", Curve::P256))
-        .expect("key");
-    let repository = Repository::open(&station.path().join("repository")).expect("repository");
-    a.register(
-        "car-1",
-        &hsm.public_key(&canonical.handle).expect("public"),
-        &[36, 37],
-    );
+    let StationUnderTest {
+        dir: station,
+        hsm,
+        repository,
+    } = new_station(&a, "car-1", &[36, 37]);
 
     // Test_LTCREQ_VB_01: the enrolment credential, stored with its .meta, key in the HSM.
     let ec = enroll(&hsm, &repository, "car-1", "canonical", &a.url, a.ea()).expect("enrol");
@@ -111,18 +132,11 @@ fn pseudonyms_from_both_pkis_with_one_enrolment() {
 
     // Test_LTCREQ_VB_02 and Test_PSNYMREQ_VB_04, the mirror: a station of B, a hundred
     // tickets from A's AA with B's enrolment credential.
-    let other = tempfile::tempdir().expect("tempdir");
-    SoftHsm::init(&other.path().join("keys"), "1234", "12345678").expect("hsm");
-    let other_hsm = SoftHsm::open(&other.path().join("keys"), "1234").expect("open");
-    let key = other_hsm
-        .generate_key(&GenerateKeyRequest::new("canonical", Curve::P256))
-        .expect("key");
-    let other_repository = Repository::open(&other.path().join("repository")).expect("repository");
-    b.register(
-        "bus-7",
-        &other_hsm.public_key(&key.handle).expect("public"),
-        &[36, 37],
-    );
+    let StationUnderTest {
+        dir: _other,
+        hsm: other_hsm,
+        repository: other_repository,
+    } = new_station(&b, "bus-7", &[36, 37]);
     let ec_b = enroll(
         &other_hsm,
         &other_repository,
@@ -155,18 +169,11 @@ fn an_aa_without_the_other_pki_in_its_trust_list_refuses_its_credentials() {
     let mut b = Loopback::new("beta");
     a.start();
     b.start();
-    let station = tempfile::tempdir().expect("tempdir");
-    SoftHsm::init(&station.path().join("keys"), "1234", "12345678").expect("hsm");
-    let hsm = SoftHsm::open(&station.path().join("keys"), "1234").expect("open");
-    let canonical = hsm
-        .generate_key(&GenerateKeyRequest::new("canonical", Curve::P256))
-        .expect("key");
-    let repository = Repository::open(&station.path().join("repository")).expect("repository");
-    a.register(
-        "car-2",
-        &hsm.public_key(&canonical.handle).expect("public"),
-        &[36],
-    );
+    let StationUnderTest {
+        dir: station,
+        hsm,
+        repository,
+    } = new_station(&a, "car-2", &[36]);
     enroll(&hsm, &repository, "car-2", "canonical", &a.url, a.ea()).expect("enrol");
     let err = pseudonyms(&hsm, &repository, &b.url, b.aa(), a.ea(), &[36], 1).expect_err("refused");
     assert!(

@@ -12,7 +12,7 @@ use vss_its::{
     Permission, Profile, Recipient, SignedMessage,
 };
 
-use super::conclude::conclude;
+use super::conclude::{conclude, respond};
 use super::ea::Answer;
 use super::intake::open_request;
 use super::labels;
@@ -99,15 +99,15 @@ impl Aa {
             Code::ItsAaOutOfSyncRequest,
         )?;
         let response = InnerAtResponse::new(hash, code, ticket.map(|t| t.asn().clone()));
-        let signer = HsmKey::new(self.hsm.as_ref(), labels::AA)?;
-        let body = protocol::seal_response(
-            EtsiTs102941DataContent::AuthorizationResponse(Box::new(response)),
+        respond(
+            self.hsm.as_ref(),
+            labels::AA,
             &self.cert,
-            &signer,
+            EtsiTs102941DataContent::AuthorizationResponse(Box::new(response)),
+            code,
             &opened.key,
             now,
-        )?;
-        Ok(Answer::Response { code, body })
+        )
     }
 
     fn check(

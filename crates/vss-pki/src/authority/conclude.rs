@@ -44,3 +44,19 @@ pub(crate) fn conclude<C: Copy + rasn::Encode>(
         Err(e) => Err(e.into()),
     }
 }
+
+/// The answer carrying `content` with `code`: signed with the authority's key `label` and
+/// encrypted with the request's key.
+pub(crate) fn respond<C>(
+    hsm: &dyn vss_hsm::Hsm,
+    label: &str,
+    cert: &Cert,
+    content: crate::messages::EtsiTs102941DataContent,
+    code: C,
+    key: &vss_its::DataEncryptionKey,
+    now: vss_its::ItsTime,
+) -> Result<super::Answer<C>> {
+    let signer = vss_its::HsmKey::new(hsm, label)?;
+    let body = crate::protocol::seal_response(content, cert, &signer, key, now)?;
+    Ok(super::Answer::Response { code, body })
+}

@@ -10,11 +10,11 @@ use vss_crypto::PublicKey;
 use vss_hsm::Hsm;
 use vss_its::asn::{Duration, SignerIdentifier};
 use vss_its::{
-    issue_certificate, Cert, CertificateRequest, DataEncryptionKey, Decryptor, HsmKey, ItsTime,
-    Profile, SignedMessage, TrustStore, Validator, Verdict,
+    issue_certificate, Cert, CertificateRequest, Decryptor, HsmKey, ItsTime, Profile,
+    SignedMessage, TrustStore, Validator, Verdict,
 };
 
-use super::conclude::conclude;
+use super::conclude::{conclude, respond};
 use super::intake::{open_request, Unopened};
 use super::labels;
 use crate::messages::{
@@ -106,12 +106,15 @@ impl Ea {
             Code::DeniedRequest,
         )?;
         let response = InnerEcResponse::new(hash, code, certificate.map(|c| c.asn().clone()));
-        let body = self.respond(
+        respond(
+            self.hsm.as_ref(),
+            labels::EA,
+            &self.cert,
             EtsiTs102941DataContent::EnrolmentResponse(Box::new(response)),
+            code,
             &opened.key,
             now,
-        )?;
-        Ok(Answer::Response { code, body })
+        )
     }
 
     /// Decrypts a request encrypted to the EA.
@@ -147,15 +150,15 @@ impl Ea {
             Err(e) => return Err(e.into()),
         };
         let response = AuthorizationValidationResponse::new(hash, code, confirmed);
-        let signer = HsmKey::new(self.hsm.as_ref(), labels::EA)?;
-        let body = protocol::seal_response(
-            EtsiTs102941DataContent::AuthorizationValidationResponse(Box::new(response)),
+        respond(
+            self.hsm.as_ref(),
+            labels::EA,
             &self.cert,
-            &signer,
+            EtsiTs102941DataContent::AuthorizationValidationResponse(Box::new(response)),
+            code,
             &opened.key,
             now,
-        )?;
-        Ok(Answer::Response { code, body })
+        )
     }
 
     fn check_validation(
@@ -256,17 +259,6 @@ impl Ea {
             );
         }
         Ok(asked.clone())
-    }
-
-    /// Signs `content` and encrypts it with the request's key.
-    fn respond(
-        &self,
-        content: EtsiTs102941DataContent,
-        key: &DataEncryptionKey,
-        now: ItsTime,
-    ) -> Result<Vec<u8>> {
-        let signer = HsmKey::new(self.hsm.as_ref(), labels::EA)?;
-        protocol::seal_response(content, &self.cert, &signer, key, now)
     }
 
     /// The checks of 6.2.3.2, then issuance: the new EC and the station's canonical id.
