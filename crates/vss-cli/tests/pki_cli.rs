@@ -5,50 +5,8 @@
 
 mod common;
 
-use std::net::{TcpListener, TcpStream};
-use std::path::Path;
-use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
-
+use common::served::serve;
 use common::{init_store, run, vss, vss_store, PIN, PUK};
-
-/// A `vss pki serve` process, killed when dropped.
-struct Served(Child);
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("address")
-        .port()
-}
-
-fn serve(dir: &Path) -> (Served, String) {
-    let port = free_port();
-    let listen = format!("127.0.0.1:{port}");
-    let child = vss()
-        .args(["pki", "serve", "--listen", &listen, "--dir"])
-        .arg(dir)
-        .env("VSS_PIN", PIN)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn vss pki serve");
-    let served = Served(child);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while TcpStream::connect(&listen).is_err() {
-        assert!(Instant::now() < deadline, "vss pki serve did not listen");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (served, format!("http://{listen}"))
-}
 
 #[test]
 fn a_station_enrols_and_gets_pseudonyms_from_a_served_pki() {
@@ -110,7 +68,8 @@ fn a_station_enrols_and_gets_pseudonyms_from_a_served_pki() {
     ]))
     .success();
 
-    let (_server, url) = serve(&pki);
+    let server = serve(&pki, &[]);
+    let url = server.url.clone();
     let (ea_cert, aa_cert) = (
         pki.join("ea.cert").display().to_string(),
         pki.join("aa.cert").display().to_string(),

@@ -3,6 +3,8 @@
 // Each test file uses a different subset of these helpers.
 #![allow(dead_code)]
 
+pub mod served;
+
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};

@@ -1,0 +1,66 @@
+//! `vss pki serve` as a child process on a free loopback port.
+
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use super::{vss, PIN};
+
+/// A `vss pki serve` process, killed when dropped.
+pub struct Served {
+    /// The process.
+    pub child: Child,
+    /// Its base URL (`http://127.0.0.1:PORT`).
+    pub url: String,
+}
+
+impl Served {
+    /// Kills the process at once (SIGKILL: no clean shutdown) and reaps it.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("address")
+        .port()
+}
+
+/// Serves the PKI in `dir` (with `extra` arguments, e.g. `--database URL`) and waits until
+/// it listens.
+pub fn serve(dir: &Path, extra: &[&str]) -> Served {
+    let listen = format!("127.0.0.1:{}", free_port());
+    let child = vss()
+        .args(["pki", "serve", "--listen", &listen, "--dir"])
+        .arg(dir)
+        .args(extra)
+        .env("VSS_PIN", PIN)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn vss pki serve");
+    let mut served = Served {
+        child,
+        url: format!("http://{listen}"),
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while TcpStream::connect(&listen).is_err() {
+        if let Ok(Some(status)) = served.child.try_wait() {
+            panic!("vss pki serve exited: {status}");
+        }
+        assert!(Instant::now() < deadline, "vss pki serve did not listen");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    served
+}

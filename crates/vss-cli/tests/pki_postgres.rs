@@ -1,0 +1,249 @@
+//! One PKI served by two `vss pki serve` processes on one PostgreSQL database: 50 stations
+//! enrol and ask for 20 authorization tickets each, concurrently, spread over both
+//! processes; one process is killed (SIGKILL) mid-run and its stations go on at the other.
+//! Afterwards every ticket a station holds is recorded once in the database with the bytes
+//! the station got, no certificate or request id is recorded twice, and the only records
+//! without a holder are answers the killed process committed but never delivered.
+//!
+//! The server comes from `VSS_TEST_POSTGRES` (`scripts/with-postgres` starts a throwaway
+//! one); without it this test skips.
+
+mod common;
+#[path = "../../vss-pki/tests/common/test_database.rs"]
+mod test_database;
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use common::served::serve;
+use common::{run, vss, PIN, PUK};
+use test_database::TestDatabase;
+use vss_crypto::Curve;
+use vss_hsm::{GenerateKeyRequest, Hsm, SoftHsm};
+use vss_its::{Cert, ItsTime, TrustStore, Validator, Verdict};
+use vss_pki::http::HttpError;
+use vss_pki::station::{enroll, pseudonyms, CertKind, Repository};
+use vss_pki::store::Role;
+use vss_pki::Error;
+
+const STATIONS: usize = 50;
+const TICKETS: usize = 20;
+/// Tickets a station asks for at once (the station client sends them in parallel).
+const BATCH: usize = 4;
+/// Tickets held by all stations together when the first process is killed.
+const KILL_AFTER: usize = 300;
+
+fn read_cert(path: &Path) -> Cert {
+    Cert::from_bytes(&std::fs::read(path).expect("read")).expect("certificate")
+}
+
+/// What the stations saw while asking for tickets.
+#[derive(Default)]
+struct Progress {
+    /// Tickets held by all stations.
+    held: AtomicUsize,
+    /// Tickets delivered by each process.
+    delivered: [AtomicUsize; 2],
+    /// Set just before the first process is killed.
+    killing: AtomicBool,
+    /// Requests to the killed process that failed in transport.
+    cut_off: AtomicUsize,
+}
+
+/// Station `i` asks for tickets until it holds [`TICKETS`], starting at process `i % 2`
+/// and moving to the other one when its process is killed.
+fn fill(
+    i: usize,
+    hsm: &dyn Hsm,
+    repository: &Repository,
+    urls: &[String; 2],
+    certs: (&Cert, &Cert),
+    progress: &Progress,
+) {
+    let (ea, aa) = certs;
+    let count = || repository.list(CertKind::Pseudonym).expect("list").len();
+    let mut at = i % 2;
+    let mut have = count();
+    while have < TICKETS {
+        let wanted = BATCH.min(TICKETS - have);
+        let result = pseudonyms(hsm, repository, &urls[at], aa, ea, &[36], wanted);
+        let now = count();
+        progress.held.fetch_add(now - have, Ordering::SeqCst);
+        progress.delivered[at].fetch_add(now - have, Ordering::SeqCst);
+        have = now;
+        match result {
+            Ok(_) => {}
+            Err(Error::Http(HttpError::Transport { .. }))
+                if at == 0 && progress.killing.load(Ordering::SeqCst) =>
+            {
+                progress.cut_off.fetch_add(1, Ordering::SeqCst);
+                at = 1;
+            }
+            Err(e) => panic!("station {i} at {}: {e}", urls[at]),
+        }
+    }
+}
+
+#[test]
+fn two_processes_on_one_database_lose_nothing_acknowledged_when_one_is_killed() {
+    let Some(db) = TestDatabase::create(
+        "two_processes_on_one_database_lose_nothing_acknowledged_when_one_is_killed",
+    ) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let pki = tmp.path().join("pki");
+    run(vss()
+        .args(["pki", "init", "--name", "shared", "--dir"])
+        .arg(&pki)
+        .env("VSS_PIN", PIN)
+        .env("VSS_PUK", PUK))
+    .success();
+    let (root, ea, aa) = (
+        read_cert(&pki.join("root.cert")),
+        read_cert(&pki.join("ea.cert")),
+        read_cert(&pki.join("aa.cert")),
+    );
+
+    // The stations' keys live in one soft HSM, each station with its own canonical key and
+    // its own repository; each is registered in the shared database.
+    let keys = tmp.path().join("station-keys");
+    SoftHsm::init(&keys, PIN, PUK).expect("station HSM");
+    let hsm = SoftHsm::open(&keys, PIN).expect("open");
+    let pki_dir = pki.display().to_string();
+    let mut repositories = Vec::new();
+    for i in 0..STATIONS {
+        let key = hsm
+            .generate_key(&GenerateKeyRequest::new(
+                &format!("canonical-{i}"),
+                Curve::P256,
+            ))
+            .expect("canonical key");
+        let public = hsm.public_key(&key.handle).expect("public key");
+        run(vss().args([
+            "pki",
+            "register-station",
+            "--dir",
+            &pki_dir,
+            "--database",
+            &db.url,
+            "--canonical-id",
+            &format!("car-{i}"),
+            "--public-key",
+            &hex::encode(public.to_sec1_compressed()),
+        ]))
+        .success();
+        repositories
+            .push(Repository::open(&tmp.path().join(format!("station-{i}"))).expect("repo"));
+    }
+
+    let mut servers = vec![
+        serve(&pki, &["--database", &db.url]),
+        serve(&pki, &["--database", &db.url]),
+    ];
+    let urls = [servers[0].url.clone(), servers[1].url.clone()];
+
+    std::thread::scope(|s| {
+        for (i, repository) in repositories.iter().enumerate() {
+            let (hsm, urls, ea) = (&hsm, &urls, &ea);
+            s.spawn(move || {
+                let (id, key) = (format!("car-{i}"), format!("canonical-{i}"));
+                enroll(hsm, repository, &id, &key, &urls[i % 2], ea)
+                    .unwrap_or_else(|e| panic!("enrolment of {id}: {e}"));
+            });
+        }
+    });
+
+    let progress = Progress::default();
+    let mut victim = servers.remove(0);
+    let held_at_kill = std::thread::scope(|s| {
+        let killer = s.spawn(|| {
+            while progress.held.load(Ordering::SeqCst) < KILL_AFTER {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            let held = progress.held.load(Ordering::SeqCst);
+            progress.killing.store(true, Ordering::SeqCst);
+            victim.kill();
+            held
+        });
+        for (i, repository) in repositories.iter().enumerate() {
+            let (hsm, urls, ea, aa, progress) = (&hsm, &urls, &ea, &aa, &progress);
+            s.spawn(move || fill(i, hsm, repository, urls, (ea, aa), progress));
+        }
+        killer.join().expect("killer")
+    });
+    let delivered = progress
+        .delivered
+        .each_ref()
+        .map(|d| d.load(Ordering::SeqCst));
+    let cut_off = progress.cut_off.load(Ordering::SeqCst);
+    eprintln!(
+        "killed after {held_at_kill} tickets; delivered {delivered:?}; \
+         {cut_off} requests cut off"
+    );
+    assert!(
+        held_at_kill < STATIONS * TICKETS,
+        "the kill came after the run"
+    );
+    assert!(delivered[0] > 0 && delivered[1] > 0, "{delivered:?}");
+    assert!(cut_off > 0, "no station noticed the kill");
+    assert_eq!(delivered[0] + delivered[1], STATIONS * TICKETS);
+
+    // What the stations hold.
+    let mut anchors = TrustStore::new();
+    anchors.add(root).expect("anchor");
+    let mut validator = Validator::new(anchors, 8);
+    let labels: HashSet<String> = hsm
+        .keys()
+        .expect("keys")
+        .into_iter()
+        .map(|k| k.label)
+        .collect();
+    let mut held = Vec::new();
+    for repository in &repositories {
+        let tickets = repository.list(CertKind::Pseudonym).expect("list");
+        assert_eq!(tickets.len(), TICKETS);
+        for ticket in tickets {
+            assert!(labels.contains(&ticket.meta.verification_key));
+            let report = validator.verify_certificate(
+                &ticket.cert,
+                std::slice::from_ref(&aa),
+                ItsTime::now().plus_micros(1_000_000),
+            );
+            assert_eq!(report.verdict, Verdict::Valid, "{}", report.reason);
+            held.push(ticket.cert);
+        }
+    }
+
+    // What the database recorded: each certificate and request id once; every held ticket
+    // with the bytes its station got; the rest only answers the killed process never sent.
+    let store = db.open();
+    let issued = store.issued_by(Role::Aa).expect("issued");
+    let ids: HashSet<[u8; 8]> = issued.iter().map(|c| c.hashed_id8).collect();
+    let requests: HashSet<&[u8]> = issued.iter().map(|c| c.request_id.as_slice()).collect();
+    assert_eq!(ids.len(), issued.len(), "a certificate recorded twice");
+    assert_eq!(requests.len(), issued.len(), "a request recorded twice");
+    for cert in &held {
+        let record = store
+            .issued(&cert.hashed_id8().0)
+            .expect("issued")
+            .unwrap_or_else(|| panic!("ticket {} held but not recorded", cert.hashed_id8()));
+        assert_eq!(record.certificate, cert.bytes());
+    }
+    let undelivered = issued.len() - held.len();
+    eprintln!("{undelivered} tickets recorded but never delivered");
+    assert!(
+        undelivered <= cut_off * BATCH,
+        "{undelivered} undelivered records for {cut_off} cut-off requests"
+    );
+    assert_eq!(store.issued_by(Role::Ea).expect("ECs").len(), STATIONS);
+    let audited = store
+        .audit()
+        .expect("audit")
+        .iter()
+        .filter(|e| e.role == Role::Aa && e.event == "issued")
+        .count();
+    assert_eq!(audited, issued.len());
+}
