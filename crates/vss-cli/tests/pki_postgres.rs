@@ -117,7 +117,7 @@ fn two_processes_on_one_database_lose_nothing_acknowledged_when_one_is_killed() 
     for i in 0..STATIONS {
         let key = hsm
             .generate_key(&GenerateKeyRequest::new(
-                &format!("canonical-{i}"),
+                format!("canonical-{i}"),
                 Curve::P256,
             ))
             .expect("canonical key");
