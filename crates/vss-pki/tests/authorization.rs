@@ -2,6 +2,7 @@
 //! reaching the EA in-process rather than over HTTP: tickets are issued with the permissions
 //! the EA confirms, and each bad request gets the standard's code with nothing issued.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use vss_crypto::{Curve, PrivateKey};
@@ -12,12 +13,17 @@ use vss_pki::messages::AuthorizationResponseCode as Code;
 use vss_pki::station::{authorization_request, enrolment_request, Outer};
 use vss_pki::store::{PkiStore, Role, SqliteStore, Station};
 
-/// The EA, called directly instead of over HTTP.
-struct Direct(Arc<Ea>);
+/// The EA, called directly instead of over HTTP, with its own clock: [`now`] plus `skew`
+/// microseconds (a test moves it forward to see credentials expire).
+struct Direct {
+    ea: Arc<Ea>,
+    skew: Arc<AtomicU64>,
+}
 
 impl EaLink for Direct {
     fn validate(&self, request: &[u8]) -> Result<Vec<u8>, String> {
-        match self.0.validate(request, now()) {
+        let at = now().plus_micros(self.skew.load(Ordering::SeqCst));
+        match self.ea.validate(request, at) {
             Ok(Answer::Response { body, .. }) => Ok(body),
             Ok(Answer::Refused(code)) => Err(format!("refused: {code:?}")),
             Err(e) => Err(e.to_string()),
@@ -38,9 +44,16 @@ struct Fixture {
     hsm: Arc<dyn Hsm>,
     ec: Cert,
     ec_key: PrivateKey,
+    /// The EA's clock skew (see [`Direct`]).
+    skew: Arc<AtomicU64>,
 }
 
 fn fixture() -> Fixture {
+    fixture_with_ec_lifetime(vss_its::asn::Duration::Years(3))
+}
+
+/// A fixture whose EA issues credentials valid for `ec_lifetime`.
+fn fixture_with_ec_lifetime(ec_lifetime: vss_its::asn::Duration) -> Fixture {
     let dir = tempfile::tempdir().expect("tempdir");
     let pki = PkiDir::new(dir.path());
     SoftHsm::init(&pki.keys(), "1234", "12345678").expect("hsm");
@@ -49,14 +62,20 @@ fn fixture() -> Fixture {
     let store = Arc::new(SqliteStore::open(&pki.database()).expect("store"));
     let mut trust = TrustStore::new();
     trust.add(made.root.clone()).expect("anchor");
-    let ea = Arc::new(Ea::new(made.ea.clone(), hsm.clone(), store.clone(), trust));
+    let mut ea = Ea::new(made.ea.clone(), hsm.clone(), store.clone(), trust);
+    ea.ec_duration = ec_lifetime;
+    let ea = Arc::new(ea);
+    let skew = Arc::new(AtomicU64::new(0));
     let aa = Aa::new(
         made.aa.clone(),
         hsm.clone(),
         store.clone(),
         vec![KnownEa {
             cert: made.ea.clone(),
-            link: Arc::new(Direct(ea.clone())),
+            link: Arc::new(Direct {
+                ea: ea.clone(),
+                skew: skew.clone(),
+            }),
         }],
     );
     let canonical = PrivateKey::generate(Curve::P256).expect("key");
@@ -93,11 +112,22 @@ fn fixture() -> Fixture {
         hsm,
         ec,
         ec_key,
+        skew,
         _dir: dir,
     }
 }
 
 fn ask(f: &Fixture, ticket_key: &PrivateKey, psids: &[u64]) -> (Code, Option<Cert>) {
+    ask_at(f, ticket_key, psids, now())
+}
+
+/// Asks for a ticket with a request made and answered at `at`.
+fn ask_at(
+    f: &Fixture,
+    ticket_key: &PrivateKey,
+    psids: &[u64],
+    at: ItsTime,
+) -> (Code, Option<Cert>) {
     let request = authorization_request(
         ticket_key,
         &f.ec,
@@ -105,10 +135,10 @@ fn ask(f: &Fixture, ticket_key: &PrivateKey, psids: &[u64]) -> (Code, Option<Cer
         f.ea.cert(),
         f.aa.cert(),
         psids,
-        now(),
+        at,
     )
     .expect("request");
-    match f.aa.authorize(&request.bytes, now()).expect("authorize") {
+    match f.aa.authorize(&request.bytes, at).expect("authorize") {
         Answer::Response { code, body } => {
             let response = request.read_response(&body, f.aa.cert()).expect("response");
             assert_eq!(response.code, code);
@@ -249,4 +279,26 @@ fn an_aa_that_does_not_know_the_ea_refuses() {
             .code(),
         Code::ItsAaUnknownEa
     );
+}
+
+#[test]
+fn an_expired_enrolment_credential_gets_no_ticket() {
+    let f = fixture_with_ec_lifetime(vss_its::asn::Duration::Hours(1));
+    let key = PrivateKey::generate(Curve::P256).expect("key");
+    assert_eq!(ask(&f, &key, &[36]).0, Code::Ok);
+    // Half an hour on, the credential is still valid; two hours on, it has expired.
+    let half_hour = 1_800_000_000;
+    f.skew.store(half_hour, Ordering::SeqCst);
+    let key = PrivateKey::generate(Curve::P256).expect("key");
+    assert_eq!(
+        ask_at(&f, &key, &[36], now().plus_micros(half_hour)).0,
+        Code::Ok
+    );
+    let two_hours = 2 * 3_600_000_000;
+    f.skew.store(two_hours, Ordering::SeqCst);
+    let key = PrivateKey::generate(Curve::P256).expect("key");
+    let (code, ticket) = ask_at(&f, &key, &[36], now().plus_micros(two_hours));
+    assert_eq!(code, Code::InvalidSignature);
+    assert!(ticket.is_none());
+    assert_eq!(f.store.issued_by(Role::Aa).expect("records").len(), 2);
 }
