@@ -9,7 +9,7 @@ use loopback::Loopback;
 use vss_crypto::{Curve, PrivateKey};
 use vss_its::ItsTime;
 use vss_pki::http::{post, HttpError, REQUEST_TYPE};
-use vss_pki::messages::{AuthorizationResponseCode, EnrolmentResponseCode};
+use vss_pki::messages::{code_name, AuthorizationResponseCode, EnrolmentResponseCode};
 use vss_pki::station::{authorization_request, enrolment_request, Outer};
 use vss_pki::store::{PkiStore, Role};
 
@@ -84,4 +84,95 @@ fn a_station_enrols_and_gets_tickets_over_http() {
         415
     );
     assert_eq!(status(REQUEST_TYPE, vec![0; 70_000]), 413);
+}
+
+/// Posts an enrolment request and names the answer: the code of the encrypted response, or
+/// the code in the header of a request the EA could not open.
+fn enrolment_over_http(
+    url: &str,
+    request: &vss_pki::station::EnrolmentRequest,
+    ea: &vss_its::Cert,
+) -> (String, Option<vss_its::Cert>) {
+    match post(&format!("{url}/ea/enrolment"), &request.bytes) {
+        Ok(body) => {
+            let response = request.read_response(&body, ea).expect("response");
+            (code_name(&response.code), response.certificate)
+        }
+        Err(HttpError::Refused { code, .. }) => (code, None),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// The same for an authorization request.
+fn authorization_over_http(
+    url: &str,
+    request: &vss_pki::station::AuthorizationRequest,
+    aa: &vss_its::Cert,
+) -> String {
+    match post(&format!("{url}/aa/authorization"), &request.bytes) {
+        Ok(body) => code_name(&request.read_response(&body, aa).expect("response").code),
+        Err(HttpError::Refused { code, .. }) => code,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[test]
+fn refusals_over_http_carry_the_standards_codes_and_issue_nothing() {
+    let mut pki = Loopback::new("alpha");
+    pki.start();
+    let canonical = PrivateKey::generate(Curve::P256).expect("key");
+    pki.register("car-1", canonical.public_key(), &[36]);
+    let (ea, aa, url) = (pki.ea().clone(), pki.aa().clone(), pki.url.clone());
+    let key = PrivateKey::generate(Curve::P256).expect("key");
+    let enrolment = |id: &str, signer: &PrivateKey, to: &vss_its::Cert| {
+        let request = enrolment_request(id, &key, Outer::Canonical(signer), to, ItsTime::now())
+            .expect("request");
+        enrolment_over_http(&url, &request, &ea).0
+    };
+    let impostor = PrivateKey::generate(Curve::P256).expect("key");
+    assert_eq!(enrolment("car-9", &canonical, &ea), "unknownits");
+    assert_eq!(enrolment("car-1", &impostor, &ea), "invalidsignature");
+    assert_eq!(enrolment("car-1", &canonical, &aa), "imnottherecipient");
+
+    let good = enrolment_request(
+        "car-1",
+        &key,
+        Outer::Canonical(&canonical),
+        &ea,
+        ItsTime::now(),
+    )
+    .expect("request");
+    let (code, ec) = enrolment_over_http(&url, &good, &ea);
+    assert_eq!(code, "ok");
+    assert_eq!(enrolment_over_http(&url, &good, &ea).0, "deniedrequest");
+    let ec = ec.expect("credential");
+
+    // The AA asks the EA over HTTP: a PSID the station may not have is refused there.
+    let ticket_key = PrivateKey::generate(Curve::P256).expect("key");
+    let ticket = |psids: &[u64], to: &vss_its::Cert| {
+        authorization_request(&ticket_key, &ec, &key, &ea, to, psids, ItsTime::now())
+            .expect("request")
+    };
+    assert_eq!(
+        authorization_over_http(&url, &ticket(&[36, 138], &aa), &aa),
+        "deniedpermissions"
+    );
+    assert_eq!(
+        authorization_over_http(&url, &ticket(&[36], &ea), &aa),
+        "its-aa-imnottherecipient"
+    );
+    let good = ticket(&[36], &aa);
+    assert_eq!(authorization_over_http(&url, &good, &aa), "ok");
+    assert_eq!(
+        authorization_over_http(&url, &good, &aa),
+        "its-aa-outofsyncrequest"
+    );
+    // A validation request the EA cannot open.
+    match post(&format!("{url}/ea/authorization-validation"), b"garbage") {
+        Err(HttpError::Refused { code, .. }) => assert_eq!(code, "cantparse"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+
+    assert_eq!(pki.store.issued_by(Role::Ea).expect("records").len(), 1);
+    assert_eq!(pki.store.issued_by(Role::Aa).expect("records").len(), 1);
 }
