@@ -209,16 +209,24 @@ fn bench_pki_reports_rates_against_the_raw_sign_rate() {
         "3",
         "--tickets",
         "3",
+        "--clients",
+        "2",
         "--format",
         "json",
     ])
     .success()
     .json();
     assert_eq!(out["success"], true);
+    assert_eq!(out["store"], "sqlite");
+    assert_eq!(out["http_concurrent"]["clients"], 2);
     assert!(out["raw_p256_sign_per_second"]
         .as_f64()
         .is_some_and(|r| r > 0.0));
-    for path in ["/in_process/tickets_per_second", "/http/tickets_per_second"] {
+    for path in [
+        "/in_process/tickets_per_second",
+        "/http/tickets_per_second",
+        "/http_concurrent/tickets_per_second",
+    ] {
         assert!(
             out.pointer(path)
                 .and_then(|v| v.as_f64())

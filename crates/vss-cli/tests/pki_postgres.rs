@@ -5,8 +5,10 @@
 //! the station got, no certificate or request id is recorded twice, and the only records
 //! without a holder are answers the killed process committed but never delivered.
 //!
+//! `vss bench pki --database` runs on PostgreSQL too.
+//!
 //! The server comes from `VSS_TEST_POSTGRES` (`scripts/with-postgres` starts a throwaway
-//! one); without it this test skips.
+//! one); without it these tests skip.
 
 mod common;
 #[path = "../../vss-pki/tests/common/test_database.rs"]
@@ -246,4 +248,24 @@ fn two_processes_on_one_database_lose_nothing_acknowledged_when_one_is_killed() 
         .filter(|e| e.role == Role::Aa && e.event == "issued")
         .count();
     assert_eq!(audited, issued.len());
+}
+
+#[test]
+fn bench_pki_runs_on_postgres() {
+    let Some(db) = TestDatabase::create("bench_pki_runs_on_postgres") else {
+        return;
+    };
+    let args = ["bench", "pki", "--enrolments", "3", "--tickets", "3"];
+    let out = run(vss()
+        .args(args)
+        .args(["--database", &db.url, "--format", "json"]))
+    .success()
+    .json();
+    assert_eq!(out["success"], true);
+    assert_eq!(out["store"], "postgresql");
+    // Its records are in the database: 3 credentials in-process, 3 over HTTP and the one
+    // the tickets are asked with; 3 tickets in-process and 3 over HTTP.
+    let store = db.open();
+    assert_eq!(store.issued_by(Role::Ea).expect("ECs").len(), 7);
+    assert_eq!(store.issued_by(Role::Aa).expect("tickets").len(), 6);
 }

@@ -1,7 +1,8 @@
 //! `vss bench pki`: enrolments and authorization tickets per second of one PKI process
-//! (keys in a soft HSM, records in SQLite), in-process and over HTTP on loopback, with the
-//! share of a ticket's time spent in the store, in cryptography and in HTTP, as a ratio to
-//! the raw P-256 signing rate measured in the same run.
+//! (keys in a soft HSM, records in SQLite or, with `--database`, PostgreSQL), in-process and
+//! over HTTP on loopback, with the share of a ticket's time spent in the store, in
+//! cryptography and in HTTP, as a ratio to the raw P-256 signing rate measured in the same
+//! run; with `--clients N`, also tickets over HTTP from N concurrent clients.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -15,7 +16,7 @@ use vss_hsm::{Hsm, SoftHsm};
 use vss_its::{Cert, ItsTime, TrustStore};
 use vss_pki::authority::{init, Aa, Answer, Ea, EaLink, InitRequest, KnownEa, PkiDir};
 use vss_pki::station::{authorization_request, enrolment_request, Outer};
-use vss_pki::store::{PkiStore, SqliteStore, Station, Timed};
+use vss_pki::store::{open_store, PkiStore, Station, Timed};
 
 use super::{finish, progress};
 use crate::output::{Format, Table};
@@ -29,6 +30,13 @@ pub struct PkiArgs {
     /// Authorization requests in each measurement.
     #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     tickets: u32,
+    /// Where the records go: a postgres://… URL [default: SQLite in a temporary directory].
+    #[arg(long, value_name = "URL|PATH")]
+    database: Option<String>,
+    /// Concurrent HTTP clients for a further ticket measurement (1: none beyond the
+    /// sequential one).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    clients: u32,
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
@@ -57,10 +65,12 @@ struct Bench {
     ea: Cert,
     aa: Cert,
     canonical: PrivateKey,
+    /// The registered station's canonical id (fresh each run, so a shared database works).
+    station: String,
 }
 
 impl Bench {
-    fn new() -> Result<Self> {
+    fn new(database: Option<&str>) -> Result<Self> {
         let tmp = tempfile::Builder::new()
             .prefix("vss-bench-pki-")
             .tempdir()?;
@@ -71,10 +81,16 @@ impl Bench {
         SoftHsm::init(&dir.keys(), &pin, &format!("{}-puk", *pin))?;
         let hsm: Arc<dyn Hsm> = Arc::new(SoftHsm::open(&dir.keys(), &pin)?);
         let made = init(&dir, hsm.as_ref(), &InitRequest::new("bench"))?;
-        let store = Arc::new(Timed::new(Box::new(SqliteStore::open(&dir.database())?)));
+        let store = Arc::new(Timed::new(open_store(
+            database.unwrap_or(""),
+            &dir.database(),
+        )?));
         let canonical = PrivateKey::generate(Curve::P256)?;
+        let mut id = [0u8; 8];
+        vss_crypto::random_bytes(&mut id)?;
+        let station = format!("bench-station-{}", hex::encode(id));
         store.register_station(&Station {
-            canonical_id: "bench-station".into(),
+            canonical_id: station.clone(),
             curve: "p256".into(),
             public_key: canonical.public_key().to_sec1_compressed().to_vec(),
             psids: vec![36, 37],
@@ -88,6 +104,7 @@ impl Bench {
             ea: made.ea,
             aa: made.aa,
             canonical,
+            station,
         })
     }
 
@@ -109,10 +126,7 @@ impl Bench {
             .map(|_| {
                 let key = PrivateKey::generate(Curve::P256)?;
                 let outer = Outer::Canonical(&self.canonical);
-                Ok(
-                    enrolment_request("bench-station", &key, outer, &self.ea, ItsTime::now())?
-                        .bytes,
-                )
+                Ok(enrolment_request(&self.station, &key, outer, &self.ea, ItsTime::now())?.bytes)
             })
             .collect()
     }
@@ -154,10 +168,37 @@ fn measure<C: Copy + PartialEq>(
     Ok((started.elapsed(), all_ok))
 }
 
+/// Posts `requests` to `url` from `clients` threads at once; the time taken and whether
+/// every request was answered.
+fn measure_concurrent(requests: &[Vec<u8>], clients: u32, url: &str) -> Result<(Duration, bool)> {
+    let bar = progress(requests.len() as u64, "tickets over HTTP, concurrent");
+    let chunk = requests.len().div_ceil(clients as usize).max(1);
+    let started = Instant::now();
+    let all_ok = std::thread::scope(|s| {
+        let workers: Vec<_> = requests
+            .chunks(chunk)
+            .map(|share| {
+                let bar = bar.clone();
+                s.spawn(move || {
+                    share.iter().fold(true, |ok, r| {
+                        let answered = vss_pki::http::post(url, r).is_ok();
+                        bar.inc(1);
+                        ok && answered
+                    })
+                })
+            })
+            .collect();
+        workers.into_iter().all(|w| w.join().unwrap_or(false))
+    });
+    let elapsed = started.elapsed();
+    bar.finish_and_clear();
+    Ok((elapsed, all_ok))
+}
+
 impl PkiArgs {
     /// Runs the benchmark.
     pub fn run(self) -> Result<ExitCode> {
-        let bench = Bench::new()?;
+        let bench = Bench::new(self.database.as_deref())?;
         let (e, t) = (self.enrolments, self.tickets);
 
         // The reference: raw P-256 signatures, the same run.
@@ -178,7 +219,7 @@ impl PkiArgs {
         })?;
         let ec_key = PrivateKey::generate(Curve::P256)?;
         let request = enrolment_request(
-            "bench-station",
+            &bench.station,
             &ec_key,
             Outer::Canonical(&bench.canonical),
             &bench.ea,
@@ -230,6 +271,13 @@ impl PkiArgs {
                 Ok(vss_pki::http::post(&ticket_url, r).is_ok())
             })?;
 
+        let concurrent = if self.clients > 1 {
+            let tickets = bench.ticket_requests(t, &ec, &ec_key)?;
+            Some(measure_concurrent(&tickets, self.clients, &ticket_url)?)
+        } else {
+            None
+        };
+
         let per = |time: Duration, n: u32| f64::from(n) / time.as_secs_f64();
         let (enrol_rate, ticket_rate) = (per(enrol_time, e), per(ticket_time, t));
         let (http_enrol_rate, http_ticket_rate) =
@@ -239,8 +287,18 @@ impl PkiArgs {
         let store_share = store_time.as_secs_f64() / whole;
         let crypto_share = ticket_time.saturating_sub(store_time).as_secs_f64() / whole;
         let http_share = 1.0 - ticket_time.as_secs_f64() / whole;
-        let success = enrol_ok && ticket_ok && http_enrol_ok && http_ticket_ok;
-        let json = json!({
+        let concurrent_rate = concurrent.map(|(time, _)| per(time, t));
+        let success = enrol_ok
+            && ticket_ok
+            && http_enrol_ok
+            && http_ticket_ok
+            && concurrent.is_none_or(|(_, ok)| ok);
+        let store_kind = match self.database.as_deref() {
+            Some(url) if url.starts_with("postgres") => "postgresql",
+            _ => "sqlite",
+        };
+        let mut json = json!({
+            "store": store_kind,
             "raw_p256_sign_per_second": raw_sign,
             "enrolments": e,
             "tickets": t,
@@ -258,6 +316,13 @@ impl PkiArgs {
             "ticket_time_share": {"store": store_share, "crypto_and_codec": crypto_share, "http": http_share},
             "success": success,
         });
+        if let Some(rate) = concurrent_rate {
+            json["http_concurrent"] = json!({
+                "clients": self.clients,
+                "tickets_per_second": rate,
+                "tickets_ratio_to_raw_sign": rate / raw_sign,
+            });
+        }
         let mut table = Table::new(&["measurement", "per second", "ratio to raw P-256 sign"]);
         table.row(vec![
             "raw P-256 sign".into(),
@@ -269,7 +334,10 @@ impl PkiArgs {
             ("tickets, in-process", ticket_rate),
             ("enrolments over HTTP", http_enrol_rate),
             ("tickets over HTTP", http_ticket_rate),
-        ] {
+        ]
+        .into_iter()
+        .chain(concurrent_rate.map(|r| ("tickets over HTTP, concurrent clients", r)))
+        {
             table.row(vec![
                 name.into(),
                 format!("{rate:.0}"),
@@ -277,7 +345,9 @@ impl PkiArgs {
             ]);
         }
         let text = format!(
-            "{}\nticket time over HTTP: store {:.0}%, crypto and codec {:.0}%, HTTP {:.0}%\n",
+            "store: {store_kind}; concurrent clients: {}\n{}\nticket time over HTTP: store {:.0}%, \
+             crypto and codec {:.0}%, HTTP {:.0}%\n",
+            self.clients,
             table.render(),
             store_share * 100.0,
             crypto_share * 100.0,
