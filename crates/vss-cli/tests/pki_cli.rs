@@ -6,7 +6,51 @@
 mod common;
 
 use common::served::serve;
-use common::{init_store, run, vss, vss_store, PIN, PUK};
+use std::path::Path;
+
+use common::{init_store, run, vss, vss_store, Run, PIN, PUK};
+
+/// A station's key store in `dir` with a p256 key `canonical`; its public key, SEC 1 hex.
+fn station_with_canonical_key(dir: &Path) -> String {
+    init_store(dir);
+    let generate = [
+        "keys",
+        "generate",
+        "--label",
+        "canonical",
+        "--curve",
+        "p256",
+    ];
+    vss_store(dir, PIN, &generate).success();
+    let export = ["keys", "export-public", "--label", "canonical"];
+    vss_store(dir, PIN, &export)
+        .success()
+        .stdout
+        .trim()
+        .to_string()
+}
+
+/// `vss station enroll` of the station in `dir` as `id` at the EA at `url`, JSON output.
+fn enroll(dir: &Path, id: &str, url: &str, ea_cert: &str) -> Run {
+    vss_store(
+        dir,
+        PIN,
+        &[
+            "station",
+            "enroll",
+            "--canonical-id",
+            id,
+            "--canonical-key",
+            "canonical",
+            "--ea",
+            url,
+            "--ea-cert",
+            ea_cert,
+            "--format",
+            "json",
+        ],
+    )
+}
 
 #[test]
 fn a_station_enrols_and_gets_pseudonyms_from_a_served_pki() {
@@ -34,27 +78,7 @@ fn a_station_enrols_and_gets_pseudonyms_from_a_served_pki() {
     .failure()
     .one_line_stderr();
 
-    init_store(&station);
-    vss_store(
-        &station,
-        PIN,
-        &[
-            "keys",
-            "generate",
-            "--label",
-            "canonical",
-            "--curve",
-            "p256",
-        ],
-    )
-    .success();
-    let public = vss_store(
-        &station,
-        PIN,
-        &["keys", "export-public", "--label", "canonical"],
-    )
-    .success()
-    .stdout;
+    let public = station_with_canonical_key(&station);
     let pki_dir = pki.display().to_string();
     run(vss().args([
         "pki",
@@ -64,7 +88,7 @@ fn a_station_enrols_and_gets_pseudonyms_from_a_served_pki() {
         "--canonical-id",
         "car-1",
         "--public-key",
-        public.trim(),
+        &public,
     ]))
     .success();
 
@@ -74,47 +98,15 @@ fn a_station_enrols_and_gets_pseudonyms_from_a_served_pki() {
         pki.join("ea.cert").display().to_string(),
         pki.join("aa.cert").display().to_string(),
     );
-    let enrolled = vss_store(
-        &station,
-        PIN,
-        &[
-            "station",
-            "enroll",
-            "--canonical-id",
-            "car-1",
-            "--canonical-key",
-            "canonical",
-            "--ea",
-            &url,
-            "--ea-cert",
-            &ea_cert,
-            "--format",
-            "json",
-        ],
-    )
-    .success()
-    .json();
+    let enrolled = enroll(&station, "car-1", &url, &ea_cert).success().json();
     assert_eq!(enrolled[0]["kind"], "enrolment");
-    let tickets = vss_store(
-        &station,
-        PIN,
-        &[
-            "station",
-            "pseudonyms",
-            "--aa",
-            &url,
-            "--aa-cert",
-            &aa_cert,
-            "--ea-cert",
-            &ea_cert,
-            "--count",
-            "5",
-            "--format",
-            "json",
-        ],
-    )
-    .success()
-    .json();
+    let pseudonyms = |more: &[&str]| {
+        let mut args = vec!["station", "pseudonyms", "--aa", &url, "--aa-cert", &aa_cert];
+        args.extend(["--ea-cert", &ea_cert, "--format", "json"]);
+        args.extend(more);
+        vss_store(&station, PIN, &args)
+    };
+    let tickets = pseudonyms(&["--count", "5"]).success().json();
     assert_eq!(tickets.as_array().map(Vec::len), Some(5));
     let listed = vss_store(&station, PIN, &["station", "list", "--format", "json"])
         .success()
@@ -143,60 +135,17 @@ fn a_station_enrols_and_gets_pseudonyms_from_a_served_pki() {
     }
 
     // Refusals: a PSID the station may not have, and an unregistered station.
-    let err = vss_store(
-        &station,
-        PIN,
-        &[
-            "station",
-            "pseudonyms",
-            "--aa",
-            &url,
-            "--aa-cert",
-            &aa_cert,
-            "--ea-cert",
-            &ea_cert,
-            "--psid",
-            "138",
-        ],
-    )
-    .failure()
-    .one_line_stderr()
-    .stderr;
+    let err = pseudonyms(&["--psid", "138"])
+        .failure()
+        .one_line_stderr()
+        .stderr;
     assert!(err.contains("deniedpermissions"), "{err}");
     let other = tmp.path().join("other");
-    init_store(&other);
-    vss_store(
-        &other,
-        PIN,
-        &[
-            "keys",
-            "generate",
-            "--label",
-            "canonical",
-            "--curve",
-            "p256",
-        ],
-    )
-    .success();
-    let err = vss_store(
-        &other,
-        PIN,
-        &[
-            "station",
-            "enroll",
-            "--canonical-id",
-            "car-9",
-            "--canonical-key",
-            "canonical",
-            "--ea",
-            &url,
-            "--ea-cert",
-            &ea_cert,
-        ],
-    )
-    .failure()
-    .one_line_stderr()
-    .stderr;
+    station_with_canonical_key(&other);
+    let err = enroll(&other, "car-9", &url, &ea_cert)
+        .failure()
+        .one_line_stderr()
+        .stderr;
     assert!(err.contains("unknownits"), "{err}");
 }
 

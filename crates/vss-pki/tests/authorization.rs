@@ -2,16 +2,20 @@
 //! reaching the EA in-process rather than over HTTP: tickets are issued with the permissions
 //! the EA confirms, and each bad request gets the standard's code with nothing issued.
 
+#[path = "common/made_pki.rs"]
+mod made_pki;
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use made_pki::MadePki;
 use vss_crypto::{Curve, PrivateKey};
-use vss_hsm::{Hsm, SoftHsm};
+use vss_hsm::Hsm;
 use vss_its::{Cert, ItsTime, TrustStore, Validator, Verdict};
-use vss_pki::authority::{init, Aa, Answer, Ea, EaLink, InitRequest, KnownEa, PkiDir};
+use vss_pki::authority::{Aa, Answer, Ea, EaLink, KnownEa};
 use vss_pki::messages::AuthorizationResponseCode as Code;
 use vss_pki::station::{authorization_request, enrolment_request, Outer};
-use vss_pki::store::{PkiStore, Role, SqliteStore, Station};
+use vss_pki::store::{PkiStore, Role, SqliteStore};
 
 /// The EA, called directly instead of over HTTP, with its own clock: [`now`] plus `skew`
 /// microseconds (a test moves it forward to see credentials expire).
@@ -36,7 +40,7 @@ fn now() -> ItsTime {
 }
 
 struct Fixture {
-    _dir: tempfile::TempDir,
+    _pki: MadePki,
     root: Cert,
     ea: Arc<Ea>,
     aa: Aa,
@@ -54,12 +58,8 @@ fn fixture() -> Fixture {
 
 /// A fixture whose EA issues credentials valid for `ec_lifetime`.
 fn fixture_with_ec_lifetime(ec_lifetime: vss_its::asn::Duration) -> Fixture {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let pki = PkiDir::new(dir.path());
-    SoftHsm::init(&pki.keys(), "1234", "12345678").expect("hsm");
-    let hsm: Arc<dyn Hsm> = Arc::new(SoftHsm::open(&pki.keys(), "1234").expect("open"));
-    let made = init(&pki, hsm.as_ref(), &InitRequest::new("alpha")).expect("init");
-    let store = Arc::new(SqliteStore::open(&pki.database()).expect("store"));
+    let pki = MadePki::new("alpha");
+    let (made, hsm, store) = (pki.certs.clone(), pki.hsm.clone(), pki.store.clone());
     let mut trust = TrustStore::new();
     trust.add(made.root.clone()).expect("anchor");
     let mut ea = Ea::new(made.ea.clone(), hsm.clone(), store.clone(), trust);
@@ -79,14 +79,7 @@ fn fixture_with_ec_lifetime(ec_lifetime: vss_its::asn::Duration) -> Fixture {
         }],
     );
     let canonical = PrivateKey::generate(Curve::P256).expect("key");
-    store
-        .register_station(&Station {
-            canonical_id: "car-1".into(),
-            curve: "p256".into(),
-            public_key: canonical.public_key().to_sec1_compressed().to_vec(),
-            psids: vec![36, 37],
-        })
-        .expect("register");
+    pki.register("car-1", canonical.public_key(), &[36, 37]);
     let ec_key = PrivateKey::generate(Curve::P256).expect("key");
     let request = enrolment_request(
         "car-1",
@@ -113,7 +106,7 @@ fn fixture_with_ec_lifetime(ec_lifetime: vss_its::asn::Duration) -> Fixture {
         ec,
         ec_key,
         skew,
-        _dir: dir,
+        _pki: pki,
     }
 }
 
@@ -173,6 +166,25 @@ fn tickets_are_issued_with_the_permissions_the_ea_confirms() {
     );
 }
 
+/// A request for a ticket for `ticket_key` with credential `ec` (signed by `ec_key`),
+/// encrypted to `to`, for PSID 36.
+fn request_with(
+    ticket_key: &PrivateKey,
+    ec: &Cert,
+    ec_key: &PrivateKey,
+    f: &Fixture,
+    to: &Cert,
+) -> Vec<u8> {
+    authorization_request(ticket_key, ec, ec_key, f.ea.cert(), to, &[36], now())
+        .expect("request")
+        .bytes
+}
+
+/// The code `aa` answers `request` with.
+fn code(aa: &Aa, request: &[u8]) -> Code {
+    aa.authorize(request, now()).expect("authorize").code()
+}
+
 #[test]
 fn bad_requests_get_their_codes_and_nothing_is_issued() {
     let f = fixture();
@@ -180,28 +192,9 @@ fn bad_requests_get_their_codes_and_nothing_is_issued() {
     // A PSID the station may not have.
     assert_eq!(ask(&f, &key, &[36, 138]).0, Code::DeniedPermissions);
     // A replay.
-    let request = authorization_request(
-        &key,
-        &f.ec,
-        &f.ec_key,
-        f.ea.cert(),
-        f.aa.cert(),
-        &[36],
-        now(),
-    )
-    .expect("request");
-    assert_eq!(
-        f.aa.authorize(&request.bytes, now())
-            .expect("authorize")
-            .code(),
-        Code::Ok
-    );
-    assert_eq!(
-        f.aa.authorize(&request.bytes, now())
-            .expect("authorize")
-            .code(),
-        Code::ItsAaOutOfSyncRequest
-    );
+    let request = request_with(&key, &f.ec, &f.ec_key, &f, f.aa.cert());
+    assert_eq!(code(&f.aa, &request), Code::Ok);
+    assert_eq!(code(&f.aa, &request), Code::ItsAaOutOfSyncRequest);
     // An enrolment credential the EA never issued.
     let mut r = vss_its::CertificateRequest::new(
         vss_its::Profile::Root,
@@ -211,43 +204,12 @@ fn bad_requests_get_their_codes_and_nothing_is_issued() {
     r.name = Some("elsewhere".into());
     let foreign = vss_its::issue_certificate(&r, None, &key).expect("certificate");
     let other = PrivateKey::generate(Curve::P256).expect("key");
-    let request = authorization_request(
-        &other,
-        &foreign,
-        &key,
-        f.ea.cert(),
-        f.aa.cert(),
-        &[36],
-        now(),
-    )
-    .expect("request");
-    assert_eq!(
-        f.aa.authorize(&request.bytes, now())
-            .expect("authorize")
-            .code(),
-        Code::UnknownIts
-    );
+    let request = request_with(&other, &foreign, &key, &f, f.aa.cert());
+    assert_eq!(code(&f.aa, &request), Code::UnknownIts);
     // Encrypted to the EA instead of the AA.
-    let request = authorization_request(
-        &other,
-        &f.ec,
-        &f.ec_key,
-        f.ea.cert(),
-        f.ea.cert(),
-        &[36],
-        now(),
-    )
-    .expect("request");
-    assert_eq!(
-        f.aa.authorize(&request.bytes, now())
-            .expect("authorize")
-            .code(),
-        Code::ItsAaImNotTheRecipient
-    );
-    assert_eq!(
-        f.aa.authorize(b"garbage", now()).expect("authorize").code(),
-        Code::ItsAaCantParse
-    );
+    let request = request_with(&other, &f.ec, &f.ec_key, &f, f.ea.cert());
+    assert_eq!(code(&f.aa, &request), Code::ItsAaImNotTheRecipient);
+    assert_eq!(code(&f.aa, b"garbage"), Code::ItsAaCantParse);
     // Only the one good request was answered with a ticket.
     assert_eq!(f.store.issued_by(Role::Aa).expect("records").len(), 1);
 }
@@ -262,23 +224,8 @@ fn an_aa_that_does_not_know_the_ea_refuses() {
         Vec::new(),
     );
     let key = PrivateKey::generate(Curve::P256).expect("key");
-    let request = authorization_request(
-        &key,
-        &f.ec,
-        &f.ec_key,
-        f.ea.cert(),
-        lonely.cert(),
-        &[36],
-        now(),
-    )
-    .expect("request");
-    assert_eq!(
-        lonely
-            .authorize(&request.bytes, now())
-            .expect("authorize")
-            .code(),
-        Code::ItsAaUnknownEa
-    );
+    let request = request_with(&key, &f.ec, &f.ec_key, &f, lonely.cert());
+    assert_eq!(code(&lonely, &request), Code::ItsAaUnknownEa);
 }
 
 #[test]

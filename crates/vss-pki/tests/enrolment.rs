@@ -2,18 +2,22 @@
 //! a first enrolment and a re-enrolment give credentials that validate to the root, and each
 //! bad request gets the standard's response code with nothing issued.
 
+#[path = "common/made_pki.rs"]
+mod made_pki;
+
 use std::sync::Arc;
 
+use made_pki::MadePki;
 use vss_crypto::{Curve, PrivateKey};
 use vss_hsm::{Hsm, SoftHsm};
 use vss_its::{ItsTime, TrustStore, Validator, Verdict};
-use vss_pki::authority::{init, Answer, Ea, InitRequest, PkiDir};
+use vss_pki::authority::{Answer, Ea};
 use vss_pki::messages::EnrolmentResponseCode as Code;
 use vss_pki::station::{enrolment_request, EnrolmentRequest, Outer};
-use vss_pki::store::{PkiStore, Role, SqliteStore, Station};
+use vss_pki::store::{PkiStore, Role, SqliteStore};
 
 struct Fixture {
-    _dir: tempfile::TempDir,
+    _made: MadePki,
     ea: Ea,
     store: Arc<SqliteStore>,
     root: vss_its::Cert,
@@ -26,28 +30,22 @@ fn now() -> ItsTime {
 }
 
 fn fixture() -> Fixture {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let pki = PkiDir::new(dir.path());
-    SoftHsm::init(&pki.keys(), "1234", "12345678").expect("hsm");
-    let hsm: Arc<dyn Hsm> = Arc::new(SoftHsm::open(&pki.keys(), "1234").expect("open"));
-    let made = init(&pki, hsm.as_ref(), &InitRequest::new("alpha")).expect("init");
-    let store = Arc::new(SqliteStore::open(&pki.database()).expect("store"));
+    let made = MadePki::new("alpha");
     let canonical = PrivateKey::generate(Curve::P256).expect("key");
-    store
-        .register_station(&Station {
-            canonical_id: "car-1".into(),
-            curve: "p256".into(),
-            public_key: canonical.public_key().to_sec1_compressed().to_vec(),
-            psids: vec![36, 37],
-        })
-        .expect("register");
+    made.register("car-1", canonical.public_key(), &[36, 37]);
+    let certs = made.certs.clone();
     Fixture {
-        ea: Ea::new(made.ea.clone(), hsm, store.clone(), TrustStore::new()),
-        store,
-        root: made.root,
-        aa: made.aa,
+        ea: Ea::new(
+            certs.ea,
+            made.hsm.clone(),
+            made.store.clone(),
+            TrustStore::new(),
+        ),
+        store: made.store.clone(),
+        root: certs.root,
+        aa: certs.aa,
         canonical,
-        _dir: dir,
+        _made: made,
     }
 }
 

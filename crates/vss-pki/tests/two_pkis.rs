@@ -6,6 +6,8 @@
 
 #[path = "common/loopback.rs"]
 mod loopback;
+#[path = "common/made_pki.rs"]
+mod made_pki;
 
 use loopback::Loopback;
 use vss_crypto::Curve;

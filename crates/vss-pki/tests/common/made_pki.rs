@@ -1,0 +1,69 @@
+//! A PKI made with `init` in a temporary directory: root, EA and AA with their keys in a soft
+//! HSM, records in SQLite.
+
+// Each test file uses a different subset of this helper.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use vss_hsm::{Hsm, SoftHsm};
+use vss_its::Cert;
+use vss_pki::authority::{init, Authorities, InitRequest, PkiDir};
+use vss_pki::store::{PkiStore, SqliteStore, Station};
+
+/// A made PKI.
+pub struct MadePki {
+    /// Its directory (removed when dropped).
+    pub dir: tempfile::TempDir,
+    /// Its key store.
+    pub hsm: Arc<dyn Hsm>,
+    /// The root, EA and AA certificates.
+    pub certs: Authorities,
+    /// Its records.
+    pub store: Arc<SqliteStore>,
+}
+
+impl MadePki {
+    /// Makes PKI `name`.
+    pub fn new(name: &str) -> Self {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let pki = PkiDir::new(dir.path());
+        SoftHsm::init(&pki.keys(), "1234", "12345678").expect("hsm");
+        let hsm: Arc<dyn Hsm> = Arc::new(SoftHsm::open(&pki.keys(), "1234").expect("open"));
+        let certs = init(&pki, hsm.as_ref(), &InitRequest::new(name)).expect("init");
+        let store = Arc::new(SqliteStore::open(&pki.database()).expect("store"));
+        MadePki {
+            dir,
+            hsm,
+            certs,
+            store,
+        }
+    }
+
+    /// The PKI's directory.
+    pub fn pki(&self) -> PkiDir {
+        PkiDir::new(self.dir.path())
+    }
+
+    /// Registers a station with its canonical public key and allowed PSIDs.
+    pub fn register(&self, id: &str, key: &vss_crypto::PublicKey, psids: &[u64]) {
+        self.store
+            .register_station(&Station {
+                canonical_id: id.into(),
+                curve: key.curve().to_string(),
+                public_key: key.to_sec1_compressed().to_vec(),
+                psids: psids.to_vec(),
+            })
+            .expect("register");
+    }
+
+    /// The EA's certificate.
+    pub fn ea(&self) -> &Cert {
+        &self.certs.ea
+    }
+
+    /// The AA's certificate.
+    pub fn aa(&self) -> &Cert {
+        &self.certs.aa
+    }
+}
