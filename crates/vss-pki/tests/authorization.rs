@@ -196,13 +196,7 @@ fn bad_requests_get_their_codes_and_nothing_is_issued() {
     assert_eq!(code(&f.aa, &request), Code::Ok);
     assert_eq!(code(&f.aa, &request), Code::ItsAaOutOfSyncRequest);
     // An enrolment credential the EA never issued.
-    let mut r = vss_its::CertificateRequest::new(
-        vss_its::Profile::Root,
-        key.public_key().clone(),
-        vss_its::asn::Duration::Years(1),
-    );
-    r.name = Some("elsewhere".into());
-    let foreign = vss_its::issue_certificate(&r, None, &key).expect("certificate");
+    let foreign = made_pki::foreign_credential(&key);
     let other = PrivateKey::generate(Curve::P256).expect("key");
     let request = request_with(&other, &foreign, &key, &f, f.aa.cert());
     assert_eq!(code(&f.aa, &request), Code::UnknownIts);

@@ -131,13 +131,7 @@ fn bad_requests_get_their_codes_and_nothing_is_issued() {
     assert_eq!(answered(&f, &good).0, Code::Ok);
     assert_eq!(answered(&f, &good).0, Code::DeniedRequest);
     // Re-enrolment with a credential this EA never issued.
-    let mut r = vss_its::CertificateRequest::new(
-        vss_its::Profile::Root,
-        key.public_key().clone(),
-        vss_its::asn::Duration::Years(1),
-    );
-    r.name = Some("elsewhere".into());
-    let foreign = vss_its::issue_certificate(&r, None, &key).expect("certificate");
+    let foreign = made_pki::foreign_credential(&key);
     let stranger = enrolment_request(
         "car-1",
         &key,

@@ -67,3 +67,14 @@ impl MadePki {
         &self.certs.aa
     }
 }
+
+/// A self-signed certificate for `key` that no authority of any made PKI issued.
+pub fn foreign_credential(key: &vss_crypto::PrivateKey) -> Cert {
+    let mut request = vss_its::CertificateRequest::new(
+        vss_its::Profile::Root,
+        key.public_key().clone(),
+        vss_its::asn::Duration::Years(1),
+    );
+    request.name = Some("elsewhere".into());
+    vss_its::issue_certificate(&request, None, key).expect("certificate")
+}
