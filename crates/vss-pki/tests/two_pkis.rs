@@ -133,7 +133,7 @@ fn pseudonyms_from_both_pkis_with_one_enrolment() {
     assert_ne!(renewed.cert.hashed_id8(), ec.cert.hashed_id8());
 
     // Test_LTCREQ_VB_02 and Test_PSNYMREQ_VB_04, the mirror: a station of B, a hundred
-    // tickets from A's AA with B's enrolment credential.
+    // tickets from B's AA, then a hundred from A's AA with B's enrolment credential.
     let StationUnderTest {
         dir: _other,
         hsm: other_hsm,
@@ -149,6 +149,24 @@ fn pseudonyms_from_both_pkis_with_one_enrolment() {
     )
     .expect("enrol");
     valid_under(&ec_b.cert, &b.certs.root, b.ea());
+    // A hundred from B's own AA, as from A's above.
+    let own = pseudonyms(
+        &other_hsm,
+        &other_repository,
+        &b.url,
+        b.aa(),
+        b.ea(),
+        &[36, 37],
+        100,
+    )
+    .expect("tickets");
+    for t in &own {
+        valid_under(&t.cert, &b.certs.root, b.aa());
+        other_hsm
+            .key(&t.meta.verification_key)
+            .expect("ticket key in the HSM");
+    }
+    assert_eq!(b.store.issued_by(Role::Aa).expect("records").len(), 105);
     let crossed = pseudonyms(
         &other_hsm,
         &other_repository,
@@ -163,6 +181,13 @@ fn pseudonyms_from_both_pkis_with_one_enrolment() {
         valid_under(&t.cert, &a.certs.root, a.aa());
     }
     assert_eq!(a.store.issued_by(Role::Aa).expect("records").len(), 200);
+    assert_eq!(
+        other_repository
+            .list(CertKind::Pseudonym)
+            .expect("list")
+            .len(),
+        200
+    );
 }
 
 #[test]
