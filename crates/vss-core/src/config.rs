@@ -1,0 +1,419 @@
+//! The configuration of the security entity: one TOML file (seed 000's `pcom.cfg`). Every
+//! key is documented here; an unknown key is an error, so a typo never silently falls back
+//! to a default. Relative paths are taken from the file's directory.
+//!
+//! ```toml
+//! [hsm]
+//! store = "keys"                 # a `vss` key store (soft or PKCS#11, as its hsm.json says)
+//!
+//! [repository]
+//! dir = "repository"             # certificates beside their .meta (vss station …)
+//!
+//! [trust]
+//! anchors = ["root-a.cert"]      # root certificates (COER); at least one
+//! cache_capacity = 1024          # validated certificates kept
+//!
+//! [pki]                          # optional: where new pseudonyms come from
+//! aa_url = "http://127.0.0.1:8080"
+//! aa_cert = "aa.cert"
+//! ea_cert = "ea.cert"
+//!
+//! [pseudonyms]
+//! psids = [36, 37]               # what the tickets are asked for
+//! max_uses = 100                 # signatures per pseudonym before it changes
+//! max_age = "5m"                 # time in use before it changes
+//! min_pool = 5                   # refill below this many unused tickets …
+//! ask_new_pseudonyms = true      # … if this is on (needs [pki])
+//! request_count = 10             # tickets per refill
+//!
+//! [verification]
+//! policy = "sampling"            # always | sampling | on_demand
+//! sample_every = 10              # sampling: one message in N per sender
+//!
+//! [statistics]
+//! enabled = false
+//! dir = "stats"
+//! files = 4                      # stats.1 … stats.4, then stats.1 again
+//! max_bytes = 65536              # per file
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::{Error, Result};
+
+/// The whole configuration.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// The key store.
+    pub hsm: HsmConfig,
+    /// The certificate repository.
+    pub repository: RepositoryConfig,
+    /// Trust anchors and the certificate cache.
+    pub trust: TrustConfig,
+    /// The PKI that issues new pseudonyms (none: the pool is filled by other means).
+    #[serde(default)]
+    pub pki: Option<PkiConfig>,
+    /// The pseudonym policy.
+    #[serde(default)]
+    pub pseudonyms: PseudonymConfig,
+    /// The verification policy.
+    #[serde(default)]
+    pub verification: VerificationConfig,
+    /// Statistics logging.
+    #[serde(default)]
+    pub statistics: StatisticsConfig,
+}
+
+/// `[hsm]`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HsmConfig {
+    /// A `vss` key store directory; its `hsm.json` names the backend (soft or PKCS#11).
+    pub store: PathBuf,
+}
+
+/// `[repository]`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepositoryConfig {
+    /// The repository directory (`enrolment/`, `pseudonyms/`).
+    pub dir: PathBuf,
+}
+
+/// `[trust]`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrustConfig {
+    /// Root certificates (COER files) that verification trusts.
+    pub anchors: Vec<PathBuf>,
+    /// How many validated certificates the cache keeps.
+    #[serde(default = "default_cache_capacity")]
+    pub cache_capacity: usize,
+}
+
+fn default_cache_capacity() -> usize {
+    1024
+}
+
+/// `[pki]`: the authorization authority that issues new pseudonyms.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PkiConfig {
+    /// The AA's base URL.
+    pub aa_url: String,
+    /// The AA's certificate.
+    pub aa_cert: PathBuf,
+    /// The certificate of the EA that issued the station's enrolment credential.
+    pub ea_cert: PathBuf,
+}
+
+/// `[pseudonyms]`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PseudonymConfig {
+    /// The PSIDs new tickets are asked for.
+    #[serde(default = "default_psids")]
+    pub psids: Vec<u64>,
+    /// Signatures with one pseudonym before it changes.
+    #[serde(default = "default_max_uses")]
+    pub max_uses: u64,
+    /// Time one pseudonym is in use before it changes (e.g. "5m").
+    #[serde(default = "default_max_age", with = "duration_text")]
+    pub max_age: Duration,
+    /// Below this many unused tickets the pool is refilled.
+    #[serde(default = "default_min_pool")]
+    pub min_pool: usize,
+    /// Whether to ask the AA for new tickets when the pool runs low.
+    #[serde(default = "default_true")]
+    pub ask_new_pseudonyms: bool,
+    /// Tickets asked for in one refill.
+    #[serde(default = "default_request_count")]
+    pub request_count: usize,
+}
+
+fn default_psids() -> Vec<u64> {
+    vec![36, 37]
+}
+
+fn default_max_uses() -> u64 {
+    100
+}
+
+fn default_max_age() -> Duration {
+    Duration::from_secs(300)
+}
+
+fn default_min_pool() -> usize {
+    5
+}
+
+fn default_true() -> bool {
+    true
+}
+
+fn default_request_count() -> usize {
+    10
+}
+
+impl Default for PseudonymConfig {
+    fn default() -> Self {
+        PseudonymConfig {
+            psids: default_psids(),
+            max_uses: default_max_uses(),
+            max_age: default_max_age(),
+            min_pool: default_min_pool(),
+            ask_new_pseudonyms: true,
+            request_count: default_request_count(),
+        }
+    }
+}
+
+/// `[verification]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerificationConfig {
+    /// Which messages are verified.
+    #[serde(default)]
+    pub policy: PolicyKind,
+    /// With `sampling`: one message in this many per sender.
+    #[serde(default = "default_sample_every")]
+    pub sample_every: u64,
+}
+
+fn default_sample_every() -> u64 {
+    10
+}
+
+impl Default for VerificationConfig {
+    fn default() -> Self {
+        VerificationConfig {
+            policy: PolicyKind::default(),
+            sample_every: default_sample_every(),
+        }
+    }
+}
+
+/// The names of the verification policies.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PolicyKind {
+    /// Every message.
+    #[default]
+    Always,
+    /// One in N per sender, and always the first of a new certificate.
+    Sampling,
+    /// None until the caller asks for a message.
+    OnDemand,
+}
+
+/// `[statistics]`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatisticsConfig {
+    /// Whether checkpoints are logged.
+    #[serde(default)]
+    pub enabled: bool,
+    /// Where the files go.
+    #[serde(default = "default_stats_dir")]
+    pub dir: PathBuf,
+    /// How many files rotate (`stats.1` … `stats.N`).
+    #[serde(default = "default_stats_files")]
+    pub files: usize,
+    /// The most bytes one file holds.
+    #[serde(default = "default_stats_bytes")]
+    pub max_bytes: u64,
+}
+
+fn default_stats_dir() -> PathBuf {
+    PathBuf::from("stats")
+}
+
+fn default_stats_files() -> usize {
+    4
+}
+
+fn default_stats_bytes() -> u64 {
+    65_536
+}
+
+impl Default for StatisticsConfig {
+    fn default() -> Self {
+        StatisticsConfig {
+            enabled: false,
+            dir: default_stats_dir(),
+            files: default_stats_files(),
+            max_bytes: default_stats_bytes(),
+        }
+    }
+}
+
+/// Durations as text ("30s", "5m", "1h 30m").
+mod duration_text {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer};
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let text = String::deserialize(d)?;
+        humantime::parse_duration(&text)
+            .map_err(|e| serde::de::Error::custom(format!("'{text}' is not a duration: {e}")))
+    }
+}
+
+impl Config {
+    /// Reads and checks the configuration at `path`; relative paths in it are taken from
+    /// the file's directory.
+    pub fn load(path: &Path) -> Result<Config> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::Config {
+            path: path.to_path_buf(),
+            detail: e.to_string(),
+        })?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        Config::parse(&text, base).map_err(|detail| Error::Config {
+            path: path.to_path_buf(),
+            detail,
+        })
+    }
+
+    /// Parses configuration text; relative paths are taken from `base`.
+    pub fn parse(text: &str, base: &Path) -> Result<Config, String> {
+        let mut config: Config = toml::from_str(text).map_err(|e| e.to_string())?;
+        config.check()?;
+        config.resolve(base);
+        Ok(config)
+    }
+
+    fn check(&self) -> Result<(), String> {
+        let p = &self.pseudonyms;
+        if self.trust.anchors.is_empty() {
+            return Err("trust.anchors: at least one root certificate".into());
+        }
+        if p.max_uses == 0 {
+            return Err("pseudonyms.max_uses: must be at least 1".into());
+        }
+        if p.psids.is_empty() {
+            return Err("pseudonyms.psids: at least one PSID".into());
+        }
+        if p.ask_new_pseudonyms && self.pki.is_some() && p.request_count == 0 {
+            return Err("pseudonyms.request_count: must be at least 1".into());
+        }
+        if self.verification.policy == PolicyKind::Sampling && self.verification.sample_every == 0 {
+            return Err("verification.sample_every: must be at least 1".into());
+        }
+        if self.statistics.files == 0 || self.statistics.max_bytes == 0 {
+            return Err("statistics.files and statistics.max_bytes: must be at least 1".into());
+        }
+        Ok(())
+    }
+
+    fn resolve(&mut self, base: &Path) {
+        let at = |p: &mut PathBuf| {
+            if p.is_relative() {
+                *p = base.join(&*p);
+            }
+        };
+        at(&mut self.hsm.store);
+        at(&mut self.repository.dir);
+        self.trust.anchors.iter_mut().for_each(at);
+        if let Some(pki) = &mut self.pki {
+            at(&mut pki.aa_cert);
+            at(&mut pki.ea_cert);
+        }
+        at(&mut self.statistics.dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"
+        [hsm]
+        store = "keys"
+        [repository]
+        dir = "/var/vss/repository"
+        [trust]
+        anchors = ["root.cert"]
+    "#;
+
+    #[test]
+    fn a_minimal_file_takes_the_defaults_and_resolves_relative_paths() {
+        let config = Config::parse(MINIMAL, Path::new("/etc/vss")).expect("parse");
+        assert_eq!(config.hsm.store, Path::new("/etc/vss/keys"));
+        assert_eq!(config.repository.dir, Path::new("/var/vss/repository"));
+        assert_eq!(config.trust.anchors, [PathBuf::from("/etc/vss/root.cert")]);
+        assert_eq!(config.pseudonyms, PseudonymConfig::default());
+        assert_eq!(config.verification.policy, PolicyKind::Always);
+        assert!(config.pki.is_none());
+        assert!(!config.statistics.enabled);
+    }
+
+    #[test]
+    fn every_section_is_read() {
+        let text = format!(
+            "{MINIMAL}
+            [pki]
+            aa_url = \"http://127.0.0.1:8080\"
+            aa_cert = \"aa.cert\"
+            ea_cert = \"ea.cert\"
+            [pseudonyms]
+            psids = [36]
+            max_uses = 3
+            max_age = \"1m 30s\"
+            min_pool = 2
+            ask_new_pseudonyms = false
+            request_count = 4
+            [verification]
+            policy = \"on_demand\"
+            [statistics]
+            enabled = true
+            files = 3
+            max_bytes = 1000
+            "
+        );
+        let config = Config::parse(&text, Path::new("/c")).expect("parse");
+        let p = &config.pseudonyms;
+        assert_eq!((p.max_uses, p.min_pool, p.request_count), (3, 2, 4));
+        assert_eq!(p.max_age, Duration::from_secs(90));
+        assert!(!p.ask_new_pseudonyms);
+        assert_eq!(config.verification.policy, PolicyKind::OnDemand);
+        assert_eq!(config.pki.expect("pki").aa_cert, Path::new("/c/aa.cert"));
+        assert_eq!(config.statistics.dir, Path::new("/c/stats"));
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_errors_that_name_the_key() {
+        for (extra, names) in [
+            ("[pseudonyms]\nmax_use = 3", "max_use"),
+            ("[verification]\npolicy = \"sometimes\"", "sometimes"),
+            ("[pseudonyms]\nmax_age = \"soon\"", "soon"),
+            ("[pseudonyms]\nmax_uses = 0", "max_uses"),
+            ("[extra]\nx = 1", "extra"),
+            (
+                "[verification]\npolicy = \"sampling\"\nsample_every = 0",
+                "sample_every",
+            ),
+        ] {
+            let err =
+                Config::parse(&format!("{MINIMAL}\n{extra}"), Path::new("/")).expect_err(extra);
+            assert!(err.contains(names), "{extra}: {err}");
+        }
+        let err = Config::parse("[hsm]\nstore = \"k\"", Path::new("/")).expect_err("missing");
+        assert!(err.contains("repository"), "{err}");
+    }
+
+    #[test]
+    fn load_names_the_file_in_its_errors() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("vss.toml");
+        let err = Config::load(&path).expect_err("missing");
+        assert!(err.to_string().contains("vss.toml"), "{err}");
+        std::fs::write(&path, MINIMAL).expect("write");
+        let config = Config::load(&path).expect("load");
+        assert_eq!(config.hsm.store, dir.path().join("keys"));
+    }
+}

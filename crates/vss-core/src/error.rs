@@ -1,0 +1,42 @@
+//! The errors of the security entity.
+
+/// Why a call of the security entity failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The configuration file is missing, unreadable or wrong.
+    #[error("configuration {path}: {detail}")]
+    Config {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong, with the key where there is one.
+        detail: String,
+    },
+    /// No pseudonym is available to sign with.
+    #[error("no pseudonym to sign with: {0}")]
+    NoPseudonym(String),
+    /// A pseudonym change was asked for while changes are blocked.
+    #[error("pseudonym changes are blocked for another {0:?}")]
+    ChangeBlocked(std::time::Duration),
+    /// A pseudonym change was asked for but no other pseudonym is in the pool.
+    #[error("no other pseudonym in the pool to change to")]
+    PoolEmpty,
+    /// A listener postponed the change.
+    #[error("a listener postponed the pseudonym change")]
+    ChangePostponed,
+    /// The key store failed.
+    #[error(transparent)]
+    Hsm(#[from] vss_hsm::Error),
+    /// ITS data failed.
+    #[error(transparent)]
+    Its(#[from] vss_its::Error),
+    /// The PKI client or the repository failed.
+    #[error(transparent)]
+    Pki(#[from] vss_pki::Error),
+    /// The certificate repository failed.
+    #[error(transparent)]
+    Repository(#[from] vss_pki::station::RepositoryError),
+}
+
+/// The result of a call of the security entity.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,17 @@
+//! The V2X security entity (seed 000's VSS): what a V2X stack calls to sign what it sends
+//! and check what it receives while the vehicle's pseudonyms stay private.
+//!
+//! - [`config`]: the one TOML file (the seed's `pcom.cfg`);
+//! - [`pseudonym`]: the [`PseudonymManager`], a pool of authorization tickets with their
+//!   HSM keys, its change rules, block/free and the stack's callbacks;
+//! - [`policy`]: the [`VerificationPolicy`] (always, sampling, on demand).
+
+pub mod config;
+mod error;
+pub mod policy;
+pub mod pseudonym;
+
+pub use config::Config;
+pub use error::{Error, Result};
+pub use policy::VerificationPolicy;
+pub use pseudonym::PseudonymManager;
