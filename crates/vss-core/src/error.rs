@@ -21,6 +21,12 @@ pub enum Error {
     /// A pseudonym change was asked for but no other pseudonym is in the pool.
     #[error("no other pseudonym in the pool to change to")]
     PoolEmpty,
+    /// The current pseudonym may not sign for this PSID.
+    #[error("the current pseudonym does not permit PSID {0}")]
+    PsidNotPermitted(u64),
+    /// No skipped message has this id (never received, verified already, or dropped).
+    #[error("no pending message {0}")]
+    UnknownMessage(u64),
     /// A listener postponed the change.
     #[error("a listener postponed the pseudonym change")]
     ChangePostponed,

@@ -4,14 +4,20 @@
 //! - [`config`]: the one TOML file (the seed's `pcom.cfg`);
 //! - [`pseudonym`]: the [`PseudonymManager`], a pool of authorization tickets with their
 //!   HSM keys, its change rules, block/free and the stack's callbacks;
-//! - [`policy`]: the [`VerificationPolicy`] (always, sampling, on demand).
+//! - [`policy`]: the [`VerificationPolicy`] (always, sampling, on demand);
+//! - [`sign`]: the [`SignService`], signing with the current pseudonym;
+//! - [`verify`]: the [`VerifyService`], verdicts under the policy, verification on demand.
 
 pub mod config;
 mod error;
 pub mod policy;
 pub mod pseudonym;
+pub mod sign;
+pub mod verify;
 
 pub use config::Config;
 pub use error::{Error, Result};
 pub use policy::VerificationPolicy;
 pub use pseudonym::PseudonymManager;
+pub use sign::SignService;
+pub use verify::VerifyService;

@@ -8,7 +8,8 @@
 //!   that falls due meanwhile is deferred, counted); `free_pseudonym_change` lifts that.
 //! - Listeners (the V2X stack) are asked before a change, so the network id (MAC address,
 //!   station id) changes at the same moment, and may postpone it; they are told after it.
-//! - A pseudonym that is replaced is removed from the repository and its key from the HSM.
+//! - A pseudonym that is replaced is removed from the repository and its key from the HSM,
+//!   once no signature still in progress holds a [`Lease`] on it.
 //! - When fewer than `min_pool` unused tickets remain and `ask_new_pseudonyms` is on, new
 //!   ones are requested in the background from a [`TicketSource`] (the real PKI client:
 //!   [`PkiTickets`]); signing never waits for it.
@@ -104,7 +105,7 @@ pub trait ChangeListener: Send + Sync {
     fn after_change(&self, from: Option<HashedId8>, to: HashedId8);
 }
 
-/// The pseudonym one signature uses.
+/// The pseudonym one signature uses; while it lives, the ticket's key stays in the HSM.
 #[derive(Debug, Clone)]
 pub struct Lease {
     /// The authorization ticket.
@@ -113,6 +114,7 @@ pub struct Lease {
     pub key_label: String,
     /// Which use of this pseudonym this is (1 for the first).
     pub use_number: u64,
+    _held: Arc<Entry>,
 }
 
 /// What the manager did so far.
@@ -137,7 +139,7 @@ pub struct PseudonymStats {
 }
 
 struct Current {
-    entry: Entry,
+    entry: Arc<Entry>,
     uses: u64,
     since: ItsTime,
 }
@@ -145,6 +147,8 @@ struct Current {
 struct State {
     current: Option<Current>,
     pool: VecDeque<Entry>,
+    /// Replaced pseudonyms waiting for their last lease to end before they are retired.
+    retiring: Vec<Arc<Entry>>,
     blocked_until: Option<ItsTime>,
     stats: PseudonymStats,
 }
@@ -197,6 +201,7 @@ impl PseudonymManager {
                 state: Mutex::new(State {
                     current: None,
                     pool,
+                    retiring: Vec::new(),
                     blocked_until: None,
                     stats: PseudonymStats::default(),
                 }),
@@ -257,7 +262,9 @@ impl PseudonymManager {
             cert: current.entry.cert.clone(),
             key_label: current.entry.meta.verification_key.clone(),
             use_number: current.uses,
+            _held: current.entry.clone(),
         };
+        self.sweep(&mut state);
         drop(state);
         self.refill_if_low(now);
         Ok(lease)
@@ -367,18 +374,30 @@ impl PseudonymManager {
             return Err(Error::ChangePostponed);
         }
         let old = state.current.replace(Current {
-            entry: next,
+            entry: Arc::new(next),
             uses: 0,
             since: now,
         });
         if let Some(old) = old {
-            self.retire(state, &old.entry);
+            state.retiring.push(old.entry);
             state.stats.changes += 1;
         }
+        self.sweep(state);
         for l in &listeners {
             l.after_change(from, to);
         }
         Ok(())
+    }
+
+    /// Retires the replaced pseudonyms that no lease holds any more.
+    fn sweep(&self, state: &mut State) {
+        let (free, held): (Vec<_>, Vec<_>) = std::mem::take(&mut state.retiring)
+            .into_iter()
+            .partition(|e| Arc::strong_count(e) == 1);
+        state.retiring = held;
+        for entry in free {
+            self.retire(state, &entry);
+        }
     }
 
     /// Removes a used (or expired) ticket from the repository and its key from the HSM.

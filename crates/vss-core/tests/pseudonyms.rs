@@ -3,166 +3,19 @@
 //! retirement of used tickets with their keys, and the background refill below the
 //! threshold (and none when asking is off).
 //!
-//! Tickets come from `LocalAa`, a test double of the authorization authority: it issues real
-//! 1609.2 tickets for keys it generates in the station's HSM and stores them as the PKI
-//! client would, without the TS 102 941 exchange (that is tested in vss-pki, and the real
-//! client in `pki_refill.rs`).
+//! Tickets come from `common::LocalAa` (a test double of the AA; the real client is in
+//! `pki_refill.rs`).
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+mod common;
+
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use vss_core::config::PseudonymConfig;
-use vss_core::pseudonym::{ChangeListener, Clock, TicketSource};
-use vss_core::{Error, PseudonymManager};
-use vss_crypto::{Curve, PrivateKey};
-use vss_hsm::{GenerateKeyRequest, Hsm, SoftHsm};
-use vss_its::{asn, issue_certificate, Cert, CertificateRequest, HashedId8, ItsTime, Profile};
-use vss_pki::station::{CertKind, Entry, Repository};
-
-/// A clock the test moves: the time it was made, plus what the test added.
-struct ManualClock {
-    base: ItsTime,
-    offset: AtomicU64,
-}
-
-impl ManualClock {
-    fn new() -> Arc<Self> {
-        Arc::new(ManualClock {
-            base: ItsTime::now(),
-            offset: AtomicU64::new(0),
-        })
-    }
-
-    fn advance(&self, d: Duration) {
-        self.offset
-            .fetch_add(d.as_micros() as u64, Ordering::SeqCst);
-    }
-}
-
-impl Clock for ManualClock {
-    fn now(&self) -> ItsTime {
-        self.base.plus_micros(self.offset.load(Ordering::SeqCst))
-    }
-}
-
-/// The test double of an AA: a root-signed AA key that issues tickets for keys it
-/// generates in the station's HSM, stored in the station's repository.
-struct LocalAa {
-    hsm: Arc<dyn Hsm>,
-    repository: Repository,
-    cert: Cert,
-    key: PrivateKey,
-    serial: AtomicUsize,
-    asked: AtomicUsize,
-}
-
-impl LocalAa {
-    fn ticket(&self, start: ItsTime, hours: u16) -> Entry {
-        let n = self.serial.fetch_add(1, Ordering::SeqCst);
-        let label = format!("at-{n}");
-        let info = self
-            .hsm
-            .generate_key(&GenerateKeyRequest::new(&label, Curve::P256))
-            .expect("key");
-        let public = self.hsm.public_key(&info.handle).expect("public");
-        let mut request = CertificateRequest::new(Profile::At, public, asn::Duration::Hours(hours));
-        request.start = start;
-        request.app_permissions = vec![vss_its::Permission::psid(36)];
-        let cert = issue_certificate(&request, Some(&self.cert), &self.key).expect("ticket");
-        self.repository
-            .store(CertKind::Pseudonym, &cert, &label, None)
-            .expect("store")
-    }
-}
-
-impl TicketSource for LocalAa {
-    fn request(&self, count: usize) -> vss_core::Result<Vec<Entry>> {
-        self.asked.fetch_add(1, Ordering::SeqCst);
-        Ok((0..count)
-            .map(|_| self.ticket(ItsTime::now(), 24))
-            .collect())
-    }
-}
-
-/// A station: its HSM and repository in a temporary directory, and the local AA.
-struct Station {
-    dir: tempfile::TempDir,
-    hsm: Arc<dyn Hsm>,
-    aa: Arc<LocalAa>,
-    clock: Arc<ManualClock>,
-}
-
-fn station(tickets: usize) -> Station {
-    let dir = tempfile::tempdir().expect("tempdir");
-    SoftHsm::init(&dir.path().join("keys"), "1234", "12345678").expect("hsm");
-    let hsm: Arc<dyn Hsm> =
-        Arc::new(SoftHsm::open(&dir.path().join("keys"), "1234").expect("open"));
-    let repository = Repository::open(&dir.path().join("repository")).expect("repository");
-    let root_key = PrivateKey::generate(Curve::P256).expect("key");
-    let mut root = CertificateRequest::new(
-        Profile::Root,
-        root_key.public_key().clone(),
-        asn::Duration::Years(1),
-    );
-    root.name = Some("test-root".into());
-    let root = issue_certificate(&root, None, &root_key).expect("root");
-    let key = PrivateKey::generate(Curve::P256).expect("key");
-    let encryption = PrivateKey::generate(Curve::P256).expect("key");
-    let mut aa = CertificateRequest::new(
-        Profile::Aa,
-        key.public_key().clone(),
-        asn::Duration::Years(1),
-    );
-    aa.name = Some("test-aa".into());
-    aa.encryption_key = Some(encryption.public_key().clone());
-    aa.issue_psids = vec![36];
-    let cert = issue_certificate(&aa, Some(&root), &root_key).expect("aa");
-    let aa = Arc::new(LocalAa {
-        hsm: hsm.clone(),
-        repository,
-        cert,
-        key,
-        serial: AtomicUsize::new(0),
-        asked: AtomicUsize::new(0),
-    });
-    for _ in 0..tickets {
-        aa.ticket(ItsTime::now(), 24);
-    }
-    Station {
-        dir,
-        hsm,
-        aa,
-        clock: ManualClock::new(),
-    }
-}
-
-fn rules(max_uses: u64, min_pool: usize, ask: bool) -> PseudonymConfig {
-    PseudonymConfig {
-        max_uses,
-        max_age: Duration::from_secs(300),
-        min_pool,
-        ask_new_pseudonyms: ask,
-        request_count: 3,
-        ..PseudonymConfig::default()
-    }
-}
-
-fn manager(s: &Station, rules: PseudonymConfig, with_source: bool) -> PseudonymManager {
-    let source: Option<Arc<dyn TicketSource>> = if with_source {
-        Some(s.aa.clone())
-    } else {
-        None
-    };
-    PseudonymManager::new(
-        s.hsm.clone(),
-        Repository::open(&s.dir.path().join("repository")).expect("repository"),
-        rules,
-        source,
-        s.clock.clone(),
-    )
-    .expect("manager")
-}
+use common::{manager, rules, station, Station};
+use vss_core::pseudonym::ChangeListener;
+use vss_core::Error;
+use vss_its::{HashedId8, ItsTime};
 
 fn meta_exists(s: &Station, id: HashedId8) -> bool {
     s.dir
@@ -182,16 +35,21 @@ fn a_pseudonym_changes_after_max_uses_and_the_used_one_is_retired_with_its_key()
         first.iter().map(|l| l.use_number).collect::<Vec<_>>(),
         [1, 2, 3]
     );
+    let label = first[0].key_label.clone();
+    // While a lease on it lives (a signature in progress), the used ticket stays.
+    let held = first[0].clone();
+    drop(first);
     let fourth = m.acquire().expect("lease");
     assert_ne!(fourth.cert.hashed_id8(), id);
+    assert!(meta_exists(&s, id) && s.hsm.key(&label).is_ok());
+    assert_eq!(m.stats().retired, 0);
+    drop(held);
+    m.acquire().expect("lease");
     assert_eq!(fourth.use_number, 1);
     let stats = m.stats();
     assert_eq!((stats.changes, stats.retired), (1, 1));
     assert!(!meta_exists(&s, id), "the used ticket left the repository");
-    assert!(
-        s.hsm.key(&first[0].key_label).is_err(),
-        "and its key the HSM"
-    );
+    assert!(s.hsm.key(&label).is_err(), "and its key the HSM");
     assert!(meta_exists(&s, fourth.cert.hashed_id8()));
     assert!(s.hsm.key(&fourth.key_label).is_ok());
     assert_eq!(m.pool_len(), 1);
