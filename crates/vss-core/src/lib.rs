@@ -6,10 +6,12 @@
 //!   HSM keys, its change rules, block/free and the stack's callbacks;
 //! - [`policy`]: the [`VerificationPolicy`] (always, sampling, on demand);
 //! - [`sign`]: the [`SignService`], signing with the current pseudonym;
-//! - [`verify`]: the [`VerifyService`], verdicts under the policy, verification on demand.
+//! - [`verify`]: the [`VerifyService`], verdicts under the policy, verification on demand;
+//! - [`frame`]: frame encryption to a certificate's encryption key, decryption in the HSM.
 
 pub mod config;
 mod error;
+pub mod frame;
 pub mod policy;
 pub mod pseudonym;
 pub mod sign;

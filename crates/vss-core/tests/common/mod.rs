@@ -60,6 +60,11 @@ pub struct LocalAa {
 }
 
 impl LocalAa {
+    /// The AA's signing key.
+    pub fn key(&self) -> &PrivateKey {
+        &self.key
+    }
+
     /// A ticket for PSID 36 valid from `start` for `hours`, stored in the repository.
     pub fn ticket(&self, start: ItsTime, hours: u16) -> Entry {
         let n = self.serial.fetch_add(1, Ordering::SeqCst);
