@@ -30,6 +30,9 @@ pub enum Error {
     /// A decrypted frame holds something other than a payload or signed data.
     #[error("not a frame: {0}")]
     NotAFrame(&'static str),
+    /// The statistics files could not be written or read.
+    #[error("statistics: {0}")]
+    Stats(String),
     /// A listener postponed the change.
     #[error("a listener postponed the pseudonym change")]
     ChangePostponed,

@@ -7,7 +7,8 @@
 //! - [`policy`]: the [`VerificationPolicy`] (always, sampling, on demand);
 //! - [`sign`]: the [`SignService`], signing with the current pseudonym;
 //! - [`verify`]: the [`VerifyService`], verdicts under the policy, verification on demand;
-//! - [`frame`]: frame encryption to a certificate's encryption key, decryption in the HSM.
+//! - [`frame`]: frame encryption to a certificate's encryption key, decryption in the HSM;
+//! - [`stats`]: checkpoints logged to rotating files, and their report.
 
 pub mod config;
 mod error;
@@ -15,6 +16,7 @@ pub mod frame;
 pub mod policy;
 pub mod pseudonym;
 pub mod sign;
+pub mod stats;
 pub mod verify;
 
 pub use config::Config;
