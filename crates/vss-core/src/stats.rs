@@ -170,10 +170,18 @@ pub struct FunctionSummary {
     pub max_resident_kib: u64,
 }
 
+/// One function's lines as read.
+#[derive(Default)]
+struct Gathered {
+    elapsed: Vec<u64>,
+    results: BTreeMap<String, u64>,
+    max_kib: u64,
+}
+
 /// Summarises the `stats.N` files in `dir`, per function (sorted by name); lines that are
 /// not statistics lines are counted in the second value and skipped.
 pub fn report(dir: &Path) -> Result<(Vec<FunctionSummary>, u64)> {
-    let mut times: BTreeMap<String, (Vec<u64>, BTreeMap<String, u64>, u64)> = BTreeMap::new();
+    let mut gathered: BTreeMap<String, Gathered> = BTreeMap::new();
     let mut skipped = 0;
     let entries = std::fs::read_dir(dir).map_err(|e| stats_error(dir, e))?;
     for entry in entries {
@@ -201,28 +209,37 @@ pub fn report(dir: &Path) -> Result<(Vec<FunctionSummary>, u64)> {
                 skipped += 1;
                 continue;
             };
-            let slot = times.entry(function.to_string()).or_default();
-            slot.0.push(elapsed);
-            *slot.1.entry(result.to_string()).or_default() += 1;
-            slot.2 = slot.2.max(kib);
+            let slot = gathered.entry(function.to_string()).or_default();
+            slot.elapsed.push(elapsed);
+            *slot.results.entry(result.to_string()).or_default() += 1;
+            slot.max_kib = slot.max_kib.max(kib);
         }
     }
-    let summaries = times
+    let summaries = gathered
         .into_iter()
-        .map(|(function, (mut elapsed, results, kib))| {
-            elapsed.sort_unstable();
-            let at = |q: f64| elapsed[((elapsed.len() - 1) as f64 * q).round() as usize];
-            FunctionSummary {
+        .map(
+            |(
                 function,
-                calls: elapsed.len() as u64,
-                mean_us: elapsed.iter().sum::<u64>() as f64 / elapsed.len() as f64,
-                p50_us: at(0.5),
-                p99_us: at(0.99),
-                max_us: at(1.0),
-                results,
-                max_resident_kib: kib,
-            }
-        })
+                Gathered {
+                    mut elapsed,
+                    results,
+                    max_kib,
+                },
+            )| {
+                elapsed.sort_unstable();
+                let at = |q: f64| elapsed[((elapsed.len() - 1) as f64 * q).round() as usize];
+                FunctionSummary {
+                    function,
+                    calls: elapsed.len() as u64,
+                    mean_us: elapsed.iter().sum::<u64>() as f64 / elapsed.len() as f64,
+                    p50_us: at(0.5),
+                    p99_us: at(0.99),
+                    max_us: at(1.0),
+                    results,
+                    max_resident_kib: max_kib,
+                }
+            },
+        )
         .collect();
     Ok((summaries, skipped))
 }
