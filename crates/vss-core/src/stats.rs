@@ -257,12 +257,16 @@ mod tests {
         }
     }
 
+    fn open_log(dir: &Path, files: usize, max_bytes: u64) -> StatsLog {
+        StatsLog::open(&config(dir, files, max_bytes))
+            .expect("open")
+            .expect("enabled")
+    }
+
     #[test]
     fn files_rotate_at_the_configured_count_and_never_exceed_the_size() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let log = StatsLog::open(&config(dir.path(), 3, 200))
-            .expect("open")
-            .expect("enabled");
+        let log = open_log(dir.path(), 3, 200);
         for i in 0..100 {
             log.record("verifySignature", Duration::from_micros(i), "Valid")
                 .expect("record");
@@ -296,15 +300,11 @@ mod tests {
     #[test]
     fn the_circle_goes_on_after_a_restart() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let first = StatsLog::open(&config(dir.path(), 3, 1000))
-            .expect("open")
-            .expect("enabled");
+        let first = open_log(dir.path(), 3, 1000);
         first.record("a", Duration::ZERO, "ok").expect("record");
         drop(first);
         std::thread::sleep(Duration::from_millis(20));
-        let second = StatsLog::open(&config(dir.path(), 3, 1000))
-            .expect("open")
-            .expect("enabled");
+        let second = open_log(dir.path(), 3, 1000);
         second.record("b", Duration::ZERO, "ok").expect("record");
         let one = std::fs::read_to_string(dir.path().join("stats.1")).expect("stats.1");
         let two = std::fs::read_to_string(dir.path().join("stats.2")).expect("stats.2");
@@ -326,9 +326,7 @@ mod tests {
     #[test]
     fn the_report_summarises_each_function_and_skips_foreign_lines() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let log = StatsLog::open(&config(dir.path(), 2, 10_000))
-            .expect("open")
-            .expect("enabled");
+        let log = open_log(dir.path(), 2, 10_000);
         for us in 1..=100 {
             let verdict = if us % 10 == 0 {
                 "FalseSignature"

@@ -101,6 +101,14 @@ pub struct Station {
     pub clock: Arc<ManualClock>,
 }
 
+/// A request for an authority certificate `name` with `key`, valid for a year.
+fn authority(profile: Profile, key: &PrivateKey, name: &str) -> CertificateRequest {
+    let mut request =
+        CertificateRequest::new(profile, key.public_key().clone(), asn::Duration::Years(1));
+    request.name = Some(name.into());
+    request
+}
+
 /// A station with `tickets` tickets in its repository.
 pub fn station(tickets: usize) -> Station {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -109,21 +117,15 @@ pub fn station(tickets: usize) -> Station {
         Arc::new(SoftHsm::open(&dir.path().join("keys"), "1234").expect("open"));
     let repository = Repository::open(&dir.path().join("repository")).expect("repository");
     let root_key = PrivateKey::generate(Curve::P256).expect("key");
-    let mut root = CertificateRequest::new(
-        Profile::Root,
-        root_key.public_key().clone(),
-        asn::Duration::Years(1),
-    );
-    root.name = Some("test-root".into());
-    let root = issue_certificate(&root, None, &root_key).expect("root");
+    let root = issue_certificate(
+        &authority(Profile::Root, &root_key, "test-root"),
+        None,
+        &root_key,
+    )
+    .expect("root");
     let key = PrivateKey::generate(Curve::P256).expect("key");
     let encryption = PrivateKey::generate(Curve::P256).expect("key");
-    let mut aa = CertificateRequest::new(
-        Profile::Aa,
-        key.public_key().clone(),
-        asn::Duration::Years(1),
-    );
-    aa.name = Some("test-aa".into());
+    let mut aa = authority(Profile::Aa, &key, "test-aa");
     aa.encryption_key = Some(encryption.public_key().clone());
     aa.issue_psids = vec![36];
     let cert = issue_certificate(&aa, Some(&root), &root_key).expect("aa");
