@@ -11,6 +11,7 @@
 //!
 //! [trust]
 //! anchors = ["root-a.cert"]      # root certificates (COER); at least one
+//! authorities = ["aa-a.cert"]    # EA/AA certificates known in advance (as from a trust list)
 //! cache_capacity = 1024          # validated certificates kept
 //!
 //! [pki]                          # optional: where new pseudonyms come from
@@ -90,6 +91,10 @@ pub struct RepositoryConfig {
 pub struct TrustConfig {
     /// Root certificates (COER files) that verification trusts.
     pub anchors: Vec<PathBuf>,
+    /// EA and AA certificates known in advance (validated under the anchors at start, as a
+    /// trust list would deliver them), so digest-signed tickets resolve.
+    #[serde(default)]
+    pub authorities: Vec<PathBuf>,
     /// How many validated certificates the cache keeps.
     #[serde(default = "default_cache_capacity")]
     pub cache_capacity: usize,
@@ -319,6 +324,7 @@ impl Config {
         at(&mut self.hsm.store);
         at(&mut self.repository.dir);
         self.trust.anchors.iter_mut().for_each(at);
+        self.trust.authorities.iter_mut().for_each(at);
         if let Some(pki) = &mut self.pki {
             at(&mut pki.aa_cert);
             at(&mut pki.ea_cert);

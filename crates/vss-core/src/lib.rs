@@ -8,9 +8,11 @@
 //! - [`sign`]: the [`SignService`], signing with the current pseudonym;
 //! - [`verify`]: the [`VerifyService`], verdicts under the policy, verification on demand;
 //! - [`frame`]: frame encryption to a certificate's encryption key, decryption in the HSM;
-//! - [`stats`]: checkpoints logged to rotating files, and their report.
+//! - [`stats`]: checkpoints logged to rotating files, and their report;
+//! - [`entity`]: [`Vss`], all of it built from the configuration.
 
 pub mod config;
+pub mod entity;
 mod error;
 pub mod frame;
 pub mod policy;
@@ -20,6 +22,7 @@ pub mod stats;
 pub mod verify;
 
 pub use config::Config;
+pub use entity::Vss;
 pub use error::{Error, Result};
 pub use policy::VerificationPolicy;
 pub use pseudonym::PseudonymManager;
