@@ -38,6 +38,9 @@ enum Command {
     /// A station's PKI client: enrol, get pseudonyms, list them.
     #[command(subcommand)]
     Station(commands::station::StationCommand),
+    /// Statistics of a security entity: summarise its rotating stats files.
+    #[command(subcommand)]
+    Stats(commands::stats::StatsCommand),
     /// Sign and verify streams of JSON lines.
     #[command(subcommand)]
     Ecdsa(commands::ecdsa::EcdsaCommand),
@@ -55,6 +58,7 @@ fn main() -> ExitCode {
         Command::Its(c) => c.run(),
         Command::Pki(c) => c.run(),
         Command::Station(c) => c.run(),
+        Command::Stats(c) => c.run(),
         Command::Ecdsa(c) => c.run(),
         Command::Bench(c) => c.run(),
     };

@@ -46,6 +46,15 @@ const SUBCOMMANDS: &[(&[&str], &[&str])] = &[
         &["public_key", "sig", "p1363", "valid", "error"],
     ),
     (&["ecdsa", "sign-jsonl"], &["private_key", "msg", "error"]),
+    (&["pki"], &["init", "serve", "register-station", "trust"]),
+    (&["pki", "serve"], &["--dir", "--listen", "--database"]),
+    (&["station"], &["enroll", "pseudonyms", "list"]),
+    (&["stats"], &["report"]),
+    (&["stats", "report"], &["--format"]),
+    (
+        &["bench", "pki"],
+        &["--enrolments", "--tickets", "--clients", "--database"],
+    ),
     (&["bench"], &["sign-verify", "throughput"]),
     (
         &["bench", "sign-verify"],

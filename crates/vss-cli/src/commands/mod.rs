@@ -8,3 +8,4 @@ pub mod kem;
 pub mod keys;
 pub mod pki;
 pub mod station;
+pub mod stats;
