@@ -66,6 +66,13 @@ def rng(request) -> random.Random:
     return random.Random(f"{SEED}/{request.node.nodeid}")
 
 
+@pytest.fixture(scope="module")
+def module_rng(request) -> random.Random:
+    """A per-module RNG for module-scoped fixtures: reproducible from the run's seed and the
+    module's path."""
+    return random.Random(f"{SEED}/{request.node.nodeid}")
+
+
 @pytest.fixture
 def seed_note() -> str:
     return f" (replay with VSS_INTEROP_SEED={SEED})"
