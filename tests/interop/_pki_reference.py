@@ -168,16 +168,16 @@ def authorization_request(ticket_key: ec.EllipticCurvePrivateKey, ec_cert: bytes
                           ec_key: ec.EllipticCurvePrivateKey, ea_cert: bytes, aa_cert: bytes,
                           psids: list[int], rng: random.Random, *, pop: bool = True,
                           encrypt_ec_signature: bool = True, compressed: bool = True,
-                          with_encryption_key: bool = False, wrong_key_tag: bool = False
-                          ) -> Request:
+                          encryption: ec.EllipticCurvePrivateKey | None = None,
+                          wrong_key_tag: bool = False) -> Request:
     """An `AuthorizationRequestMessage(WithPop)` for a ticket for `ticket_key` with `psids`,
     by the holder of the enrolment credential `ec_cert` (key `ec_key`) issued by the EA
     `ea_cert`, encrypted to the AA `aa_cert`. Options: no proof of possession (`pop`), the
-    EC signature in clear (`encrypt_ec_signature`), the ticket key's point uncompressed, a
-    fresh encryption key asked for too, a `keyTag` with one bit flipped."""
+    EC signature in clear (`encrypt_ec_signature`), the ticket key's point uncompressed, an
+    encryption key (`encryption`) asked for too, a `keyTag` with one bit flipped."""
     public_keys = {"verificationKey": verification_key(ticket_key, compressed=compressed)}
-    if with_encryption_key:
-        public_keys["encryptionKey"] = encryption_key(new_key(rng))
+    if encryption is not None:
+        public_keys["encryptionKey"] = encryption_key(encryption)
     hmac_key = rng.randbytes(32)
     tag = key_tag(hmac_key, public_keys)
     if wrong_key_tag:

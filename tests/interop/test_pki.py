@@ -259,7 +259,10 @@ def test_a_python_station_enrols(pki, enrolment):
 def test_a_python_station_gets_a_ticket(pki, credential, enrolment, rng, options):
     """The enrolled Python station asks the AA for a ticket (the EA validating its EC
     signature behind the AA) and checks the ticket: its key, its PSIDs, its signature."""
-    request, ticket_key = _ticket_request(pki, credential, enrolment.key, rng, **options)
+    encryption = station.new_key(rng) if options.get("with_encryption_key") else None
+    options = {k: v for k, v in options.items() if k != "with_encryption_key"}
+    request, ticket_key = _ticket_request(pki, credential, enrolment.key, rng,
+                                          encryption=encryption, **options)
     reply = pki.authorize(request)
     assert reply.status == 200, reply
     assert reply.content_type == station.RESPONSE_TYPE
@@ -272,6 +275,11 @@ def test_a_python_station_gets_a_ticket(pki, credential, enrolment, rng, options
     assert sorted(p["psid"] for p in tbs["appPermissions"]) == options.get(
         "psids", REGISTERED_PSIDS)
     assert tbs["id"][0] == "none", tbs["id"]  # a ticket names no one
+    # The encryption key asked for (and covered by keyTag) is the ticket's.
+    if encryption is None:
+        assert "encryptionKey" not in tbs
+    else:
+        assert tbs["encryptionKey"] == station.encryption_key(encryption)
     assert ref.cert_signature_ok(ticket, pki.aa)
     assert _issuer_digest(ticket) == ref.hashed_id8(pki.aa)
 

@@ -182,6 +182,19 @@ impl Aa {
             CertificateRequest::new(Profile::At, ticket_key, self.ticket_duration.clone());
         request.start = now;
         request.app_permissions = permissions;
+        // The ticket carries the encryption key the station asked for (and keyTag covered).
+        request.encryption_key = inner
+            .public_keys
+            .encryption_key
+            .as_ref()
+            .map(vss_its::encryption_key)
+            .transpose()
+            .or_else(|_| {
+                refuse(
+                    Code::ItsAaInvalidEncryptionKey,
+                    "an encryption key that is no point",
+                )
+            })?;
         let signer = HsmKey::new(self.hsm.as_ref(), labels::AA)
             .or_else(|e| refuse(Code::DeniedPermissions, e.to_string()))?;
         issue_certificate(&request, Some(&self.cert), &signer)
