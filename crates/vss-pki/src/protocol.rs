@@ -167,3 +167,21 @@ where
     }
     Ok(certificate)
 }
+
+/// How far a request's generation time may lie behind the receiver's clock.
+pub const MAX_REQUEST_AGE_MICROS: u64 = 5 * 60 * 1_000_000;
+/// How far it may lie ahead (clock skew between station and authority).
+pub const MAX_REQUEST_LEAD_MICROS: u64 = 60 * 1_000_000;
+
+/// Whether signed `message` was generated within the acceptable limits around `now`
+/// (TS 102 941's `its-aa-outofsyncrequest`: "signingTime is outside acceptable limits"); a
+/// message without a generation time is not fresh.
+pub fn is_fresh(message: &SignedMessage, now: ItsTime) -> bool {
+    let Some(generated) = message.header().generation_time.as_ref() else {
+        return false;
+    };
+    let generated = ItsTime::from_time64(generated).micros();
+    let now = now.micros();
+    generated <= now.saturating_add(MAX_REQUEST_LEAD_MICROS)
+        && now.saturating_sub(generated) <= MAX_REQUEST_AGE_MICROS
+}

@@ -243,3 +243,38 @@ fn an_expired_enrolment_credential_gets_no_ticket() {
     assert!(ticket.is_none());
     assert_eq!(f.store.issued_by(Role::Aa).expect("records").len(), 2);
 }
+
+#[test]
+fn a_request_generated_outside_the_acceptable_limits_is_out_of_sync() {
+    let f = fixture();
+    let minutes = |m: u64| m * 60 * 1_000_000;
+    let at =
+        |m_ago: u64| ItsTime::from_time64(&vss_its::asn::Time64(now().micros() - minutes(m_ago)));
+    for made in [at(10), now().plus_micros(minutes(10))] {
+        let key = PrivateKey::generate(Curve::P256).expect("key");
+        let request = authorization_request(
+            &key,
+            &f.ec,
+            &f.ec_key,
+            f.ea.cert(),
+            f.aa.cert(),
+            &[36],
+            made,
+        )
+        .expect("request");
+        assert_eq!(code(&f.aa, &request.bytes), Code::ItsAaOutOfSyncRequest);
+    }
+    assert!(f.store.issued_by(Role::Aa).expect("records").is_empty());
+    let key = PrivateKey::generate(Curve::P256).expect("key");
+    let recent = authorization_request(
+        &key,
+        &f.ec,
+        &f.ec_key,
+        f.ea.cert(),
+        f.aa.cert(),
+        &[36],
+        at(4),
+    )
+    .expect("request");
+    assert_eq!(code(&f.aa, &recent.bytes), Code::Ok);
+}

@@ -237,3 +237,33 @@ fn re_enrolment_with_an_expired_credential_is_baditsstatus() {
     assert_eq!(answer.code(), Code::BadItsStatus);
     assert_eq!(f.store.issued_by(Role::Ea).expect("records").len(), 1);
 }
+
+#[test]
+fn a_request_generated_outside_the_acceptable_limits_is_deniedrequest() {
+    let f = fixture();
+    let key = PrivateKey::generate(Curve::P256).expect("key");
+    let made_at = |at: ItsTime| {
+        enrolment_request(
+            "car-1",
+            &key,
+            Outer::Canonical(&f.canonical),
+            f.ea.cert(),
+            at,
+        )
+        .expect("request")
+    };
+    let minutes = |m: u64| m * 60 * 1_000_000;
+    let stale = made_at(ItsTime::from_time64(&vss_its::asn::Time64(
+        now().micros() - minutes(10),
+    )));
+    let ahead = made_at(now().plus_micros(minutes(10)));
+    for request in [&stale, &ahead] {
+        assert_eq!(answered(&f, request).0, Code::DeniedRequest);
+    }
+    assert!(f.store.issued_by(Role::Ea).expect("records").is_empty());
+    // Four minutes old is within the limits.
+    let recent = made_at(ItsTime::from_time64(&vss_its::asn::Time64(
+        now().micros() - minutes(4),
+    )));
+    assert_eq!(answered(&f, &recent).0, Code::Ok);
+}

@@ -144,6 +144,12 @@ impl Aa {
                 )
             })?;
         if let Some(pop) = pop {
+            if !protocol::is_fresh(&pop, now) {
+                return refuse(
+                    Code::ItsAaOutOfSyncRequest,
+                    "the request's generation time is outside the acceptable limits",
+                );
+            }
             if !matches!(pop.signed().signer, SignerIdentifier::SelfSigned(()))
                 || !pop.verify_with_key(&ticket_key).unwrap_or(false)
             {

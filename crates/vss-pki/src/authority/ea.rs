@@ -211,6 +211,12 @@ impl Ea {
                 "the EC signature is not signed data",
             )
         })?;
+        if !protocol::is_fresh(&signature, now) {
+            return refuse(
+                VCode::DeniedRequest,
+                "the EC signature's generation time is outside the acceptable limits",
+            );
+        }
         let Some(ec_id) = signature.signer_digest() else {
             return refuse(
                 VCode::UnknownIts,
@@ -299,6 +305,12 @@ impl Ea {
         }
         let its_id = String::from_utf8(inner.its_id.to_vec())
             .or_else(|_| refuse(Code::UnknownIts, "the itsId is not a canonical id"))?;
+        if !protocol::is_fresh(&outer, now) {
+            return refuse(
+                Code::DeniedRequest,
+                "the request's generation time is outside the acceptable limits",
+            );
+        }
         self.check_outer(&outer, &its_id, now)?;
         if self.store.seen(Role::Ea, hash).unwrap_or(false) {
             return refuse(Code::DeniedRequest, "a replay");
