@@ -7,10 +7,14 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import socket
 import subprocess
+import time
+import urllib.request
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 import ecdsa
 import ecdsa.util
@@ -358,3 +362,35 @@ def _matches(expected: dict, got: dict) -> bool:
 
 VALID = {"valid": True}
 INVALID = {"valid": False}
+
+
+@contextmanager
+def served_pki(vss_bin: Path, pki_dir: Path, env: dict) -> Iterator[tuple[str, dict]]:
+    """`vss pki serve` for `pki_dir` on a free loopback port, until the block ends: its base
+    URL and its /health answer (waited for, at most 30 s)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen(
+        [str(vss_bin), "pki", "serve", "--dir", str(pki_dir), "--listen", f"127.0.0.1:{port}"],
+        env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert server.poll() is None, f"vss pki serve exited {server.returncode}"
+            try:
+                with urllib.request.urlopen(f"{url}/health", timeout=2) as response:
+                    health = json.load(response)
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "vss pki serve did not answer /health"
+                time.sleep(0.1)
+        yield url, health
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()

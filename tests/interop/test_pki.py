@@ -9,13 +9,9 @@ the answers with the key it chose, and checks the certificates it is given with 
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import socket
 import subprocess
-import time
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -27,7 +23,7 @@ from pycrate_core.utils import PycrateErr
 import _its_reference as ref
 import _pki_reference as station
 import _ts102941_asn as asn
-from _support import PIN, PUK
+from _support import PIN, PUK, served_pki
 
 REGISTERED_PSIDS = [36, 37]
 STATION = "py-car-1"
@@ -59,26 +55,6 @@ class Pki:
         return station.post(f"{self.url}/aa/authorization", request.message)
 
 
-def _free_port() -> int:
-    """A loopback TCP port nobody listens on now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_healthy(url: str, server: subprocess.Popen) -> dict:
-    """Waits (at most 30 s) for the server to answer /health; its answer."""
-    deadline = time.monotonic() + 30
-    while True:
-        assert server.poll() is None, f"vss pki serve exited {server.returncode}"
-        try:
-            with urllib.request.urlopen(f"{url}/health", timeout=2) as response:
-                return json.load(response)
-        except OSError:
-            assert time.monotonic() < deadline, "vss pki serve did not answer /health"
-            time.sleep(0.1)
-
-
 @pytest.fixture(scope="module")
 def pki(vss_bin, tmp_path_factory, module_rng) -> Iterator[Pki]:
     """`vss pki init` in a fresh directory, station `py-car-1` registered with a canonical key
@@ -98,25 +74,12 @@ def pki(vss_bin, tmp_path_factory, module_rng) -> Iterator[Pki]:
     vss("pki", "register-station", "--dir", str(pki_dir), "--canonical-id", STATION,
         "--public-key", station.sec1(canonical[STATION]).hex(),
         *[arg for p in REGISTERED_PSIDS for arg in ("--psid", str(p))])
-    url = f"http://127.0.0.1:{_free_port()}"
-    server = subprocess.Popen(
-        [str(vss_bin), "pki", "serve", "--dir", str(pki_dir), "--listen",
-         url.removeprefix("http://")],
-        env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        health = _wait_healthy(url, server)
+    with served_pki(vss_bin, pki_dir, env) as (url, health):
         served = Pki(url, *((pki_dir / f"{n}.cert").read_bytes() for n in ("root", "ea", "aa")),
                      canonical)
         assert health["ea"] == ref.hashed_id8(served.ea)
         assert health["aa"] == ref.hashed_id8(served.aa)
         yield served
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
 
 
 @dataclass

@@ -12,41 +12,21 @@ in its store.
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 import _its_reference as ref
+from _support import served_pki
 
 PSIDS = (36, 37)
 TICKETS = 5
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_healthy(url: str, server: subprocess.Popen) -> dict:
-    deadline = time.monotonic() + 30
-    while True:
-        assert server.poll() is None, f"vss pki serve exited {server.returncode}"
-        try:
-            with urllib.request.urlopen(f"{url}/health", timeout=2) as response:
-                return json.load(response)
-        except OSError:
-            assert time.monotonic() < deadline, "vss pki serve did not answer /health"
-            time.sleep(0.1)
-
-
 @pytest.fixture
-def served_pki(vss_bin, tmp_path, vss_env, key_store):
+def served(vss_bin, tmp_path, vss_env, key_store):
     """A PKI served on loopback (killed afterwards) and a station registered at it as
     `car-1` with key `canonical` in `key_store`."""
     pki = tmp_path / "pki"
@@ -58,17 +38,8 @@ def served_pki(vss_bin, tmp_path, vss_env, key_store):
                     "--canonical-id", "car-1", "--public-key", public]
                    + [arg for p in PSIDS for arg in ("--psid", str(p))],
                    env=vss_env, check=True, capture_output=True, stdin=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{_free_port()}"
-    server = subprocess.Popen(
-        [str(vss_bin), "pki", "serve", "--dir", str(pki), "--listen", url.removeprefix("http://")],
-        env=vss_env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL)
-    try:
-        health = _wait_healthy(url, server)
+    with served_pki(vss_bin, pki, vss_env) as (url, health):
         yield pki, url, health
-    finally:
-        server.kill()
-        server.wait()
 
 
 def _cert(path: Path) -> bytes:
@@ -90,8 +61,8 @@ def _point(pub) -> bytes:
     return pub.public_bytes(Encoding.X962, PublicFormat.CompressedPoint)
 
 
-def test_served_pki_issues_certificates_that_verify_independently(served_pki, key_store):
-    pki, url, health = served_pki
+def test_served_pki_issues_certificates_that_verify_independently(served, key_store):
+    pki, url, health = served
     root, ea, aa = (_cert(pki / f"{name}.cert") for name in ("root", "ea", "aa"))
 
     # The authorities: the root self-signed, EA and AA under it, as /health names them.

@@ -56,24 +56,16 @@ impl VerificationPolicy {
         self.kind
     }
 
-    /// Decides for a message signed with the certificate `sender`, and counts it.
-    pub fn decide(&mut self, sender: HashedId8) -> Decision {
+    /// Decides for a message, and counts it. `sender` names the signing certificate; it is
+    /// asked only by `sampling` (an unnamed sender is verified).
+    pub fn decide(&mut self, sender: impl FnOnce() -> Option<HashedId8>) -> Decision {
         let decision = match self.kind {
             PolicyKind::Always => Decision::Verify,
             PolicyKind::OnDemand => Decision::Skip,
-            PolicyKind::Sampling => {
-                if self.seen.len() >= TRACKED_SENDERS && !self.seen.contains_key(&sender) {
-                    self.seen.clear();
-                }
-                let n = self.seen.entry(sender).or_insert(0);
-                let first_of_n = n.is_multiple_of(self.sample_every);
-                *n += 1;
-                if first_of_n {
-                    Decision::Verify
-                } else {
-                    Decision::Skip
-                }
-            }
+            PolicyKind::Sampling => match sender() {
+                Some(sender) => self.sample(sender),
+                None => Decision::Verify,
+            },
         };
         match decision {
             Decision::Verify => self.counts.verified += 1,
@@ -85,6 +77,21 @@ impl VerificationPolicy {
     /// Messages decided so far.
     pub fn counts(&self) -> PolicyCounts {
         self.counts
+    }
+
+    /// One in `sample_every` messages of `sender`, starting with its first.
+    fn sample(&mut self, sender: HashedId8) -> Decision {
+        if self.seen.len() >= TRACKED_SENDERS && !self.seen.contains_key(&sender) {
+            self.seen.clear();
+        }
+        let n = self.seen.entry(sender).or_insert(0);
+        let first_of_n = n.is_multiple_of(self.sample_every);
+        *n += 1;
+        if first_of_n {
+            Decision::Verify
+        } else {
+            Decision::Skip
+        }
     }
 }
 
@@ -105,7 +112,7 @@ mod tests {
     #[test]
     fn always_verifies_everything() {
         let mut p = policy(PolicyKind::Always, 10);
-        assert!((0..25).all(|_| p.decide(A) == Decision::Verify));
+        assert!((0..25).all(|_| p.decide(|| Some(A)) == Decision::Verify));
         assert_eq!(
             p.counts(),
             PolicyCounts {
@@ -118,7 +125,7 @@ mod tests {
     #[test]
     fn sampling_verifies_one_in_n_per_sender_starting_with_the_first() {
         let mut p = policy(PolicyKind::Sampling, 4);
-        let a: Vec<Decision> = (0..9).map(|_| p.decide(A)).collect();
+        let a: Vec<Decision> = (0..9).map(|_| p.decide(|| Some(A))).collect();
         let verified: Vec<usize> = a
             .iter()
             .enumerate()
@@ -127,8 +134,8 @@ mod tests {
             .collect();
         assert_eq!(verified, [0, 4, 8]);
         // A new certificate (a pseudonym change) is verified at once.
-        assert_eq!(p.decide(B), Decision::Verify);
-        assert_eq!(p.decide(B), Decision::Skip);
+        assert_eq!(p.decide(|| Some(B)), Decision::Verify);
+        assert_eq!(p.decide(|| Some(B)), Decision::Skip);
         assert_eq!(
             p.counts(),
             PolicyCounts {
@@ -141,7 +148,7 @@ mod tests {
     #[test]
     fn on_demand_skips_everything_and_counts_it() {
         let mut p = policy(PolicyKind::OnDemand, 1);
-        assert!((0..7).all(|_| p.decide(A) == Decision::Skip));
+        assert!((0..7).all(|_| p.decide(|| Some(A)) == Decision::Skip));
         assert_eq!(p.counts().skipped, 7);
         assert_eq!(p.counts().verified, 0);
     }
@@ -149,11 +156,11 @@ mod tests {
     #[test]
     fn sampling_forgets_senders_past_its_bound_and_verifies_again() {
         let mut p = policy(PolicyKind::Sampling, 1000);
-        assert_eq!(p.decide(A), Decision::Verify);
-        assert_eq!(p.decide(A), Decision::Skip);
+        assert_eq!(p.decide(|| Some(A)), Decision::Verify);
+        assert_eq!(p.decide(|| Some(A)), Decision::Skip);
         for i in 0..TRACKED_SENDERS as u64 {
-            p.decide(HashedId8(i.wrapping_add(1 << 40).to_be_bytes()));
+            p.decide(|| Some(HashedId8(i.wrapping_add(1 << 40).to_be_bytes())));
         }
-        assert_eq!(p.decide(A), Decision::Verify);
+        assert_eq!(p.decide(|| Some(A)), Decision::Verify);
     }
 }

@@ -65,16 +65,23 @@ impl SignService {
         }
         let now = self.clock.now();
         let id = lease.cert.hashed_id8();
-        let mut rule = self.rule.lock().unwrap_or_else(|p| p.into_inner());
-        let asked = rule.asked_for == Some(lease.cert.hashed_id3());
-        let with_certificate = asked
-            || match rule.last_sent {
+        // Decided and noted under the lock, signed outside it, so signers run in parallel.
+        let with_certificate = {
+            let mut rule = self.rule.lock().unwrap_or_else(|p| p.into_inner());
+            let asked = rule.asked_for == Some(lease.cert.hashed_id3());
+            let due = match rule.last_sent {
                 Some((sent, at)) => {
                     sent != id
                         || now.micros().saturating_sub(at.micros()) >= CERTIFICATE_INTERVAL_MICROS
                 }
                 None => true,
             };
+            if asked || due {
+                rule.last_sent = Some((id, now));
+                rule.asked_for = None;
+            }
+            asked || due
+        };
         let mut request = SignedDataRequest::new(psid, payload);
         request.generation_time = Some(now);
         request.signer = if with_certificate {
@@ -85,10 +92,6 @@ impl SignService {
         let key = HsmKey::new(self.hsm.as_ref(), &lease.key_label)?;
         let data = vss_its::sign_data(&request, Some(&lease.cert), &key)?;
         let bytes = vss_its::encode_data(&data)?;
-        if with_certificate {
-            rule.last_sent = Some((id, now));
-            rule.asked_for = None;
-        }
         Ok(Signed {
             bytes,
             signer: id,

@@ -106,10 +106,7 @@ impl VerifyService {
                 };
             }
         };
-        let decision = match sender(&message) {
-            Some(id) => self.lock_policy().decide(id),
-            None => Decision::Verify,
-        };
+        let decision = self.lock_policy().decide(|| sender(&message));
         match decision {
             Decision::Verify => self.verify(&message),
             Decision::Skip => {

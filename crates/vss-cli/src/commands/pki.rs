@@ -15,6 +15,7 @@ use vss_pki::authority::{init, InitRequest, PkiDir, TrustedPki};
 use vss_pki::store::{open_store, Role, Station};
 
 use super::hsm::PukArgs;
+use super::its::read_cert;
 use crate::output::Format;
 use crate::secrets::SecretSource;
 
@@ -209,12 +210,6 @@ impl PkiCommand {
 
 fn sibling(path: &Path, name: &str) -> PathBuf {
     path.parent().unwrap_or(Path::new(".")).join(name)
-}
-
-/// Reads a certificate file.
-pub(crate) fn read_cert(path: &Path) -> Result<vss_its::Cert> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    vss_its::Cert::from_bytes(&bytes).with_context(|| path.display().to_string())
 }
 
 fn summary(format: Format, value: serde_json::Value) -> Result<()> {

@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use vss_pki::station::{enroll, pseudonyms, CertKind, Entry, Repository};
 
-use super::pki::read_cert;
+use super::its::read_cert;
 use crate::output::{Format, Table};
 use crate::store::StoreArgs;
 

@@ -118,7 +118,7 @@ fn read(path: &Path) -> Result<Vec<u8>> {
 }
 
 /// Reads a certificate file.
-fn read_cert(path: &Path) -> Result<Cert> {
+pub(crate) fn read_cert(path: &Path) -> Result<Cert> {
     Cert::from_bytes(&read(path)?).with_context(|| path.display().to_string())
 }
 
