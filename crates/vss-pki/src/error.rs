@@ -52,6 +52,9 @@ pub enum Error {
     /// An authority could not be reached, or answered other than with a response.
     #[error(transparent)]
     Http(#[from] crate::http::HttpError),
+    /// A loopback server could not be started.
+    #[error("cannot serve on loopback: {0}")]
+    Serve(String),
     /// A file could not be read or written.
     #[error("{path}: {source}")]
     Io {

@@ -2,7 +2,7 @@
 
 use std::ops::Deref;
 
-use vss_pki::http::{router, services};
+use vss_pki::http::{services, LoopbackServer};
 use vss_pki::store::PkiStore;
 
 use crate::made_pki::MadePki;
@@ -11,28 +11,18 @@ use crate::made_pki::MadePki;
 pub struct Loopback {
     made: MadePki,
     pub url: String,
-    runtime: tokio::runtime::Runtime,
-    listener: Option<tokio::net::TcpListener>,
+    server: LoopbackServer,
 }
 
 impl Loopback {
     /// Creates PKI `name` and binds its port; [`Loopback::start`] serves it.
     pub fn new(name: &str) -> Self {
         let made = MadePki::new(name);
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("runtime");
-        let listener = runtime
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-            .expect("bind");
-        let url = format!("http://{}", listener.local_addr().expect("address"));
+        let server = LoopbackServer::bind().expect("bind");
         Loopback {
             made,
-            url,
-            runtime,
-            listener: Some(listener),
+            url: server.url().to_string(),
+            server,
         }
     }
 
@@ -41,9 +31,7 @@ impl Loopback {
         let store: std::sync::Arc<dyn PkiStore> = self.made.store.clone();
         let services =
             services(&self.pki(), self.made.hsm.clone(), store, &self.url).expect("services");
-        let listener = self.listener.take().expect("started once");
-        self.runtime
-            .spawn(async move { axum::serve(listener, router(services)).await });
+        self.server.serve(services).expect("served once");
     }
 }
 
