@@ -26,6 +26,7 @@
 //! min_pool = 5                   # refill below this many unused tickets …
 //! ask_new_pseudonyms = true      # … if this is on (needs [pki])
 //! request_count = 10             # tickets per refill
+//! change_needs_listener = true   # change only with a network-id listener registered
 //!
 //! [verification]
 //! policy = "sampling"            # always | sampling | on_demand
@@ -138,6 +139,10 @@ pub struct PseudonymConfig {
     /// Tickets asked for in one refill.
     #[serde(default = "default_request_count")]
     pub request_count: usize,
+    /// Change pseudonyms only while a listener is registered (seed 000: without the
+    /// stack's network-id change, a new pseudonym would be linked to the old one).
+    #[serde(default = "default_true")]
+    pub change_needs_listener: bool,
 }
 
 fn default_psids() -> Vec<u64> {
@@ -173,6 +178,7 @@ impl Default for PseudonymConfig {
             min_pool: default_min_pool(),
             ask_new_pseudonyms: true,
             request_count: default_request_count(),
+            change_needs_listener: true,
         }
     }
 }
@@ -373,6 +379,7 @@ mod tests {
             min_pool = 2
             ask_new_pseudonyms = false
             request_count = 4
+            change_needs_listener = false
             [verification]
             policy = \"on_demand\"
             [statistics]
@@ -386,6 +393,7 @@ mod tests {
         assert_eq!((p.max_uses, p.min_pool, p.request_count), (3, 2, 4));
         assert_eq!(p.max_age, Duration::from_secs(90));
         assert!(!p.ask_new_pseudonyms);
+        assert!(!p.change_needs_listener);
         assert_eq!(config.verification.policy, PolicyKind::OnDemand);
         assert_eq!(config.pki.expect("pki").aa_cert, Path::new("/c/aa.cert"));
         assert_eq!(config.statistics.dir, Path::new("/c/stats"));

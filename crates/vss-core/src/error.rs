@@ -33,6 +33,10 @@ pub enum Error {
     /// The statistics files could not be written or read.
     #[error("statistics: {0}")]
     Stats(String),
+    /// A change was due but no listener is registered to change the network id with it
+    /// (`pseudonyms.change_needs_listener`).
+    #[error("no network-id listener is registered, so the pseudonym does not change")]
+    NoChangeListener,
     /// A listener postponed the change.
     #[error("a listener postponed the pseudonym change")]
     ChangePostponed,

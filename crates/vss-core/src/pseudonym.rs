@@ -8,6 +8,8 @@
 //!   that falls due meanwhile is deferred, counted); `free_pseudonym_change` lifts that.
 //! - Listeners (the V2X stack) are asked before a change, so the network id (MAC address,
 //!   station id) changes at the same moment, and may postpone it; they are told after it.
+//!   With `change_needs_listener` (the default) a valid pseudonym is not changed while no
+//!   listener is registered.
 //! - A pseudonym that is replaced is removed from the repository and its key from the HSM,
 //!   once no signature still in progress holds a [`Lease`] on it.
 //! - When fewer than `min_pool` unused tickets remain and `ask_new_pseudonyms` is on, new
@@ -369,6 +371,10 @@ impl PseudonymManager {
             .read()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
+        if current_valid && listeners.is_empty() && self.inner.rules.change_needs_listener {
+            state.pool.insert(index, next);
+            return Err(Error::NoChangeListener);
+        }
         if !listeners.iter().all(|l| l.before_change(from, to)) {
             state.pool.insert(index, next);
             return Err(Error::ChangePostponed);

@@ -1,5 +1,6 @@
 //! The pseudonym manager over a real soft HSM and a real certificate repository: the change
 //! rules (uses, age, expiry, on request), block and free, the listeners' order and veto,
+//! no change without a listener (the default),
 //! retirement of used tickets with their keys, and the background refill below the
 //! threshold (and none when asking is off).
 //!
@@ -173,6 +174,35 @@ fn listeners_are_asked_before_and_told_after_in_order_and_may_postpone() {
     assert_eq!(m.stats().deferred, 1);
     radio.veto.store(false, Ordering::SeqCst);
     assert_ne!(m.change_pseudonym().expect("change"), b);
+}
+
+#[test]
+fn by_default_a_pseudonym_changes_only_while_a_listener_is_registered() {
+    let s = station(3);
+    let m = manager(
+        &s,
+        vss_core::config::PseudonymConfig {
+            change_needs_listener: true,
+            ..rules(1, 0, false)
+        },
+        false,
+    );
+    // The first pseudonym is chosen without a listener; no change follows it.
+    let a = m.acquire().expect("lease").cert.hashed_id8();
+    assert_eq!(m.acquire().expect("lease").cert.hashed_id8(), a);
+    assert!(matches!(m.change_pseudonym(), Err(Error::NoChangeListener)));
+    assert_eq!((m.stats().changes, m.stats().deferred), (0, 1));
+    assert_eq!(m.pool_len(), 2);
+    let log = Arc::new(Mutex::new(Vec::new()));
+    m.add_listener(Arc::new(Recorder {
+        name: "stack",
+        log: log.clone(),
+        veto: false.into(),
+    }));
+    let b = m.acquire().expect("lease").cert.hashed_id8();
+    assert_ne!(b, a);
+    assert_eq!(m.stats().changes, 1);
+    assert_eq!(log.lock().expect("log").len(), 2);
 }
 
 #[test]

@@ -149,7 +149,7 @@ pub fn station(tickets: usize) -> Station {
     }
 }
 
-/// Pseudonym rules: five minutes of age, refills of 3.
+/// Pseudonym rules: five minutes of age, refills of 3, changes without a listener.
 pub fn rules(max_uses: u64, min_pool: usize, ask: bool) -> PseudonymConfig {
     PseudonymConfig {
         max_uses,
@@ -157,6 +157,7 @@ pub fn rules(max_uses: u64, min_pool: usize, ask: bool) -> PseudonymConfig {
         min_pool,
         ask_new_pseudonyms: ask,
         request_count: 3,
+        change_needs_listener: false,
         ..PseudonymConfig::default()
     }
 }
