@@ -164,9 +164,52 @@ fn a_key_deleted_through_another_session_is_not_found_not_an_error_code() {
     a.sign_digest(&key.handle, &[7u8; 48])
         .expect("a signs (and remembers the key)");
     b.delete_key(&key.handle).expect("b deletes");
+    assert!(
+        matches!(a.key("shared"), Err(Error::KeyNotFound(_))),
+        "a's lookup asks the token, not what it remembers"
+    );
+    a.key("shared").expect_err("still gone");
+    b.generate_key(&GenerateKeyRequest::new("shared", Curve::P384))
+        .expect("b makes it again");
+    a.key("shared").expect("a finds the new one");
+    b.delete_key(&key.handle).expect("b deletes again");
     assert!(matches!(
         a.sign_digest(&key.handle, &[7u8; 48]),
         Err(Error::KeyNotFound(l)) if l == "shared"
     ));
     assert!(matches!(a.key("shared"), Err(Error::KeyNotFound(_))));
+}
+
+#[test]
+fn keys_are_made_and_deleted_while_other_threads_sign() {
+    let token = softhsm::token("busy");
+    let hsm = Arc::new(Pkcs11Hsm::open(&token, softhsm::PIN).expect("open"));
+    let signer = hsm
+        .generate_key(&GenerateKeyRequest::new("signer", Curve::P256))
+        .expect("generate");
+    std::thread::scope(|scope| {
+        for t in 0..4 {
+            let hsm = hsm.clone();
+            scope.spawn(move || {
+                for i in 0..15 {
+                    let label = format!("k-{t}-{i}");
+                    let key = hsm
+                        .generate_key(&GenerateKeyRequest::new(&label, Curve::P256))
+                        .unwrap_or_else(|e| panic!("{label}: {e}"));
+                    hsm.sign_digest(&key.handle, &[1u8; 32]).expect("sign");
+                    hsm.delete_key(&key.handle).expect("delete");
+                }
+            });
+        }
+        for _ in 0..4 {
+            let (hsm, handle) = (hsm.clone(), signer.handle.clone());
+            scope.spawn(move || {
+                for _ in 0..60 {
+                    hsm.sign_digest(&handle, &[2u8; 32]).expect("sign");
+                    hsm.key("signer").expect("lookup");
+                }
+            });
+        }
+    });
+    assert_eq!(hsm.keys().expect("keys").len(), 1);
 }

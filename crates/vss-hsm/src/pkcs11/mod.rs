@@ -150,8 +150,25 @@ impl Pkcs11Hsm {
         &self.token
     }
 
-    /// Runs `f` with an idle session (opening one when all are busy) and returns it after.
+    /// Runs `f` with an idle session, alongside other uses of the token.
     fn with_session<T>(&self, f: impl FnOnce(&Session) -> Result<T>) -> Result<T> {
+        let _shared = module::token_access()
+            .read()
+            .unwrap_or_else(|p| p.into_inner());
+        self.in_session(f)
+    }
+
+    /// Runs `f`, which creates or destroys objects, with an idle session and the token to
+    /// itself.
+    fn changing<T>(&self, f: impl FnOnce(&Session) -> Result<T>) -> Result<T> {
+        let _alone = module::token_access()
+            .write()
+            .unwrap_or_else(|p| p.into_inner());
+        self.in_session(f)
+    }
+
+    /// Runs `f` with an idle session (opening one when all are busy) and returns it after.
+    fn in_session<T>(&self, f: impl FnOnce(&Session) -> Result<T>) -> Result<T> {
         let idle = self
             .sessions
             .lock()
@@ -270,7 +287,7 @@ impl Pkcs11Hsm {
         ]);
         let mut public_template = common(ObjectClass::PUBLIC_KEY);
         public_template.push(Attribute::Verify(true));
-        self.with_session(|session| {
+        self.changing(|session| {
             if Self::objects(session, label).is_ok() {
                 return Err(Error::KeyExists(label.to_owned()));
             }
@@ -371,7 +388,16 @@ impl Hsm for Pkcs11Hsm {
     fn key(&self, label: &str) -> Result<KeyInfo> {
         check_label(label)?;
         self.with_session(|session| {
-            let (_, curve) = self.private_key(session, label)?;
+            // Asked of the token, not the cache: another session may have deleted it.
+            let found = Self::objects(session, label)
+                .and_then(|(private, _)| Ok((private, Self::curve_of(session, private, label)?)));
+            if let Ok(mut cache) = self.found.write() {
+                match &found {
+                    Ok(found) => cache.insert(label.to_owned(), *found),
+                    Err(_) => cache.remove(label),
+                };
+            }
+            let (_, curve) = found?;
             Ok(KeyInfo {
                 handle: KeyHandle::new(label),
                 label: label.to_owned(),
@@ -461,7 +487,7 @@ impl Hsm for Pkcs11Hsm {
     fn delete_key(&self, key: &KeyHandle) -> Result<()> {
         let label = key.id();
         check_label(label)?;
-        self.with_session(|session| {
+        self.changing(|session| {
             let (private, public) = Self::objects(session, label)?;
             session
                 .destroy_object(private)

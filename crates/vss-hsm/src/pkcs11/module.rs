@@ -18,6 +18,15 @@ fn loaded() -> &'static Mutex<HashMap<PathBuf, Pkcs11>> {
     MODULES.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
+/// Shared by every use of a token in this process, taken alone to create or destroy
+/// objects: SoftHSMv2 fails object creation at random while other calls run concurrently
+/// (softhsm/SoftHSMv2#573), so creation waits for the token to be idle. Signatures and key
+/// agreement still run side by side.
+pub(crate) fn token_access() -> &'static std::sync::RwLock<()> {
+    static ACCESS: std::sync::RwLock<()> = std::sync::RwLock::new(());
+    &ACCESS
+}
+
 /// The module at `path`, loaded and initialised.
 pub(crate) fn load(path: &Path) -> Result<Pkcs11> {
     let mut modules = loaded()
