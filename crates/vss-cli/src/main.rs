@@ -41,6 +41,8 @@ enum Command {
     /// Statistics of a security entity: summarise its rotating stats files.
     #[command(subcommand)]
     Stats(commands::stats::StatsCommand),
+    /// Seed 000's validation suite against two PKIs on loopback: PASS/FAIL per case.
+    Selftest(commands::selftest::SelftestArgs),
     /// Sign and verify streams of JSON lines.
     #[command(subcommand)]
     Ecdsa(commands::ecdsa::EcdsaCommand),
@@ -59,6 +61,7 @@ fn main() -> ExitCode {
         Command::Pki(c) => c.run(),
         Command::Station(c) => c.run(),
         Command::Stats(c) => c.run(),
+        Command::Selftest(c) => c.run(),
         Command::Ecdsa(c) => c.run(),
         Command::Bench(c) => c.run(),
     };

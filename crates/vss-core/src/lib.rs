@@ -9,7 +9,9 @@
 //! - [`verify`]: the [`VerifyService`], verdicts under the policy, verification on demand;
 //! - [`frame`]: frame encryption to a certificate's encryption key, decryption in the HSM;
 //! - [`stats`]: checkpoints logged to rotating files, and their report;
-//! - [`entity`]: [`Vss`], all of it built from the configuration.
+//! - [`entity`]: [`Vss`], all of it built from the configuration;
+//! - [`testbed`]: PKIs on loopback and stations in a temporary directory, for
+//!   [`selftest`] (seed 000's validation suite) and the demo.
 
 pub mod config;
 pub mod entity;
@@ -17,8 +19,10 @@ mod error;
 pub mod frame;
 pub mod policy;
 pub mod pseudonym;
+pub mod selftest;
 pub mod sign;
 pub mod stats;
+pub mod testbed;
 pub mod verify;
 
 pub use config::Config;

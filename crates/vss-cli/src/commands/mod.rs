@@ -7,5 +7,6 @@ pub mod its;
 pub mod kem;
 pub mod keys;
 pub mod pki;
+pub mod selftest;
 pub mod station;
 pub mod stats;

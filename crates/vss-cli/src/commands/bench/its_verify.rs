@@ -14,7 +14,8 @@ use vss_its::{
     SignedMessage, SignerKind, TrustStore, Validator, Verdict,
 };
 
-use super::{finish, progress};
+use super::finish;
+use crate::output::progress;
 use crate::output::{Format, Table};
 
 /// How the benchmark's messages name their signer.

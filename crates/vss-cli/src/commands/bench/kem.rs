@@ -10,8 +10,9 @@ use clap::Args;
 use serde_json::json;
 use vss_crypto::Curve;
 
-use super::{finish, progress, BenchHsm, HsmArgs};
+use super::{finish, BenchHsm, HsmArgs};
 use crate::commands::kem::{Kem, KemParams, Scheme};
+use crate::output::progress;
 use crate::output::{Format, Table};
 
 /// Options of `vss bench kem`.

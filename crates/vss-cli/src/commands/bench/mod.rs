@@ -149,19 +149,3 @@ fn finish(
         ExitCode::FAILURE
     })
 }
-
-/// A progress bar on stderr when it is a terminal; hidden otherwise.
-fn progress(total: u64, what: &str) -> indicatif::ProgressBar {
-    use std::io::IsTerminal;
-    if !std::io::stderr().is_terminal() {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::new(total);
-    if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} ({eta} left)")
-    {
-        bar.set_style(style.progress_chars("=> "));
-    }
-    bar.set_message(what.to_owned());
-    bar
-}

@@ -18,7 +18,8 @@ use vss_pki::authority::{init, Aa, Answer, Ea, EaLink, InitRequest, KnownEa, Pki
 use vss_pki::station::{authorization_request, enrolment_request, Outer};
 use vss_pki::store::{open_store, PkiStore, Station, Timed};
 
-use super::{finish, progress};
+use super::finish;
+use crate::output::progress;
 use crate::output::{Format, Table};
 
 /// Options of `vss bench pki`.

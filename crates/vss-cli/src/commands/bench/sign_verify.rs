@@ -9,7 +9,8 @@ use serde_json::json;
 use vss_crypto::{Curve, HashAlg};
 
 use super::references::references;
-use super::{finish, progress, BenchHsm, HsmArgs};
+use super::{finish, BenchHsm, HsmArgs};
+use crate::output::progress;
 use crate::output::{Format, Table};
 
 /// Options of `vss bench sign-verify`.

@@ -9,7 +9,8 @@ use clap::Args;
 use serde_json::json;
 use vss_crypto::{Curve, Signature, VerifyingKey};
 
-use super::{progress, BenchHsm, HsmArgs};
+use super::{BenchHsm, HsmArgs};
+use crate::output::progress;
 use crate::output::{emit, print_json, Format, Table};
 
 /// Which operation to measure.

@@ -1,0 +1,305 @@
+//! A testbed in one temporary directory, removed when dropped: ETSI TS 102 941 PKIs served
+//! on loopback that trust each other, and stations registered at all of them, with their
+//! keys in a soft or a PKCS#11 HSM. `vss selftest` and `vss demo` run on it; nothing in it
+//! is simulated (real authorities over real HTTP, real key stores, real repositories).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use vss_crypto::Curve;
+use vss_hsm::{GenerateKeyRequest, Hsm, Pkcs11Hsm, SoftHsm, StoreConfig, TokenRef};
+use vss_pki::authority::{init, Authorities, InitRequest, PkiDir, TrustedPki};
+use vss_pki::http::{services, LoopbackServer};
+use vss_pki::station::{CertKind, Entry, Repository};
+use vss_pki::store::{PkiStore, Role, SqliteStore, Station};
+
+use crate::config::{
+    HsmConfig, PkiConfig, PseudonymConfig, RepositoryConfig, StatisticsConfig, TrustConfig,
+    VerificationConfig,
+};
+use crate::{Config, Result};
+
+/// The PIN of every key store in a testbed (they live and die with its directory).
+pub const PIN: &str = "24681357";
+/// The PUK of the soft key stores, and the SO PIN of the PKCS#11 tokens.
+const PUK: &str = "1357924680";
+/// The label of a station's canonical key.
+const CANONICAL_KEY: &str = "canonical";
+
+/// Where a station's keys live.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HsmKind {
+    /// A `vss` soft key store.
+    Soft,
+    /// A token of this PKCS#11 module (SoftHSMv2 reads its token directory from
+    /// `SOFTHSM2_CONF`).
+    Pkcs11(PathBuf),
+}
+
+impl HsmKind {
+    /// `soft` or `pkcs11`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            HsmKind::Soft => "soft",
+            HsmKind::Pkcs11(_) => "pkcs11",
+        }
+    }
+}
+
+/// One PKI of the testbed: root, EA and AA served at [`TestbedPki::url`].
+pub struct TestbedPki {
+    /// Its name.
+    pub name: String,
+    /// Its directory (certificates, keys, records).
+    pub dir: PkiDir,
+    /// The root, EA and AA certificates.
+    pub certs: Authorities,
+    store: Arc<SqliteStore>,
+    hsm: Arc<dyn Hsm>,
+    server: LoopbackServer,
+}
+
+impl TestbedPki {
+    /// The base URL of its EA and AA.
+    pub fn url(&self) -> &str {
+        self.server.url()
+    }
+
+    /// The HashedId8s of the tickets its AA has issued.
+    pub fn tickets_issued(&self) -> Result<Vec<[u8; 8]>> {
+        Ok(self
+            .store
+            .issued_by(Role::Aa)
+            .map_err(vss_pki::Error::from)?
+            .into_iter()
+            .map(|c| c.hashed_id8)
+            .collect())
+    }
+}
+
+/// A station of the testbed: its key store and certificate repository.
+pub struct TestbedStation {
+    /// Its canonical id.
+    pub name: String,
+    /// Its directory (`keys/`, `repository/`).
+    pub dir: PathBuf,
+    /// Where its keys live.
+    pub kind: HsmKind,
+    /// Its key store, open.
+    pub hsm: Arc<dyn Hsm>,
+    /// Its certificate repository.
+    pub repository: Repository,
+}
+
+impl TestbedStation {
+    /// Enrols at `pki`'s EA (re-enrols if it holds a credential already).
+    pub fn enroll(&self, pki: &TestbedPki) -> Result<Entry> {
+        Ok(vss_pki::station::enroll(
+            self.hsm.as_ref(),
+            &self.repository,
+            &self.name,
+            CANONICAL_KEY,
+            pki.url(),
+            &pki.certs.ea,
+        )?)
+    }
+
+    /// Asks `aa`'s AA for `count` tickets with the newest credential, issued by `ea`.
+    pub fn pseudonyms(&self, aa: &TestbedPki, ea: &TestbedPki, count: usize) -> Result<Vec<Entry>> {
+        Ok(vss_pki::station::pseudonyms(
+            self.hsm.as_ref(),
+            &self.repository,
+            aa.url(),
+            &aa.certs.aa,
+            &ea.certs.ea,
+            &PseudonymConfig::default().psids,
+            count,
+        )?)
+    }
+
+    /// Removes every key but the canonical one (seed 000's preamble, "remove all the keys
+    /// from the HSM"), with the certificates that used them; returns how many keys went.
+    pub fn clear(&self) -> Result<usize> {
+        for kind in [CertKind::Enrolment, CertKind::Pseudonym] {
+            for entry in self.repository.list(kind)? {
+                self.repository.remove(kind, entry.cert.hashed_id8())?;
+            }
+        }
+        let mut removed = 0;
+        for key in self.hsm.keys()? {
+            if key.label != CANONICAL_KEY {
+                self.hsm.delete_key(&key.handle)?;
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
+    /// The configuration of a security entity on this station that trusts every PKI of
+    /// `testbed` and takes new tickets from `aa`'s AA with the credential of `ea`'s EA;
+    /// statistics (on) go to `stats`.
+    pub fn config(
+        &self,
+        testbed: &Testbed,
+        aa: &TestbedPki,
+        ea: &TestbedPki,
+        stats: &Path,
+    ) -> Config {
+        Config {
+            hsm: HsmConfig {
+                store: self.dir.join("keys"),
+            },
+            repository: RepositoryConfig {
+                dir: self.repository.dir().to_path_buf(),
+            },
+            trust: TrustConfig {
+                anchors: testbed
+                    .pkis
+                    .iter()
+                    .map(|p| p.dir.cert_path(Role::Root))
+                    .collect(),
+                authorities: testbed
+                    .pkis
+                    .iter()
+                    .flat_map(|p| [p.dir.cert_path(Role::Ea), p.dir.cert_path(Role::Aa)])
+                    .collect(),
+                cache_capacity: 1024,
+            },
+            pki: Some(PkiConfig {
+                aa_url: aa.url().to_string(),
+                aa_cert: aa.dir.cert_path(Role::Aa),
+                ea_cert: ea.dir.cert_path(Role::Ea),
+            }),
+            pseudonyms: PseudonymConfig::default(),
+            verification: VerificationConfig::default(),
+            statistics: StatisticsConfig {
+                enabled: true,
+                dir: stats.to_path_buf(),
+                files: 4,
+                max_bytes: 1 << 20,
+            },
+        }
+    }
+}
+
+/// PKIs on loopback and stations, in a temporary directory.
+pub struct Testbed {
+    /// The PKIs, in the order they were named.
+    pub pkis: Vec<TestbedPki>,
+    dir: tempfile::TempDir,
+}
+
+fn io_error(path: &Path, e: std::io::Error) -> vss_pki::Error {
+    vss_pki::Error::Io {
+        path: path.to_path_buf(),
+        source: e,
+    }
+}
+
+impl Testbed {
+    /// Creates and serves one PKI per name; each trusts the others (its AA accepts their
+    /// enrolment credentials).
+    pub fn new(names: &[&str]) -> Result<Testbed> {
+        let dir = tempfile::Builder::new()
+            .prefix("vss-testbed-")
+            .tempdir()
+            .map_err(|e| io_error(&std::env::temp_dir(), e))?;
+        let mut pkis = Vec::new();
+        for name in names {
+            let pki = PkiDir::new(&dir.path().join("pki").join(name));
+            SoftHsm::init(&pki.keys(), PIN, PUK)?;
+            let hsm: Arc<dyn Hsm> = Arc::new(SoftHsm::open(&pki.keys(), PIN)?);
+            let certs = init(&pki, hsm.as_ref(), &InitRequest::new(name))?;
+            let store = Arc::new(SqliteStore::open(&pki.database()).map_err(vss_pki::Error::from)?);
+            pkis.push(TestbedPki {
+                name: name.to_string(),
+                dir: pki,
+                certs,
+                store,
+                hsm,
+                server: LoopbackServer::bind()?,
+            });
+        }
+        for pki in &pkis {
+            for other in pkis.iter().filter(|o| o.name != pki.name) {
+                pki.dir.add_trusted(&TrustedPki {
+                    name: other.name.clone(),
+                    ea: other.certs.ea.clone(),
+                    root: other.certs.root.clone(),
+                    ea_url: other.url().to_string(),
+                })?;
+            }
+        }
+        for pki in &mut pkis {
+            let store: Arc<dyn PkiStore> = pki.store.clone();
+            let served = services(&pki.dir, pki.hsm.clone(), store, pki.server.url())?;
+            pki.server.serve(served)?;
+        }
+        Ok(Testbed { pkis, dir })
+    }
+
+    /// The testbed's directory.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The PKI named `name`.
+    pub fn pki(&self, name: &str) -> Option<&TestbedPki> {
+        self.pkis.iter().find(|p| p.name == name)
+    }
+
+    /// A new station `name` with its keys in `kind`, its canonical key registered at every
+    /// PKI (PSIDs 36 and 37).
+    pub fn station(&self, name: &str, kind: &HsmKind) -> Result<TestbedStation> {
+        let dir = self.dir.path().join("stations").join(name);
+        let keys = dir.join("keys");
+        let hsm: Arc<dyn Hsm> = match kind {
+            HsmKind::Soft => {
+                SoftHsm::init(&keys, PIN, PUK)?;
+                Arc::new(SoftHsm::open(&keys, PIN)?)
+            }
+            HsmKind::Pkcs11(module) => {
+                let token = TokenRef {
+                    module: module.clone(),
+                    token_label: name.to_string(),
+                };
+                Pkcs11Hsm::init_token(&token, PUK, PIN)?;
+                StoreConfig::create_pkcs11(&keys, &token)?;
+                Arc::new(Pkcs11Hsm::open(&token, PIN)?)
+            }
+        };
+        let canonical = hsm.generate_key(&GenerateKeyRequest::new(CANONICAL_KEY, Curve::P256))?;
+        let public = hsm.public_key(&canonical.handle)?;
+        for pki in &self.pkis {
+            pki.store
+                .register_station(&Station {
+                    canonical_id: name.to_string(),
+                    curve: public.curve().to_string(),
+                    public_key: public.to_sec1_compressed().to_vec(),
+                    psids: PseudonymConfig::default().psids,
+                })
+                .map_err(vss_pki::Error::from)?;
+        }
+        Ok(TestbedStation {
+            name: name.to_string(),
+            repository: Repository::open(&dir.join("repository"))?,
+            dir,
+            kind: kind.clone(),
+            hsm,
+        })
+    }
+}
+
+/// Writes a SoftHSMv2 configuration with its token directory in `dir` and returns its path
+/// (for `SOFTHSM2_CONF`, set before any token is made), so a run's tokens go with `dir`.
+pub fn softhsm_config(dir: &Path) -> Result<PathBuf> {
+    let tokens = dir.join("softhsm-tokens");
+    std::fs::create_dir_all(&tokens).map_err(|e| io_error(&tokens, e))?;
+    let conf = dir.join("softhsm2.conf");
+    let text = format!(
+        "directories.tokendir = {}\nlog.level = ERROR\n",
+        tokens.display()
+    );
+    std::fs::write(&conf, text).map_err(|e| io_error(&conf, e))?;
+    Ok(conf)
+}
