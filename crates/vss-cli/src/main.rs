@@ -20,6 +20,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// The whole system in a temporary directory: two PKIs, two stations, signed CAMs
+    /// over UDP; prints what happened and removes what it made.
+    Demo(commands::demo::DemoArgs),
     /// Create and administer a key store (init, status, PIN and PUK).
     #[command(subcommand)]
     Hsm(commands::hsm::HsmCommand),
@@ -41,6 +44,8 @@ enum Command {
     /// Statistics of a security entity: summarise its rotating stats files.
     #[command(subcommand)]
     Stats(commands::stats::StatsCommand),
+    /// Verify secured messages arriving over UDP and forward the payloads of valid ones.
+    Filter(commands::filter::FilterArgs),
     /// Seed 000's validation suite against two PKIs on loopback: PASS/FAIL per case.
     Selftest(commands::selftest::SelftestArgs),
     /// Sign and verify streams of JSON lines.
@@ -54,6 +59,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Demo(c) => c.run(),
         Command::Hsm(c) => c.run(),
         Command::Keys(c) => c.run(),
         Command::Kem(c) => c.run(),
@@ -61,6 +67,7 @@ fn main() -> ExitCode {
         Command::Pki(c) => c.run(),
         Command::Station(c) => c.run(),
         Command::Stats(c) => c.run(),
+        Command::Filter(c) => c.run(),
         Command::Selftest(c) => c.run(),
         Command::Ecdsa(c) => c.run(),
         Command::Bench(c) => c.run(),

@@ -9,7 +9,17 @@ use common::{init_store, vss_run, vss_store, PIN};
 const SUBCOMMANDS: &[(&[&str], &[&str])] = &[
     (
         &[],
-        &["hsm", "keys", "ecdsa", "bench", "--help", "--version"],
+        &[
+            "demo",
+            "hsm",
+            "keys",
+            "ecdsa",
+            "filter",
+            "selftest",
+            "bench",
+            "--help",
+            "--version",
+        ],
     ),
     (&["hsm"], &["init", "status", "change-pin", "unblock"]),
     (&["hsm", "init"], &["--store", "--pin-file", "--puk-file"]),
@@ -50,6 +60,21 @@ const SUBCOMMANDS: &[(&[&str], &[&str])] = &[
     (&["pki", "serve"], &["--dir", "--listen", "--database"]),
     (&["station"], &["enroll", "pseudonyms", "list"]),
     (&["stats"], &["report"]),
+    (
+        &["demo"],
+        &["--messages", "--rate", "--max-uses", "--format"],
+    ),
+    (&["selftest"], &["--hsm", "--module", "--format"]),
+    (
+        &["filter"],
+        &[
+            "--listen",
+            "--forward",
+            "--anchor",
+            "--authority",
+            "--count",
+        ],
+    ),
     (&["stats", "report"], &["--format"]),
     (
         &["bench", "pki"],

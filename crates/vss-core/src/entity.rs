@@ -163,6 +163,11 @@ impl Vss {
         self.verify.counts()
     }
 
+    /// What the certificate cache did.
+    pub fn cache_stats(&self) -> vss_its::CacheStats {
+        self.verify.cache_stats()
+    }
+
     /// The key store.
     pub fn hsm(&self) -> &Arc<dyn Hsm> {
         &self.hsm

@@ -8,6 +8,7 @@
 //! - [`sign`]: the [`SignService`], signing with the current pseudonym;
 //! - [`verify`]: the [`VerifyService`], verdicts under the policy, verification on demand;
 //! - [`frame`]: frame encryption to a certificate's encryption key, decryption in the HSM;
+//! - [`filter`]: seed 001's transparent mode, forwarding only what verifies;
 //! - [`stats`]: checkpoints logged to rotating files, and their report;
 //! - [`entity`]: [`Vss`], all of it built from the configuration;
 //! - [`testbed`]: PKIs on loopback and stations in a temporary directory, for
@@ -16,6 +17,7 @@
 pub mod config;
 pub mod entity;
 mod error;
+pub mod filter;
 pub mod frame;
 pub mod policy;
 pub mod pseudonym;

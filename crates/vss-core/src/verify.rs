@@ -144,6 +144,14 @@ impl VerifyService {
         counts
     }
 
+    /// What the certificate cache did (hits are signers resolved without a chain check).
+    pub fn cache_stats(&self) -> vss_its::CacheStats {
+        self.validator
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .cache_stats()
+    }
+
     fn verify(&self, message: &SignedMessage) -> Outcome {
         let now = self.clock.now();
         let report = self

@@ -1,7 +1,9 @@
 //! One module per `vss` subcommand group.
 
 pub mod bench;
+pub mod demo;
 pub mod ecdsa;
+pub mod filter;
 pub mod hsm;
 pub mod its;
 pub mod kem;
