@@ -32,6 +32,10 @@
 //! policy = "sampling"            # always | sampling | on_demand
 //! sample_every = 10              # sampling: one message in N per sender
 //!
+//! [frames]                       # optional: frames addressed to this station
+//! certificate = "rx.cert"        # a certificate with an encryption key …
+//! key = "rx-enc"                 # … whose private half is this HSM key
+//!
 //! [statistics]
 //! enabled = false
 //! dir = "stats"
@@ -65,9 +69,23 @@ pub struct Config {
     /// The verification policy.
     #[serde(default)]
     pub verification: VerificationConfig,
+    /// The certificate and key that received frames are decrypted with (none: frames are
+    /// refused).
+    #[serde(default)]
+    pub frames: Option<FramesConfig>,
     /// Statistics logging.
     #[serde(default)]
     pub statistics: StatisticsConfig,
+}
+
+/// `[frames]`: decryption of frames addressed to this station.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FramesConfig {
+    /// A certificate (COER) that carries an encryption key.
+    pub certificate: PathBuf,
+    /// The label of that key's private half in the HSM.
+    pub key: String,
 }
 
 /// `[hsm]`.
@@ -335,6 +353,9 @@ impl Config {
             at(&mut pki.aa_cert);
             at(&mut pki.ea_cert);
         }
+        if let Some(frames) = &mut self.frames {
+            at(&mut frames.certificate);
+        }
         at(&mut self.statistics.dir);
     }
 }
@@ -361,6 +382,7 @@ mod tests {
         assert_eq!(config.pseudonyms, PseudonymConfig::default());
         assert_eq!(config.verification.policy, PolicyKind::Always);
         assert!(config.pki.is_none());
+        assert!(config.frames.is_none());
         assert!(!config.statistics.enabled);
     }
 
@@ -380,6 +402,9 @@ mod tests {
             ask_new_pseudonyms = false
             request_count = 4
             change_needs_listener = false
+            [frames]
+            certificate = \"rx.cert\"
+            key = \"rx-enc\"
             [verification]
             policy = \"on_demand\"
             [statistics]
@@ -397,6 +422,11 @@ mod tests {
         assert_eq!(config.verification.policy, PolicyKind::OnDemand);
         assert_eq!(config.pki.expect("pki").aa_cert, Path::new("/c/aa.cert"));
         assert_eq!(config.statistics.dir, Path::new("/c/stats"));
+        let frames = config.frames.expect("frames");
+        assert_eq!(
+            (frames.certificate.as_path(), frames.key.as_str()),
+            (Path::new("/c/rx.cert"), "rx-enc")
+        );
     }
 
     #[test]

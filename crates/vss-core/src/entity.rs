@@ -2,7 +2,8 @@
 //! certificate repository, the pseudonym manager (refilled from the PKI when `[pki]` is
 //! set), the sign and verify services and the statistics log, with seed 000's functions
 //! (createSignature, verifySignature, changePseudonym, blockPseudonymChange,
-//! freePseudonymChange, registerRequestNetworkIdChange, encryptSendingFrame) as methods.
+//! freePseudonymChange, registerRequestNetworkIdChange, encryptSendingFrame,
+//! decryptReceivedFrame) as methods.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -13,6 +14,7 @@ use vss_its::{Cert, HashedId8, TrustStore, Validator, Verdict};
 use vss_pki::station::Repository;
 
 use crate::config::Config;
+use crate::frame::{FrameContent, FrameReceiver};
 use crate::pseudonym::{ChangeListener, Clock, PkiTickets, SystemClock, TicketSource};
 use crate::sign::Signed;
 use crate::stats::StatsLog;
@@ -24,6 +26,7 @@ pub struct Vss {
     hsm: Arc<dyn Hsm>,
     sign: SignService,
     verify: VerifyService,
+    frames: Option<FrameReceiver>,
     stats: Option<StatsLog>,
 }
 
@@ -80,7 +83,16 @@ impl Vss {
             source,
             clock.clone(),
         )?;
+        let frames = match &config.frames {
+            Some(frames) => {
+                let cert = read_cert(&frames.certificate)?;
+                hsm.key(&frames.key)?;
+                Some(FrameReceiver::new(hsm.clone(), cert, &frames.key))
+            }
+            None => None,
+        };
         Ok(Vss {
+            frames,
             sign: SignService::new(pseudonyms, hsm.clone(), clock.clone()),
             verify: VerifyService::new(
                 validator,
@@ -92,34 +104,47 @@ impl Vss {
         })
     }
 
+    /// Runs `call` as `function`; with statistics on, its time and result (what `name`
+    /// says of a success, `error` otherwise) are logged.
+    fn logged<T>(
+        &self,
+        function: &str,
+        call: impl FnOnce() -> Result<T>,
+        name: impl FnOnce(&T) -> &'static str,
+    ) -> Result<T> {
+        let checkpoint = self.stats.as_ref().map(|s| s.checkpoint(function));
+        let result = call();
+        if let Some(c) = checkpoint {
+            c.end(result.as_ref().map_or("error", name))?;
+        }
+        result
+    }
+
     /// createSignature: `payload` signed for `psid` with the current pseudonym.
     pub fn create_signature(&self, psid: u64, payload: &[u8]) -> Result<Signed> {
-        let checkpoint = self.stats.as_ref().map(|s| s.checkpoint("createSignature"));
-        let signed = self.sign.sign(psid, payload);
-        if let Some(c) = checkpoint {
-            c.end(if signed.is_ok() { "ok" } else { "error" })?;
-        }
-        signed
+        self.logged(
+            "createSignature",
+            || self.sign.sign(psid, payload),
+            |_| "ok",
+        )
     }
 
     /// verifySignature: the outcome for a received message under the policy.
     pub fn verify_signature(&self, bytes: &[u8]) -> Result<Outcome> {
-        let checkpoint = self.stats.as_ref().map(|s| s.checkpoint("verifySignature"));
-        let outcome = self.verify.receive(bytes);
-        if let Some(c) = checkpoint {
-            c.end(outcome_name(&outcome))?;
-        }
-        Ok(outcome)
+        self.logged(
+            "verifySignature",
+            || Ok(self.verify.receive(bytes)),
+            outcome_name,
+        )
     }
 
     /// Verification on demand of a message the policy skipped.
     pub fn verify_on_demand(&self, id: u64) -> Result<Outcome> {
-        let checkpoint = self.stats.as_ref().map(|s| s.checkpoint("verifyOnDemand"));
-        let outcome = self.verify.verify_on_demand(id)?;
-        if let Some(c) = checkpoint {
-            c.end(outcome_name(&outcome))?;
-        }
-        Ok(outcome)
+        self.logged(
+            "verifyOnDemand",
+            || self.verify.verify_on_demand(id),
+            outcome_name,
+        )
     }
 
     /// changePseudonym.
@@ -145,7 +170,22 @@ impl Vss {
 
     /// encryptSendingFrame: `payload` sealed for the holder of `recipient`'s encryption key.
     pub fn encrypt_sending_frame(&self, payload: &[u8], recipient: &Cert) -> Result<Vec<u8>> {
-        crate::frame::encrypt_sending_frame(payload, recipient)
+        self.logged(
+            "encryptSendingFrame",
+            || crate::frame::encrypt_sending_frame(payload, recipient),
+            |_| "ok",
+        )
+    }
+
+    /// decryptReceivedFrame: a frame addressed to the `[frames]` certificate, opened with
+    /// its key in the HSM; refused when it is for someone else, changed or malformed.
+    pub fn decrypt_received_frame(&self, bytes: &[u8]) -> Result<FrameContent> {
+        let frames = self.frames.as_ref().ok_or(Error::NoFrameKey)?;
+        self.logged(
+            "decryptReceivedFrame",
+            || frames.decrypt_received_frame(bytes),
+            |_| "ok",
+        )
     }
 
     /// The pseudonym manager.

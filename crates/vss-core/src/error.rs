@@ -27,6 +27,9 @@ pub enum Error {
     /// No skipped message has this id (never received, verified already, or dropped).
     #[error("no pending message {0}")]
     UnknownMessage(u64),
+    /// A frame arrived but no `[frames]` certificate and key are configured.
+    #[error("no [frames] certificate and key are configured to decrypt frames with")]
+    NoFrameKey,
     /// A decrypted frame holds something other than a payload or signed data.
     #[error("not a frame: {0}")]
     NotAFrame(&'static str),

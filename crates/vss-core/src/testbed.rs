@@ -172,6 +172,7 @@ impl TestbedStation {
             }),
             pseudonyms: PseudonymConfig::default(),
             verification: VerificationConfig::default(),
+            frames: None,
             statistics: StatisticsConfig {
                 enabled: true,
                 dir: stats.to_path_buf(),

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use vss_core::pseudonym::ChangeListener;
 use vss_core::verify::Outcome;
-use vss_core::{Config, Error, Vss};
+use vss_core::{Error, Vss};
 use vss_its::HashedId8;
 
 /// Counts the network-id changes it is told of.
@@ -27,26 +27,10 @@ impl ChangeListener for NetworkId {
     }
 }
 
-fn config_for(s: &common::Station, extra: &str) -> Config {
-    std::fs::write(s.dir.path().join("root.cert"), s.aa.root.bytes()).expect("root");
-    std::fs::write(s.dir.path().join("aa.cert"), s.aa.cert.bytes()).expect("aa");
-    let path = s.dir.path().join("vss.toml");
-    std::fs::write(
-        &path,
-        format!(
-            "[hsm]\nstore = \"keys\"\n[repository]\ndir = \"repository\"\n\
-             [trust]\nanchors = [\"root.cert\"]\nauthorities = [\"aa.cert\"]\n\
-             [pseudonyms]\nmax_uses = 5\n[statistics]\nenabled = true\nfiles = 2\n{extra}"
-        ),
-    )
-    .expect("config");
-    Config::load(&path).expect("load")
-}
-
 #[test]
 fn the_entity_signs_verifies_changes_and_logs_statistics() {
     let s = common::station(3);
-    let config = config_for(&s, "max_bytes = 100000\n");
+    let config = common::config_for(&s, "max_bytes = 100000\n");
     let vss = Vss::open_with_clock(&config, "1234", s.clock.clone()).expect("open");
     let network = Arc::new(NetworkId::default());
     vss.register_network_id_listener(network.clone());
@@ -81,7 +65,7 @@ fn the_entity_signs_verifies_changes_and_logs_statistics() {
 #[test]
 fn a_wrong_pin_or_an_unknown_authority_stops_the_entity_with_a_clear_error() {
     let s = common::station(1);
-    let config = config_for(&s, "");
+    let config = common::config_for(&s, "");
     assert!(matches!(Vss::open(&config, "9999"), Err(Error::Hsm(_))));
     // An AA that does not chain to the anchor is refused at start.
     let other = common::station(0);

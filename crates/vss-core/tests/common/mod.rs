@@ -178,3 +178,21 @@ pub fn manager(s: &Station, rules: PseudonymConfig, with_source: bool) -> Pseudo
     )
     .expect("manager")
 }
+
+/// A configuration file for the station (anchor: the local AA's root; the AA known in
+/// advance; 5 uses per pseudonym; statistics on), with `extra` appended to `[statistics]`.
+pub fn config_for(s: &Station, extra: &str) -> vss_core::Config {
+    std::fs::write(s.dir.path().join("root.cert"), s.aa.root.bytes()).expect("root");
+    std::fs::write(s.dir.path().join("aa.cert"), s.aa.cert.bytes()).expect("aa");
+    let path = s.dir.path().join("vss.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "[hsm]\nstore = \"keys\"\n[repository]\ndir = \"repository\"\n\
+             [trust]\nanchors = [\"root.cert\"]\nauthorities = [\"aa.cert\"]\n\
+             [pseudonyms]\nmax_uses = 5\n[statistics]\nenabled = true\nfiles = 2\n{extra}"
+        ),
+    )
+    .expect("config");
+    vss_core::Config::load(&path).expect("load")
+}
