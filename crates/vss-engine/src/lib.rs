@@ -1,0 +1,23 @@
+//! Bulk ECDSA verification: a [`VerifyEngine`] takes a batch of jobs (curve, public key,
+//! digest, signature), which may mix signers and curves, and answers one verdict per job, in
+//! order. [`CpuEngine`] spreads a batch over all cores; it is also the reference other
+//! engines are checked against.
+
+mod cpu;
+mod job;
+
+pub use cpu::CpuEngine;
+pub use job::VerifyJob;
+
+/// A verifier of batches.
+pub trait VerifyEngine: Send + Sync {
+    /// The engine's name (`cpu`, `gpu`).
+    fn name(&self) -> &'static str;
+
+    /// What it runs on, in words (e.g. "2 threads on Intel Xeon …").
+    fn device(&self) -> String;
+
+    /// One verdict per job, in order: `true` when the signature is valid for the digest
+    /// under the key. A malformed key or signature is `false`, never an error.
+    fn verify_batch(&self, jobs: &[VerifyJob<'_>]) -> Vec<bool>;
+}
