@@ -1,0 +1,287 @@
+//! `vss filter` over real UDP sockets on loopback: 10,000 valid messages are forwarded
+//! (payloads only, each once, unchanged) and 10,000 invalid ones of every kind are dropped
+//! and counted by verdict, none wrongly; bad arguments are one-line errors.
+
+mod common;
+
+use std::collections::{BTreeMap, HashSet};
+use std::io::{BufRead, BufReader};
+use std::net::UdpSocket;
+use std::process::Stdio;
+use std::time::{Duration, SystemTime};
+
+use common::{run, vss};
+use vss_crypto::{Curve, PrivateKey};
+use vss_its::{
+    asn, issue_certificate, Cert, CertificateRequest, ItsTime, Permission, Profile,
+    SignedDataRequest, SignerKind,
+};
+
+const VALID: usize = 10_000;
+const INVALID: usize = 10_000;
+/// Valid messages sent but not yet seen forwarded; keeps the filter's receive buffer from
+/// overflowing (a forwarded payload proves every earlier datagram was handled).
+const WINDOW: usize = 32;
+
+/// A root and an AA below it (the AA may issue PSIDs 36 and 37).
+struct Authority {
+    root: Cert,
+    aa: Cert,
+    aa_key: PrivateKey,
+    root_key: PrivateKey,
+}
+
+impl Authority {
+    fn new(name: &str) -> Self {
+        let request = |profile, key: &PrivateKey, name: &str| {
+            let mut r =
+                CertificateRequest::new(profile, key.public_key().clone(), asn::Duration::Years(1));
+            r.name = Some(name.into());
+            // Started three days ago, so an expired ticket fits inside.
+            r.start = shifted(-72);
+            r
+        };
+        let root_key = PrivateKey::generate(Curve::P256).expect("key");
+        let root = issue_certificate(&request(Profile::Root, &root_key, name), None, &root_key)
+            .expect("root");
+        let aa_key = PrivateKey::generate(Curve::P256).expect("key");
+        let mut aa = request(Profile::Aa, &aa_key, &format!("{name}-aa"));
+        aa.issue_psids = vec![36, 37];
+        aa.encryption_key = Some(
+            PrivateKey::generate(Curve::P256)
+                .expect("key")
+                .public_key()
+                .clone(),
+        );
+        let aa = issue_certificate(&aa, Some(&root), &root_key).expect("aa");
+        Authority {
+            root,
+            aa,
+            aa_key,
+            root_key,
+        }
+    }
+
+    /// A ticket for `psid`, valid from `start` for a day.
+    fn ticket(&self, psid: u64, start: ItsTime) -> (Cert, PrivateKey) {
+        let key = PrivateKey::generate(Curve::P256).expect("key");
+        let mut r = CertificateRequest::new(
+            Profile::At,
+            key.public_key().clone(),
+            asn::Duration::Hours(24),
+        );
+        r.start = start;
+        r.app_permissions = vec![Permission::psid(psid)];
+        (
+            issue_certificate(&r, Some(&self.aa), &self.aa_key).expect("ticket"),
+            key,
+        )
+    }
+}
+
+fn sign(ticket: &(Cert, PrivateKey), payload: &[u8], signer: SignerKind) -> Vec<u8> {
+    let mut request = SignedDataRequest::new(36, payload);
+    request.generation_time = Some(ItsTime::now());
+    request.signer = signer;
+    let data = vss_its::sign_data(&request, Some(&ticket.0), &ticket.1).expect("sign");
+    vss_its::encode_data(&data).expect("encode")
+}
+
+fn shifted(hours: i64) -> ItsTime {
+    let now = SystemTime::now();
+    let by = Duration::from_secs(hours.unsigned_abs() * 3600);
+    ItsTime::from_system_time(if hours < 0 { now - by } else { now + by })
+}
+
+/// The invalid messages, one kind after another in turn, with the verdict each must get.
+fn invalid_messages(trusted: &Authority) -> Vec<(Vec<u8>, &'static str)> {
+    let stranger = Authority::new("stranger");
+    let untrusted = stranger.ticket(36, ItsTime::now());
+    let expired = trusted.ticket(36, shifted(-48));
+    let early = trusted.ticket(36, shifted(48));
+    let denm_only = trusted.ticket(37, ItsTime::now());
+    let unseen = trusted.ticket(36, ItsTime::now());
+    let honest = trusted.ticket(36, ItsTime::now());
+    let foreign_root = (stranger.root.clone(), stranger.root_key);
+    (0..INVALID)
+        .map(|i| {
+            let payload = format!("refused #{i:05}");
+            match i % 9 {
+                0 => {
+                    let mut bytes = sign(&honest, payload.as_bytes(), SignerKind::Certificate);
+                    let last = bytes.len() - 1;
+                    bytes[last] ^= 0x01;
+                    (bytes, "FalseSignature")
+                }
+                1 => {
+                    let mut bytes = sign(&honest, payload.as_bytes(), SignerKind::Certificate);
+                    let at = bytes
+                        .windows(payload.len())
+                        .position(|w| w == payload.as_bytes())
+                        .expect("payload inline");
+                    bytes[at] ^= 0x20;
+                    (bytes, "FalseSignature")
+                }
+                // The ticket's AA is known nowhere: its issuer cannot be found.
+                2 => (
+                    sign(&untrusted, payload.as_bytes(), SignerKind::Certificate),
+                    "SignerNotFound",
+                ),
+                3 => (
+                    sign(&expired, payload.as_bytes(), SignerKind::Certificate),
+                    "Expired",
+                ),
+                4 => (
+                    sign(&early, payload.as_bytes(), SignerKind::Certificate),
+                    "NotYetValid",
+                ),
+                5 => (
+                    sign(&denm_only, payload.as_bytes(), SignerKind::Certificate),
+                    "InsufficientPermissions",
+                ),
+                6 => (
+                    sign(&unseen, payload.as_bytes(), SignerKind::Digest),
+                    "SignerNotFound",
+                ),
+                7 => (
+                    sign(&foreign_root, payload.as_bytes(), SignerKind::Certificate),
+                    "UntrustedRoot",
+                ),
+                _ => {
+                    let bytes = sign(&honest, payload.as_bytes(), SignerKind::Digest);
+                    let cut = 1 + i % (bytes.len() - 1);
+                    (bytes[..cut].to_vec(), "Malformed")
+                }
+            }
+        })
+        .collect()
+}
+
+fn free_udp_port() -> u16 {
+    UdpSocket::bind("127.0.0.1:0")
+        .and_then(|s| s.local_addr())
+        .expect("port")
+        .port()
+}
+
+#[test]
+fn ten_thousand_valid_messages_go_through_and_ten_thousand_invalid_ones_do_not() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let trusted = Authority::new("trusted");
+    std::fs::write(dir.path().join("root.cert"), trusted.root.bytes()).expect("root");
+    std::fs::write(dir.path().join("aa.cert"), trusted.aa.bytes()).expect("aa");
+    let tickets: Vec<_> = (0..4).map(|_| trusted.ticket(36, ItsTime::now())).collect();
+    let valid: Vec<(Vec<u8>, Vec<u8>)> = (0..VALID)
+        .map(|i| {
+            let payload = format!("CAM #{i:05} from station {}", i % 4).into_bytes();
+            // Each ticket's first message carries it whole; later ones name it by digest.
+            let signer = if i < 4 {
+                SignerKind::Certificate
+            } else {
+                SignerKind::Digest
+            };
+            (sign(&tickets[i % 4], &payload, signer), payload)
+        })
+        .collect();
+    let invalid = invalid_messages(&trusted);
+
+    let receiver = UdpSocket::bind("127.0.0.1:0").expect("receiver");
+    receiver
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    let listen = format!("127.0.0.1:{}", free_udp_port());
+    let mut child = vss()
+        .args(["filter", "--listen", &format!("udp:{listen}"), "--forward"])
+        .arg(format!("udp:{}", receiver.local_addr().expect("address")))
+        .arg("--anchor")
+        .arg(dir.path().join("root.cert"))
+        .arg("--authority")
+        .arg(dir.path().join("aa.cert"))
+        .args([
+            "--count",
+            &(VALID + INVALID).to_string(),
+            "--format",
+            "json",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("vss filter");
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    stderr.read_line(&mut line).expect("first line");
+    assert!(line.starts_with("filtering udp:"), "{line}");
+
+    let sender = UdpSocket::bind("127.0.0.1:0").expect("sender");
+    let mut forwarded: Vec<Vec<u8>> = Vec::with_capacity(VALID);
+    let mut buffer = vec![0u8; 65_536];
+    let mut receive_one = |forwarded: &mut Vec<Vec<u8>>| {
+        let (len, _) = receiver
+            .recv_from(&mut buffer)
+            .expect("a forwarded payload");
+        forwarded.push(buffer[..len].to_vec());
+    };
+    for (i, (message, _)) in valid.iter().enumerate() {
+        sender.send_to(&invalid[i].0, &listen).expect("send");
+        sender.send_to(message, &listen).expect("send");
+        while i + 1 - forwarded.len() > WINDOW {
+            receive_one(&mut forwarded);
+        }
+    }
+    while forwarded.len() < VALID {
+        receive_one(&mut forwarded);
+    }
+    let output = child.wait_with_output().expect("vss filter ends");
+    assert!(output.status.success(), "{output:?}");
+
+    // Exactly the valid payloads, each once and unchanged, in the order sent.
+    let sent: Vec<&Vec<u8>> = valid.iter().map(|(_, p)| p).collect();
+    assert_eq!(forwarded.len(), VALID);
+    assert!(forwarded.iter().zip(&sent).all(|(f, s)| f == *s));
+    assert_eq!(forwarded.iter().collect::<HashSet<_>>().len(), VALID);
+    receiver
+        .set_read_timeout(Some(Duration::from_millis(200)))
+        .expect("timeout");
+    assert!(receiver.recv_from(&mut buffer).is_err(), "nothing more");
+
+    let summary: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON summary");
+    let mut expected: BTreeMap<&str, u64> = BTreeMap::new();
+    for (_, verdict) in &invalid {
+        *expected.entry(verdict).or_default() += 1;
+    }
+    assert_eq!(summary["received"], (VALID + INVALID) as u64);
+    assert_eq!(summary["forwarded"], VALID as u64);
+    assert_eq!(summary["dropped"], INVALID as u64);
+    assert_eq!(summary["dropped_by_reason"], serde_json::json!(expected));
+}
+
+#[test]
+fn bad_addresses_and_anchors_are_one_line_errors() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = Authority::new("r").root;
+    std::fs::write(dir.path().join("root.cert"), root.bytes()).expect("root");
+    std::fs::write(dir.path().join("junk.cert"), b"not a certificate").expect("junk");
+    let filter = |listen: &str, anchor: &str| {
+        let mut cmd = vss();
+        cmd.args([
+            "filter",
+            "--listen",
+            listen,
+            "--forward",
+            "udp:127.0.0.1:9",
+            "--anchor",
+        ])
+        .arg(dir.path().join(anchor));
+        cmd
+    };
+    let out = run(&mut filter("tcp:127.0.0.1:4000", "root.cert")).failure();
+    assert!(out.stderr.contains("udp:HOST:PORT"), "{}", out.stderr);
+    let out = run(&mut filter("udp:127.0.0.1:0", "junk.cert"))
+        .failure()
+        .one_line_stderr();
+    assert!(out.stderr.contains("junk.cert"), "{}", out.stderr);
+    let out = run(&mut filter("udp:127.0.0.1:0", "missing.cert"))
+        .failure()
+        .one_line_stderr();
+    assert!(out.stderr.contains("missing.cert"), "{}", out.stderr);
+}
