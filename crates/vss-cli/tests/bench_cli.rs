@@ -1,4 +1,4 @@
-//! `vss bench sign-verify` and `vss bench throughput` at a size that a debug build runs in
+//! `vss bench sign-verify`, `throughput` and `filter` at a size that a debug build runs in
 //! well under a second: the JSON report's shape, figures and the seeds' reference rows.
 
 mod common;
@@ -144,4 +144,31 @@ fn throughput_reports_operations_per_second_over_the_threads() {
     assert_eq!(report["op"], "sign", "{report}");
     assert_eq!(report["threads"], 1);
     positive(&report["ops_per_sec"], "sign ops_per_sec");
+}
+
+#[test]
+fn filter_bench_reports_one_core_rates_against_raw_verify() {
+    let r = vss_run(&[
+        "bench",
+        "filter",
+        "--messages",
+        "300",
+        "--signers",
+        "10",
+        "--format",
+        "json",
+    ])
+    .success();
+    let report = r.json();
+    assert_eq!(report["success"], true, "{report}");
+    assert_eq!(
+        (report["messages"].as_u64(), report["threads"].as_u64()),
+        (Some(300), Some(1))
+    );
+    let raw = positive(&report["raw_verify_per_second"], "raw");
+    for path in ["in_process", "udp"] {
+        let rate = positive(&report[path]["messages_per_second"], path);
+        let ratio = positive(&report[path]["ratio_to_raw"], path);
+        assert!((ratio * raw - rate).abs() < 1e-6 * rate, "{report}");
+    }
 }

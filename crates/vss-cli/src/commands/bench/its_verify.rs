@@ -47,13 +47,15 @@ pub struct ItsVerifyArgs {
     format: Format,
 }
 
-struct Pki {
+/// A root, an AA and tickets, in memory.
+pub(super) struct Pki {
     root: Cert,
-    aa: Cert,
+    pub(super) aa: Cert,
     tickets: Vec<(Cert, PrivateKey)>,
 }
 
-fn build_pki(curve: Curve, signers: u32, now: ItsTime) -> Result<Pki> {
+/// Builds a root, an AA and `signers` tickets for PSID 36 on `curve`, starting `now`.
+pub(super) fn build_pki(curve: Curve, signers: u32, now: ItsTime) -> Result<Pki> {
     let request = |profile, key: &PrivateKey, duration| {
         let mut r = CertificateRequest::new(profile, key.public_key().clone(), duration);
         r.start = now;
@@ -80,10 +82,50 @@ fn build_pki(curve: Curve, signers: u32, now: ItsTime) -> Result<Pki> {
 
 impl Pki {
     /// A trust store holding the root.
-    fn trust(&self) -> Result<TrustStore> {
+    pub(super) fn trust(&self) -> Result<TrustStore> {
         let mut t = TrustStore::new();
         t.add(self.root.clone())?;
         Ok(t)
+    }
+
+    /// Message `i`: its number signed by ticket `i mod signers`, generated `now`.
+    pub(super) fn sign(&self, i: usize, kind: SignerKind, now: ItsTime) -> Result<Vec<u8>> {
+        let (cert, key) = &self.tickets[i % self.tickets.len()];
+        let payload = (i as u64).to_be_bytes();
+        let mut r = SignedDataRequest::new(36, &payload);
+        r.generation_time = Some(now);
+        r.signer = kind;
+        Ok(vss_its::encode_data(&vss_its::sign_data(
+            &r,
+            Some(cert),
+            key,
+        )?)?)
+    }
+
+    /// The raw ECDSA rate over `messages` (message `i` from ticket `i mod signers`): the
+    /// same signatures over the same digests, keys already parsed; and how many verified.
+    pub(super) fn raw_verify_rate(&self, messages: &[Vec<u8>]) -> Result<(f64, usize)> {
+        let mut inputs = Vec::with_capacity(messages.len());
+        for (i, bytes) in messages.iter().enumerate() {
+            let m = SignedMessage::from_bytes(bytes)?;
+            let cert = &self.tickets[i % self.tickets.len()].0;
+            inputs.push((
+                i % self.tickets.len(),
+                m.signed_digest(Some(cert))?,
+                m.signature()?,
+            ));
+        }
+        let keys = self
+            .tickets
+            .iter()
+            .map(|(c, _)| Ok(c.verification_key()?.verifying_key()?))
+            .collect::<Result<Vec<_>>>()?;
+        let started = Instant::now();
+        let ok = inputs
+            .iter()
+            .filter(|(k, digest, sig)| keys[*k].verify_digest(digest, sig))
+            .count();
+        Ok((messages.len() as f64 / started.elapsed().as_secs_f64(), ok))
     }
 }
 
@@ -94,18 +136,7 @@ impl ItsVerifyArgs {
         let pki = build_pki(self.curve, self.signers, now)?;
         let n = self.messages as usize;
         let bar = progress(n as u64 * 2, "signing");
-        let sign = |i: usize, kind: SignerKind| -> Result<Vec<u8>> {
-            let (cert, key) = &pki.tickets[i % pki.tickets.len()];
-            let payload = (i as u64).to_be_bytes();
-            let mut r = SignedDataRequest::new(36, &payload);
-            r.generation_time = Some(now);
-            r.signer = kind;
-            Ok(vss_its::encode_data(&vss_its::sign_data(
-                &r,
-                Some(cert),
-                key,
-            )?)?)
-        };
+        let sign = |i: usize, kind: SignerKind| pki.sign(i, kind, now);
         let kind = match self.signer {
             SignerForm::Digest => SignerKind::Digest,
             SignerForm::Certificate => SignerKind::Certificate,
@@ -115,28 +146,7 @@ impl ItsVerifyArgs {
             messages.push(sign(i, kind)?);
             bar.inc(1);
         }
-        // The raw rate: the same signatures over the same digests, keys already parsed.
-        let mut raw_inputs = Vec::with_capacity(n);
-        for (i, bytes) in messages.iter().enumerate() {
-            let m = SignedMessage::from_bytes(bytes)?;
-            let cert = &pki.tickets[i % pki.tickets.len()].0;
-            raw_inputs.push((
-                i % pki.tickets.len(),
-                m.signed_digest(Some(cert))?,
-                m.signature()?,
-            ));
-        }
-        let keys = pki
-            .tickets
-            .iter()
-            .map(|(c, _)| Ok(c.verification_key()?.verifying_key()?))
-            .collect::<Result<Vec<_>>>()?;
-        let started = Instant::now();
-        let raw_ok = raw_inputs
-            .iter()
-            .filter(|(k, digest, sig)| keys[*k].verify_digest(digest, sig))
-            .count();
-        let raw_rate = n as f64 / started.elapsed().as_secs_f64();
+        let (raw_rate, raw_ok) = pki.raw_verify_rate(&messages)?;
 
         // Warm: every signer's chain is cached before the clock starts.
         let mut validator = Validator::new(pki.trust()?, pki.tickets.len() + 1);

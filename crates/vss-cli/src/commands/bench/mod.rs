@@ -1,6 +1,7 @@
 //! `vss bench …`: the seeds' sign/verify benchmark, sustained throughput, key
 //! encapsulation, ITS signed-data verification, and the PKI.
 
+mod filter;
 mod its_verify;
 mod kem;
 mod pki;
@@ -35,6 +36,9 @@ pub enum BenchCommand {
     /// TS 102 941 enrolments and tickets per second of one PKI process, in-process and over
     /// HTTP, as a ratio to the raw P-256 signing rate of the same run.
     Pki(pki::PkiArgs),
+    /// `vss filter`'s loop on one core, over UDP on loopback and in process, as a ratio to
+    /// the raw P-256 verify rate of the same run.
+    Filter(filter::FilterArgs),
 }
 
 impl BenchCommand {
@@ -46,6 +50,7 @@ impl BenchCommand {
             BenchCommand::Kem(args) => args.run(),
             BenchCommand::ItsVerify(args) => args.run(),
             BenchCommand::Pki(args) => args.run(),
+            BenchCommand::Filter(args) => args.run(),
         }
     }
 }
