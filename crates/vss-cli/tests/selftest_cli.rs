@@ -4,24 +4,7 @@
 mod common;
 
 use common::{run, vss};
-
-const CASES: [&str; 15] = [
-    "Test_LTCREQ_VB_01",
-    "Test_LTCREQ_VB_02",
-    "Test_LTCREQ_VB_03",
-    "Test_PSNYMREQ_VB_01",
-    "Test_PSNYMREQ_VB_02",
-    "Test_PSNYMREQ_VB_03",
-    "Test_PSNYMREQ_VB_04",
-    "Test_PSNYMREQ_VB_05",
-    "Test_Sign_Verify_VB_01",
-    "Test_Sign_Verify_VB_02",
-    "Test_Sign_Verify_VB_03",
-    "Test_Sign_Verify_VB_04",
-    "Test_Sign_Verify_VB_05",
-    "Test_Sign_Verify_VB_06",
-    "Test_Verification_On_Demand_VB_01",
-];
+use vss_core::selftest::CASES;
 
 fn cases(json: &serde_json::Value) -> Vec<(String, String, String)> {
     json["cases"]
