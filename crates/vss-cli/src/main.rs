@@ -44,6 +44,9 @@ enum Command {
     /// Statistics of a security entity: summarise its rotating stats files.
     #[command(subcommand)]
     Stats(commands::stats::StatsCommand),
+    /// Bulk verification engines: what this vss has and the devices they see.
+    #[command(subcommand)]
+    Engine(commands::engine::EngineCommand),
     /// Verify secured messages arriving over UDP and forward the payloads of valid ones.
     Filter(commands::filter::FilterArgs),
     /// Seed 000's validation suite against two PKIs on loopback: PASS/FAIL per case.
@@ -67,6 +70,7 @@ fn main() -> ExitCode {
         Command::Pki(c) => c.run(),
         Command::Station(c) => c.run(),
         Command::Stats(c) => c.run(),
+        Command::Engine(c) => c.run(),
         Command::Filter(c) => c.run(),
         Command::Selftest(c) => c.run(),
         Command::Ecdsa(c) => c.run(),

@@ -172,3 +172,48 @@ fn filter_bench_reports_one_core_rates_against_raw_verify() {
         assert!((ratio * raw - rate).abs() < 1e-6 * rate, "{report}");
     }
 }
+
+#[test]
+fn verify_batches_through_the_cpu_engine_and_the_gpu_says_it_is_absent() {
+    let r = vss_run(&[
+        "bench",
+        "throughput",
+        "--op",
+        "verify",
+        "--engine",
+        "cpu",
+        "--batch",
+        "200",
+        "--seconds",
+        "0.2",
+        "--format",
+        "json",
+    ])
+    .success();
+    let report = r.json();
+    assert_eq!(
+        (report["engine"].as_str(), report["batch"].as_u64()),
+        (Some("cpu"), Some(200))
+    );
+    let rate = positive(&report["ops_per_sec"], "ops_per_sec");
+    let seconds = positive(&report["seconds"], "seconds");
+    assert_eq!(
+        report["operations"].as_u64(),
+        Some(200 * report["batches"].as_u64().expect("batches"))
+    );
+    assert!((rate * seconds - report["operations"].as_f64().expect("ops")).abs() < 1.0);
+    let p50 = positive(&report["latency_ms_p50"], "p50");
+    assert!(
+        positive(&report["latency_ms_p99"], "p99") >= p50,
+        "{report}"
+    );
+    assert!(report["device"].as_str().is_some_and(|d| d.contains("CPU")));
+
+    let r = vss_run(&["bench", "throughput", "--op", "verify", "--engine", "gpu"]).failure();
+    assert!(r.stderr.contains("GPU"), "{}", r.stderr);
+    let info = vss_run(&["engine", "info", "--format", "json"])
+        .success()
+        .json();
+    assert_eq!(info["engines"][0]["engine"], "cpu");
+    assert_eq!(info["engines"][1]["available"], false);
+}

@@ -65,6 +65,8 @@ const SUBCOMMANDS: &[(&[&str], &[&str])] = &[
         &["--messages", "--rate", "--max-uses", "--format"],
     ),
     (&["selftest"], &["--hsm", "--module", "--format"]),
+    (&["engine"], &["info"]),
+    (&["engine", "info"], &["--format"]),
     (
         &["filter"],
         &[

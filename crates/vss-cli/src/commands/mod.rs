@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod demo;
 pub mod ecdsa;
+pub mod engine;
 pub mod filter;
 pub mod hsm;
 pub mod its;

@@ -1,6 +1,7 @@
 //! `vss bench …`: the seeds' sign/verify benchmark, sustained throughput, key
 //! encapsulation, ITS signed-data verification, and the PKI.
 
+mod batch;
 mod filter;
 mod its_verify;
 mod kem;

@@ -22,6 +22,15 @@ pub enum Op {
     Verify,
 }
 
+/// The verification engines.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum EngineChoice {
+    /// All CPU cores (`--threads` of them).
+    Cpu,
+    /// A CUDA GPU.
+    Gpu,
+}
+
 /// Options of `vss bench throughput`.
 #[derive(Args)]
 pub struct ThroughputArgs {
@@ -31,6 +40,12 @@ pub struct ThroughputArgs {
     /// Curve: p224 p256 p384 bp256 bp384.
     #[arg(long, default_value = "p256")]
     curve: Curve,
+    /// Verify in batches through this engine (`--op verify` only).
+    #[arg(long, value_enum)]
+    engine: Option<EngineChoice>,
+    /// Jobs per batch with `--engine`.
+    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u32).range(1..=1 << 24))]
+    batch: u32,
     /// Worker threads [default: one per core].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     threads: Option<u32>,
@@ -58,6 +73,9 @@ impl ThroughputArgs {
             Some(n) => n,
             None => std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
         };
+        if let Some(engine) = self.engine {
+            return self.run_engine(engine, threads);
+        }
         let hash = self.curve.default_hash();
         let bench = BenchHsm::new(&self.hsm, self.curve)?;
         let verifier = bench.hsm.public_key(&bench.key)?.verifying_key()?;
@@ -140,6 +158,55 @@ impl ThroughputArgs {
                     format!("{ops_per_sec:.0}"),
                     format!("{:.0}", ops_per_sec / f64::from(threads)),
                 ]);
+                emit(&t.render())?;
+            }
+        }
+        Ok(ExitCode::SUCCESS)
+    }
+}
+
+impl ThroughputArgs {
+    /// Batches through an engine.
+    fn run_engine(&self, engine: EngineChoice, threads: u32) -> Result<ExitCode> {
+        if !matches!(self.op, Op::Verify) {
+            bail!("--engine measures --op verify only");
+        }
+        let engine: Box<dyn vss_engine::VerifyEngine> = match engine {
+            EngineChoice::Cpu => Box::new(vss_engine::CpuEngine::new(threads as usize)),
+            EngineChoice::Gpu => {
+                bail!("no GPU engine: this vss is built without the `gpu` feature")
+            }
+        };
+        let report = super::batch::measure(
+            engine.as_ref(),
+            self.curve,
+            self.batch as usize,
+            self.seconds,
+        )?;
+        match self.format {
+            Format::Json => print_json(&report)?,
+            Format::Table => {
+                let columns = [
+                    "engine",
+                    "curve",
+                    "batch",
+                    "ops_per_sec",
+                    "latency_ms_p50",
+                    "latency_ms_p99",
+                    "device",
+                ];
+                let mut t = Table::new(&columns);
+                t.row(
+                    columns
+                        .iter()
+                        .map(|c| match report[*c].as_f64() {
+                            Some(x) if !report[*c].is_u64() => format!("{x:.2}"),
+                            _ => report[*c]
+                                .as_str()
+                                .map_or_else(|| report[*c].to_string(), str::to_string),
+                        })
+                        .collect(),
+                );
                 emit(&t.render())?;
             }
         }
