@@ -33,12 +33,14 @@ struct Authority {
 
 impl Authority {
     fn new(name: &str) -> Self {
+        // Started three days ago, so an expired ticket fits inside; one start for both, so
+        // the AA's year ends with the root's.
+        let start = shifted(-72);
         let request = |profile, key: &PrivateKey, name: &str| {
             let mut r =
                 CertificateRequest::new(profile, key.public_key().clone(), asn::Duration::Years(1));
             r.name = Some(name.into());
-            // Started three days ago, so an expired ticket fits inside.
-            r.start = shifted(-72);
+            r.start = start;
             r
         };
         let root_key = PrivateKey::generate(Curve::P256).expect("key");
