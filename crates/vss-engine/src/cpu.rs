@@ -1,6 +1,7 @@
-//! The CPU engine: a batch split into one contiguous share per thread, each job verified
-//! with the library verifier (AWS-LC for P-256/P-384, OpenSSL for brainpool). A key parsed
-//! for one job is kept for the next while the signer stays the same.
+//! The CPU engine: a batch split into one contiguous share per thread. Each share is
+//! verified by the AVX-512 IFMA verifier where the CPU has it (P-256 and brainpoolP256r1,
+//! eight at a time), else with the library verifier (AWS-LC for P-256/P-384, OpenSSL for
+//! brainpool), keeping a parsed key for the next job while the signer stays the same.
 
 use vss_crypto::{PublicKey, Signature, VerifyingKey};
 
@@ -10,10 +11,50 @@ use crate::{VerifyEngine, VerifyJob};
 /// more than it saves).
 const MIN_SHARE: usize = 64;
 
+/// How each thread verifies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CpuPath {
+    /// The library verifier, one job at a time.
+    Library,
+    /// Eight jobs at a time in AVX-512 IFMA lanes (x86-64 CPUs that have it).
+    Ifma,
+}
+
+impl CpuPath {
+    /// The fastest path this CPU has.
+    pub fn best() -> CpuPath {
+        if CpuPath::Ifma.is_available() {
+            CpuPath::Ifma
+        } else {
+            CpuPath::Library
+        }
+    }
+
+    /// Whether this CPU can take the path.
+    pub fn is_available(self) -> bool {
+        match self {
+            CpuPath::Library => true,
+            #[cfg(target_arch = "x86_64")]
+            CpuPath::Ifma => crate::ifma::available(),
+            #[cfg(not(target_arch = "x86_64"))]
+            CpuPath::Ifma => false,
+        }
+    }
+
+    /// Its name (`library`, `avx512ifma`).
+    pub fn name(self) -> &'static str {
+        match self {
+            CpuPath::Library => "library",
+            CpuPath::Ifma => "avx512ifma",
+        }
+    }
+}
+
 /// Verifies on all cores (or as many threads as asked).
 #[derive(Debug, Clone)]
 pub struct CpuEngine {
     threads: usize,
+    path: CpuPath,
 }
 
 impl Default for CpuEngine {
@@ -23,21 +64,45 @@ impl Default for CpuEngine {
 }
 
 impl CpuEngine {
-    /// An engine with `threads` threads (at least one).
+    /// An engine with `threads` threads (at least one) on the fastest path of this CPU.
     pub fn new(threads: usize) -> Self {
         CpuEngine {
             threads: threads.max(1),
+            path: CpuPath::best(),
         }
+    }
+
+    /// An engine on `path`, or `None` when this CPU cannot take it.
+    pub fn with_path(threads: usize, path: CpuPath) -> Option<Self> {
+        path.is_available().then_some(CpuEngine {
+            threads: threads.max(1),
+            path,
+        })
     }
 
     /// Its number of threads.
     pub fn threads(&self) -> usize {
         self.threads
     }
+
+    /// Its path.
+    pub fn path(&self) -> CpuPath {
+        self.path
+    }
+
+    /// Verifies one thread's share.
+    fn verify_share(&self, jobs: &[VerifyJob<'_>], verdicts: &mut [bool]) {
+        match self.path {
+            #[cfg(target_arch = "x86_64")]
+            CpuPath::Ifma => crate::ifma::verify(jobs, verdicts),
+            _ => verify_with_library(jobs, verdicts),
+        }
+    }
 }
 
-/// Verifies `jobs` in order on this thread, reusing a parsed key across jobs of one signer.
-fn verify_share(jobs: &[VerifyJob<'_>], verdicts: &mut [bool]) {
+/// Verifies `jobs` in order with the library, reusing a parsed key across jobs of one
+/// signer.
+fn verify_with_library(jobs: &[VerifyJob<'_>], verdicts: &mut [bool]) {
     let mut last: Option<(&[u8], Option<VerifyingKey>)> = None;
     for (job, verdict) in jobs.iter().zip(verdicts) {
         let reuse = matches!(&last, Some((bytes, Some(k)))
@@ -61,20 +126,20 @@ impl VerifyEngine for CpuEngine {
     }
 
     fn device(&self) -> String {
-        format!("{} threads on the CPU", self.threads)
+        format!("{} threads on the CPU ({})", self.threads, self.path.name())
     }
 
     fn verify_batch(&self, jobs: &[VerifyJob<'_>]) -> Vec<bool> {
         let mut verdicts = vec![false; jobs.len()];
         let threads = self.threads.min(jobs.len().div_ceil(MIN_SHARE)).max(1);
         if threads == 1 {
-            verify_share(jobs, &mut verdicts);
+            self.verify_share(jobs, &mut verdicts);
             return verdicts;
         }
         let share = jobs.len().div_ceil(threads);
         std::thread::scope(|scope| {
             for (jobs, verdicts) in jobs.chunks(share).zip(verdicts.chunks_mut(share)) {
-                scope.spawn(move || verify_share(jobs, verdicts));
+                scope.spawn(move || self.verify_share(jobs, verdicts));
             }
         });
         verdicts

@@ -4,9 +4,11 @@
 //! engines are checked against.
 
 mod cpu;
+#[cfg(target_arch = "x86_64")]
+mod ifma;
 mod job;
 
-pub use cpu::CpuEngine;
+pub use cpu::{CpuEngine, CpuPath};
 pub use job::VerifyJob;
 
 /// A verifier of batches.
