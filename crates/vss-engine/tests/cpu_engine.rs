@@ -4,7 +4,7 @@
 //! mixed batches split over threads; verdicts come back in order.
 
 use vss_crypto::{Curve, HashAlg, PrivateKey};
-use vss_engine::{CpuEngine, VerifyEngine, VerifyJob};
+use vss_engine::{CpuEngine, CpuPath, VerifyEngine, VerifyJob};
 
 /// The group orders of P-256 and brainpoolP256r1.
 const N_P256: &str = "ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551";
@@ -155,13 +155,70 @@ fn verdicts_match_the_library_on_every_curve_and_every_kind_of_fault() {
         assert_eq!(order.len(), all.len());
         let mixed: Vec<&Case> = order.iter().map(|&i| &all[i]).collect();
         let jobs: Vec<VerifyJob<'_>> = mixed.iter().map(|c| c.job()).collect();
-        for threads in [1, 2, 3] {
-            let verdicts = CpuEngine::new(threads).verify_batch(&jobs);
+        for (path, threads) in engines() {
+            let verdicts = CpuEngine::with_path(threads, path)
+                .expect("available")
+                .verify_batch(&jobs);
             assert_eq!(verdicts.len(), jobs.len());
             for (i, (case, verdict)) in mixed.iter().zip(&verdicts).enumerate() {
-                assert_eq!(*verdict, case.valid, "{curve:?} job {i}, {threads} threads");
-                assert_eq!(*verdict, case.job().verify_one(), "{curve:?} job {i}");
+                let on = format!("{curve:?} job {i}, {path:?} on {threads} threads");
+                assert_eq!(*verdict, case.valid, "{on}");
+                assert_eq!(*verdict, case.job().verify_one(), "{on}");
             }
+        }
+    }
+}
+
+/// Every path this CPU has, on one to three threads; says which are skipped.
+fn engines() -> Vec<(CpuPath, usize)> {
+    let mut out = Vec::new();
+    for path in [CpuPath::Library, CpuPath::Ifma] {
+        if !path.is_available() {
+            eprintln!("skipped: the {} path (not on this CPU)", path.name());
+            continue;
+        }
+        out.extend([1, 2, 3].map(|threads| (path, threads)));
+    }
+    out
+}
+
+#[test]
+fn one_batch_mixes_curves_digest_lengths_and_signers() {
+    let mut all: Vec<Case> = Vec::new();
+    for curve in [Curve::P256, Curve::Bp256, Curve::P384] {
+        all.extend(cases(curve, 3, 7));
+    }
+    // A P-256 signature over a SHA-384 digest (truncated to 256 bits by ECDSA).
+    let key = PrivateKey::generate(Curve::P256).expect("key");
+    let digest = HashAlg::Sha384.digest(b"longer digest");
+    all.push(Case {
+        curve: Curve::P256,
+        key: key.public_key().to_sec1_compressed().to_vec(),
+        signature: key.sign_digest(&digest).expect("sign").to_p1363().to_vec(),
+        digest,
+        valid: true,
+    });
+    // A brainpool job carrying a P-256 key is refused.
+    let mut foreign = cases(Curve::P256, 1, 1).remove(0);
+    foreign.curve = Curve::Bp256;
+    foreign.valid = false;
+    all.push(foreign);
+    // Deal the cases out like cards, so curves alternate within every share.
+    let jobs: Vec<VerifyJob<'_>> = (0..all.len())
+        .map(|i| all[(i * 7) % all.len()].job())
+        .collect();
+    assert_ne!(all.len() % 7, 0, "7 is coprime with the number of cases");
+    for (path, threads) in engines() {
+        let engine = CpuEngine::with_path(threads, path).expect("available");
+        let verdicts = engine.verify_batch(&jobs);
+        for (i, job) in jobs.iter().enumerate() {
+            let case = &all[(i * 7) % all.len()];
+            assert_eq!(
+                verdicts[i], case.valid,
+                "job {i} ({:?}), {path:?}",
+                job.curve
+            );
+            assert_eq!(verdicts[i], job.verify_one(), "job {i}");
         }
     }
 }
@@ -170,6 +227,8 @@ fn verdicts_match_the_library_on_every_curve_and_every_kind_of_fault() {
 fn an_empty_batch_and_a_batch_of_one_are_answered() {
     let engine = CpuEngine::default();
     assert!(engine.threads() >= 1);
+    assert_eq!(engine.path(), CpuPath::best());
+    assert!(engine.device().contains(engine.path().name()));
     assert_eq!(engine.name(), "cpu");
     assert!(engine.verify_batch(&[]).is_empty());
     let one = cases(Curve::P256, 1, 1);

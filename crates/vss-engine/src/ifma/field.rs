@@ -184,17 +184,13 @@ impl Field {
     /// `a + b`, below 2m.
     #[target_feature(enable = "avx512f,avx512ifma")]
     pub(super) fn add(&self, a: &Fe, b: &Fe) -> Fe {
-        self.below_two_m(self.carry(std::array::from_fn(|i| {
-            _mm512_add_epi64(a.0[i], b.0[i])
-        })))
+        self.below_two_m(self.carry(std::array::from_fn(|i| _mm512_add_epi64(a.0[i], b.0[i]))))
     }
 
     /// `a + b` below 4m: only as the input of a product.
     #[target_feature(enable = "avx512f,avx512ifma")]
     pub(super) fn add_lazy(&self, a: &Fe, b: &Fe) -> Fe {
-        Fe(self.carry(std::array::from_fn(|i| {
-            _mm512_add_epi64(a.0[i], b.0[i])
-        })))
+        Fe(self.carry(std::array::from_fn(|i| _mm512_add_epi64(a.0[i], b.0[i]))))
     }
 
     /// `a − b`, below 2m.
@@ -227,8 +223,9 @@ impl Field {
     }
 
     /// Out of Montgomery form, fully reduced.
+    #[cfg(test)]
     #[target_feature(enable = "avx512f,avx512ifma")]
-    pub(super) fn from_mont(&self, a: &Fe) -> Fe {
+    pub(super) fn out_of_mont(&self, a: &Fe) -> Fe {
         let mut unit = [_mm512_setzero_si512(); 5];
         unit[0] = _mm512_set1_epi64(1);
         self.canonical(&self.mul(a, &Fe(unit)))

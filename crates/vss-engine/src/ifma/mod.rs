@@ -11,6 +11,8 @@
 mod field;
 mod point;
 mod scalar;
+#[cfg(test)]
+mod tests;
 mod verify;
 
 use std::collections::HashMap;
@@ -61,7 +63,8 @@ fn prepare(job: &VerifyJob<'_>, params: &CurveParams, key: &ParsedKey) -> Result
         e: scalar::to_limbs(&e),
         r: scalar::to_limbs(&r),
         s: scalar::to_limbs(&s),
-        r_plus_n: (!carry && scalar::lt(&r_plus_n, params.p())).then(|| scalar::to_limbs(&r_plus_n)),
+        r_plus_n: (!carry && scalar::lt(&r_plus_n, params.p()))
+            .then(|| scalar::to_limbs(&r_plus_n)),
     })
 }
 

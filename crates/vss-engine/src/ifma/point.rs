@@ -86,7 +86,11 @@ impl CurveField {
         let y4_4 = f.add(&y4_2, &y4_2);
         let y3 = f.sub(&f.mul(&m, &f.sub_lazy(&s4, &x3)), &f.add(&y4_4, &y4_4));
         let z3 = f.mul(&f.add_lazy(&p.y, &p.y), &p.z);
-        Jacobian { x: x3, y: y3, z: z3 }
+        Jacobian {
+            x: x3,
+            y: y3,
+            z: z3,
+        }
     }
 
     /// P + Q for a Jacobian P and an affine Q; the lanes where P = ±Q (not handled).
@@ -124,6 +128,13 @@ impl CurveField {
         let x3 = f.sub(&f.sub(&f.sqr(&r), &hhh), &f.add(&v, &v));
         let y3 = f.sub(&f.mul(&r, &f.sub_lazy(&v, &x3)), &f.mul(s1, &hhh));
         let z3 = f.mul(z1z2, &h);
-        (Jacobian { x: x3, y: y3, z: z3 }, f.is_zero(&h))
+        (
+            Jacobian {
+                x: x3,
+                y: y3,
+                z: z3,
+            },
+            f.is_zero(&h),
+        )
     }
 }

@@ -27,7 +27,11 @@ const Q_WINDOWS: usize = 257usize.div_ceil(Q_WINDOW as usize);
 /// Multiples of Q in its table: 1·Q … 8·Q.
 const Q_ENTRIES: usize = 1 << (Q_WINDOW - 1);
 /// Room for the digits of either scalar.
-const DIGITS: usize = if G_WINDOWS > Q_WINDOWS { G_WINDOWS } else { Q_WINDOWS };
+const DIGITS: usize = if G_WINDOWS > Q_WINDOWS {
+    G_WINDOWS
+} else {
+    Q_WINDOWS
+};
 
 /// A curve's constants, as plain integers, and its table of multiples of G (built on
 /// first use).
@@ -45,7 +49,11 @@ pub(super) struct CurveParams {
 impl CurveParams {
     /// The constants from the curve's hex parameters.
     fn new(p: &str, n: &str, a: &str, gx: &str, gy: &str) -> CurveParams {
-        let (p, n, a) = (scalar::from_hex(p), scalar::from_hex(n), scalar::from_hex(a));
+        let (p, n, a) = (
+            scalar::from_hex(p),
+            scalar::from_hex(n),
+            scalar::from_hex(a),
+        );
         let minus_3 = scalar::sub(&p, &[3, 0, 0, 0]).0;
         CurveParams {
             p,
@@ -132,7 +140,9 @@ pub(super) fn verify_lanes(params: &CurveParams, lanes: &[Lane]) -> Vec<GroupVer
     let f = Field::new(&params.p_modulus);
     let a = f.to_mont(&splat(&params.a));
     let curve = CurveField::new(f, a, params.a_is_minus_3);
-    let g_table = params.g_table.get_or_init(|| build_g_table(&curve, &params.g));
+    let g_table = params
+        .g_table
+        .get_or_init(|| build_g_table(&curve, &params.g));
     let context = Context {
         curve,
         n: Field::new(&params.n_modulus),
@@ -205,7 +215,10 @@ fn g_entry(context: &Context<'_>, window: usize, d: __m512i) -> (Affine, __mmask
     let zero = _mm512_setzero_si512();
     let skip = _mm512_cmpeq_epi64_mask(d, zero);
     let negative = _mm512_cmplt_epi64_mask(d, zero);
-    let index = _mm512_max_epi64(_mm512_sub_epi64(_mm512_abs_epi64(d), _mm512_set1_epi64(1)), zero);
+    let index = _mm512_max_epi64(
+        _mm512_sub_epi64(_mm512_abs_epi64(d), _mm512_set1_epi64(1)),
+        zero,
+    );
     // index · 10 = index · 8 + index · 2
     let offsets = _mm512_add_epi64(
         _mm512_add_epi64(_mm512_slli_epi64::<3>(index), _mm512_slli_epi64::<1>(index)),
@@ -340,9 +353,7 @@ fn verify_group(context: &Context<'_>, lanes: &[Lane; 8]) -> GroupVerdict {
     let x = &total.point.x;
     let mut valid = fp.eq(x, &fp.mul(&fp.to_mont(&r), &zz));
     let mut wrapped: __mmask8 = 0;
-    let r_plus_n = lanes.map(|l| {
-        l.r_plus_n.unwrap_or([0; 5])
-    });
+    let r_plus_n = lanes.map(|l| l.r_plus_n.unwrap_or([0; 5]));
     for (lane, l) in lanes.iter().enumerate() {
         if l.r_plus_n.is_some() {
             wrapped |= 1 << lane;
