@@ -1,7 +1,7 @@
 //! The AVX-512 IFMA verifier: P-256 and brainpoolP256r1 signatures checked eight at a time
 //! in 52-bit limbs. Verification touches only public data, so the arithmetic is written
-//! here (and is not constant-time). Jobs it cannot take (other curves, other digest or
-//! signature lengths) and the rare lanes where two added points met are verified by the
+//! here (and is not constant-time). Jobs it cannot take (other curves, signatures of the
+//! wrong length) and the rare lanes where two added points met are verified by the
 //! library, so every verdict equals [`VerifyJob::verify_one`]'s.
 
 // The lanes' arithmetic is safe Rust on `#[target_feature]` functions; unsafe is needed to
@@ -44,11 +44,21 @@ fn number(bytes: &[u8]) -> Option<scalar::U256> {
     <&[u8; 32]>::try_from(bytes).ok().map(scalar::from_be)
 }
 
+/// The digest as ECDSA's integer e for a 256-bit order: its leftmost 256 bits, or all of
+/// it when shorter.
+fn digest_integer(digest: &[u8]) -> scalar::U256 {
+    let mut bytes = [0u8; 32];
+    let used = digest.len().min(32);
+    bytes[32 - used..].copy_from_slice(&digest[..used]);
+    scalar::from_be(&bytes)
+}
+
 /// The lane for `job`, or its verdict when it is decided without arithmetic.
 fn prepare(job: &VerifyJob<'_>, params: &CurveParams, key: &ParsedKey) -> Result<Lane, bool> {
-    let (Some((qx, qy)), Some(e)) = (key, number(job.digest)) else {
+    let Some((qx, qy)) = key else {
         return Err(false);
     };
+    let e = digest_integer(job.digest);
     let (Some(r), Some(s)) = (number(&job.signature[..32]), number(&job.signature[32..])) else {
         return Err(false);
     };
@@ -91,7 +101,7 @@ pub(crate) fn verify(jobs: &[VerifyJob<'_>], verdicts: &mut [bool]) {
                 continue;
             }
         };
-        if job.digest.len() != 32 || job.signature.len() != 64 {
+        if job.signature.len() != 64 {
             verdicts[index] = job.verify_one();
             continue;
         }

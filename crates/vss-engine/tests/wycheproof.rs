@@ -1,0 +1,133 @@
+//! Project Wycheproof's ECDSA P1363 vectors (pinned under `tests/vectors/wycheproof/`),
+//! verified in one batch per file by the CPU engine on every path this CPU has. Edge cases
+//! of r, s, the key and the digest that a hand-written verifier gets wrong are all there.
+
+use serde::Deserialize;
+use vss_crypto::{Curve, HashAlg};
+use vss_engine::{CpuEngine, CpuPath, VerifyEngine, VerifyJob};
+
+#[derive(Deserialize)]
+struct File {
+    #[serde(rename = "testGroups")]
+    groups: Vec<Group>,
+}
+
+#[derive(Deserialize)]
+struct Group {
+    #[serde(rename = "publicKey")]
+    key: Key,
+    tests: Vec<Test>,
+}
+
+#[derive(Deserialize)]
+struct Key {
+    uncompressed: String,
+}
+
+#[derive(Deserialize)]
+struct Test {
+    #[serde(rename = "tcId")]
+    id: u32,
+    msg: String,
+    sig: String,
+    result: String,
+}
+
+/// One vector, owned.
+struct Vector {
+    id: u32,
+    key: Vec<u8>,
+    digest: Vec<u8>,
+    signature: Vec<u8>,
+    valid: bool,
+}
+
+fn load(name: &str, hash: HashAlg) -> Vec<Vector> {
+    let path = format!(
+        "{}/../../tests/vectors/wycheproof/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let file: File = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut out = Vec::new();
+    for group in file.groups {
+        let key = hex::decode(&group.key.uncompressed).expect("hex key");
+        for test in group.tests {
+            assert!(
+                test.result == "valid" || test.result == "invalid",
+                "{name} #{}: result {:?} is not handled",
+                test.id,
+                test.result
+            );
+            out.push(Vector {
+                id: test.id,
+                key: key.clone(),
+                digest: hash.digest(&hex::decode(&test.msg).expect("hex msg")),
+                signature: hex::decode(&test.sig).expect("hex sig"),
+                valid: test.result == "valid",
+            });
+        }
+    }
+    out
+}
+
+#[test]
+fn every_p1363_vector_gets_wycheproofs_verdict_in_a_batch() {
+    let files = [
+        (
+            "ecdsa_secp256r1_sha256_p1363_test.json",
+            Curve::P256,
+            HashAlg::Sha256,
+        ),
+        (
+            "ecdsa_secp256r1_sha512_p1363_test.json",
+            Curve::P256,
+            HashAlg::Sha512,
+        ),
+        (
+            "ecdsa_brainpoolP256r1_sha256_p1363_test.json",
+            Curve::Bp256,
+            HashAlg::Sha256,
+        ),
+        (
+            "ecdsa_secp384r1_sha384_p1363_test.json",
+            Curve::P384,
+            HashAlg::Sha384,
+        ),
+        (
+            "ecdsa_brainpoolP384r1_sha384_p1363_test.json",
+            Curve::Bp384,
+            HashAlg::Sha384,
+        ),
+    ];
+    for (name, curve, hash) in files {
+        let vectors = load(name, hash);
+        assert!(vectors.len() > 200, "{name}: {} vectors", vectors.len());
+        let jobs: Vec<VerifyJob<'_>> = vectors
+            .iter()
+            .map(|v| VerifyJob {
+                curve,
+                public_key: &v.key,
+                digest: &v.digest,
+                signature: &v.signature,
+            })
+            .collect();
+        for path in [CpuPath::Library, CpuPath::Ifma] {
+            let Some(engine) = CpuEngine::with_path(2, path) else {
+                eprintln!("skipped: the {} path (not on this CPU)", path.name());
+                continue;
+            };
+            let verdicts = engine.verify_batch(&jobs);
+            let wrong: Vec<u32> = vectors
+                .iter()
+                .zip(&verdicts)
+                .filter(|(v, verdict)| v.valid != **verdict)
+                .map(|(v, _)| v.id)
+                .collect();
+            assert!(
+                wrong.is_empty(),
+                "{name} on {path:?}: wrong verdicts for {wrong:?}"
+            );
+        }
+    }
+}
