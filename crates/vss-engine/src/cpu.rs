@@ -3,6 +3,8 @@
 //! eight at a time), else with the library verifier (AWS-LC for P-256/P-384, OpenSSL for
 //! brainpool), keeping a parsed key for the next job while the signer stays the same.
 
+use std::sync::Arc;
+
 use vss_crypto::{PublicKey, Signature, VerifyingKey};
 
 use crate::{VerifyEngine, VerifyJob};
@@ -50,11 +52,12 @@ impl CpuPath {
     }
 }
 
-/// Verifies on all cores (or as many threads as asked).
+/// Verifies on all cores (or as many threads as asked), on a pool of its own.
 #[derive(Debug, Clone)]
 pub struct CpuEngine {
     threads: usize,
     path: CpuPath,
+    pool: Option<Arc<rayon::ThreadPool>>,
 }
 
 impl Default for CpuEngine {
@@ -66,18 +69,32 @@ impl Default for CpuEngine {
 impl CpuEngine {
     /// An engine with `threads` threads (at least one) on the fastest path of this CPU.
     pub fn new(threads: usize) -> Self {
-        CpuEngine {
-            threads: threads.max(1),
-            path: CpuPath::best(),
-        }
+        CpuEngine::on(threads, CpuPath::best())
     }
 
     /// An engine on `path`, or `None` when this CPU cannot take it.
     pub fn with_path(threads: usize, path: CpuPath) -> Option<Self> {
-        path.is_available().then_some(CpuEngine {
-            threads: threads.max(1),
+        path.is_available().then(|| CpuEngine::on(threads, path))
+    }
+
+    /// The engine, with a pool of `threads` workers when there is more than one (without a
+    /// pool, when the system refuses threads, batches run on the caller's thread).
+    fn on(threads: usize, path: CpuPath) -> Self {
+        let threads = threads.max(1);
+        let pool = (threads > 1)
+            .then(|| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .thread_name(|i| format!("vss-verify-{i}"))
+                    .build()
+                    .ok()
+            })
+            .flatten();
+        CpuEngine {
+            threads: if pool.is_some() { threads } else { 1 },
             path,
-        })
+            pool: pool.map(Arc::new),
+        }
     }
 
     /// Its number of threads.
@@ -132,14 +149,15 @@ impl VerifyEngine for CpuEngine {
     fn verify_batch(&self, jobs: &[VerifyJob<'_>]) -> Vec<bool> {
         let mut verdicts = vec![false; jobs.len()];
         let threads = self.threads.min(jobs.len().div_ceil(MIN_SHARE)).max(1);
-        if threads == 1 {
+        let Some(pool) = self.pool.as_ref().filter(|_| threads > 1) else {
             self.verify_share(jobs, &mut verdicts);
             return verdicts;
-        }
-        let share = jobs.len().div_ceil(threads);
-        std::thread::scope(|scope| {
+        };
+        // Whole groups of eight lanes per share.
+        let share = jobs.len().div_ceil(threads).next_multiple_of(8);
+        pool.scope(|scope| {
             for (jobs, verdicts) in jobs.chunks(share).zip(verdicts.chunks_mut(share)) {
-                scope.spawn(move || self.verify_share(jobs, verdicts));
+                scope.spawn(move |_| self.verify_share(jobs, verdicts));
             }
         });
         verdicts
