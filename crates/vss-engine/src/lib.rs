@@ -4,12 +4,18 @@
 //! engines are checked against.
 
 mod cpu;
+#[cfg(feature = "gpu")]
+mod gpu;
 #[cfg(target_arch = "x86_64")]
 mod ifma;
 mod job;
+pub mod kernel;
 
 pub use cpu::{CpuEngine, CpuPath};
+#[cfg(feature = "gpu")]
+pub use gpu::{GpuEngine, GpuError};
 pub use job::VerifyJob;
+pub use kernel::HostKernelEngine;
 
 /// A verifier of batches.
 pub trait VerifyEngine: Send + Sync {

@@ -1,0 +1,28 @@
+/*
+ * The batch kernel: one thread per job (a grid-stride loop), verdict 1 or 0 per job.
+ * NVRTC receives ecdsa_verify.cuh followed by this file; the host compiler includes it from
+ * host.cpp, where the same loop with index 0 and stride 1 verifies a whole batch.
+ */
+#ifndef VSS_ECDSA_VERIFY_CUH
+#include "ecdsa_verify.cuh"
+#endif
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define VSS_FIRST_JOB (blockIdx.x * blockDim.x + threadIdx.x)
+#define VSS_JOB_STRIDE (gridDim.x * blockDim.x)
+#else
+#define VSS_FIRST_JOB 0u
+#define VSS_JOB_STRIDE 1u
+#endif
+
+/*
+ * curve: the curve's constants; table: VSS_G_TABLE_LEN multiples of G; in: count jobs laid
+ * out as vss_verify_job reads them; verdicts: count bytes.
+ */
+VSS_KERNEL void vss_ecdsa_verify_batch(const vss_curve *curve, const vss_affine *table,
+                                       const vss_u32 *in, unsigned char *verdicts,
+                                       vss_u32 count) {
+    for (vss_u32 i = VSS_FIRST_JOB; i < count; i += VSS_JOB_STRIDE) {
+        verdicts[i] = (unsigned char)vss_verify_job(curve, table, in, count, i);
+    }
+}
