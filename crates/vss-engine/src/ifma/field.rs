@@ -209,6 +209,25 @@ impl Field {
         })))
     }
 
+    /// `a / 2`, for `a < 2m`: below 1.5m.
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    pub(super) fn half(&self, a: &Fe) -> Fe {
+        let one = _mm512_set1_epi64(1);
+        let odd = _mm512_test_epi64_mask(a.0[0], one);
+        let even = self.carry(std::array::from_fn(|i| {
+            _mm512_mask_add_epi64(a.0[i], odd, a.0[i], self.m[i])
+        }));
+        Fe(std::array::from_fn(|i| {
+            let down = _mm512_srli_epi64::<1>(even[i]);
+            if i == 4 {
+                down
+            } else {
+                let low_bit = _mm512_and_si512(even[i + 1], one);
+                _mm512_or_si512(down, _mm512_slli_epi64::<51>(low_bit))
+            }
+        }))
+    }
+
     /// `−a`, below 2m.
     #[target_feature(enable = "avx512f,avx512ifma")]
     pub(super) fn neg(&self, a: &Fe) -> Fe {
@@ -248,10 +267,16 @@ impl Field {
         (0..5).fold(0xff, |acc, i| acc & _mm512_cmpeq_epi64_mask(a.0[i], b.0[i]))
     }
 
-    /// The lanes where `a ≡ 0 (mod m)`, for `a < 2m`.
+    /// The lanes where `a ≡ 0 (mod m)`, for `a < 2m`: a is 0 or m.
     #[target_feature(enable = "avx512f,avx512ifma")]
     pub(super) fn is_zero(&self, a: &Fe) -> __mmask8 {
-        self.eq(a, &Fe([_mm512_setzero_si512(); 5]))
+        let zero = _mm512_setzero_si512();
+        let (mut is_0, mut is_m) = (0xff, 0xff);
+        for i in 0..5 {
+            is_0 &= _mm512_cmpeq_epi64_mask(a.0[i], zero);
+            is_m &= _mm512_cmpeq_epi64_mask(a.0[i], self.m[i]);
+        }
+        is_0 | is_m
     }
 
     /// `a⁻¹` in Montgomery form (0 for 0), by Fermat: `a^(m−2)` with 4-bit windows.

@@ -66,26 +66,23 @@ impl CurveField {
     pub(super) fn double(&self, p: &Jacobian) -> Jacobian {
         let f = &self.f;
         let zz = f.sqr(&p.z);
-        let yy = f.sqr(&p.y);
         let m = if self.a_is_minus_3 {
             // 3(X − Z²)(X + Z²)
             let m = f.mul(&f.sub_lazy(&p.x, &zz), &f.add_lazy(&p.x, &zz));
-            f.add(&f.add(&m, &m), &m)
+            f.add_lazy(&f.add(&m, &m), &m)
         } else {
             // 3X² + aZ⁴
             let xx = f.sqr(&p.x);
             let a_z4 = f.mul(&self.a, &f.sqr(&zz));
-            f.add(&f.add(&f.add(&xx, &xx), &xx), &a_z4)
+            f.add_lazy(&f.add(&f.add(&xx, &xx), &xx), &a_z4)
         };
-        let s = f.mul(&p.x, &yy);
-        let s2 = f.add(&s, &s);
-        let s4 = f.add(&s2, &s2);
-        let x3 = f.sub(&f.sqr(&m), &f.add(&s4, &s4));
-        let y4 = f.sqr(&yy);
-        let y4_2 = f.add(&y4, &y4);
-        let y4_4 = f.add(&y4_2, &y4_2);
-        let y3 = f.sub(&f.mul(&m, &f.sub_lazy(&s4, &x3)), &f.add(&y4_4, &y4_4));
-        let z3 = f.mul(&f.add_lazy(&p.y, &p.y), &p.z);
+        let y2 = f.add_lazy(&p.y, &p.y);
+        let y2y2 = f.sqr(&y2); // 4Y²
+        let s = f.mul(&p.x, &y2y2); // 4XY²
+        let x3 = f.sub(&f.sqr(&m), &f.add(&s, &s));
+        let y8 = f.half(&f.sqr(&y2y2)); // 8Y⁴
+        let y3 = f.sub(&f.mul(&m, &f.sub_lazy(&s, &x3)), &y8);
+        let z3 = f.mul(&y2, &p.z);
         Jacobian {
             x: x3,
             y: y3,
@@ -121,7 +118,7 @@ impl CurveField {
     fn finish_add(&self, u1: &Fe, s1: &Fe, u2: &Fe, s2: &Fe, z1z2: &Fe) -> (Jacobian, __mmask8) {
         let f = &self.f;
         let h = f.sub(u2, u1);
-        let r = f.sub(s2, s1);
+        let r = f.sub_lazy(s2, s1); // only ever multiplied
         let hh = f.sqr(&h);
         let hhh = f.mul(&h, &hh);
         let v = f.mul(u1, &hh);

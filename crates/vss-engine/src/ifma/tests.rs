@@ -78,6 +78,8 @@ fn check_field(m: &U256) {
         // A lazy sum or difference (below 4m) is a valid input of a product.
         let lazy = out(field.mul(&field.add_lazy(&fa, &fb), &field.sub_lazy(&fa, &fb)));
         let inverse = out(field.mul(&field.invert(&fa), &fa));
+        let half = field.half(&fa);
+        let twice_half = out(field.add(&half, &half));
         for lane in 0..8 {
             let (x, y) = (&a[lane], &b[lane]);
             assert_eq!(product[lane], mul_mod(x, y, m), "a·b");
@@ -93,6 +95,7 @@ fn check_field(m: &U256) {
                 [1, 0, 0, 0]
             };
             assert_eq!(inverse[lane], expected_inverse, "a·a⁻¹");
+            assert_eq!(twice_half[lane], *x, "a/2 + a/2");
         }
         let equal = field.eq(&field.add(&fa, &field.neg(&fb)), &field.sub(&fa, &fb));
         assert_eq!(equal, 0xff, "a + (−b) = a − b");
