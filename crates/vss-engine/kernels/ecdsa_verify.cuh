@@ -1,8 +1,9 @@
 /*
  * ECDSA verification arithmetic for 256-bit prime curves (P-256, brainpoolP256r1), written
  * once for two compilers: NVRTC builds it for the GPU (the engine's kernel), the host C++
- * compiler builds it for the tests and for the tables the GPU needs. VSS_FN marks what both
- * build; nothing here uses a library or a header.
+ * compiler builds it for the tests and for the tables the GPU needs. The VSS_ qualifier
+ * macros below stand for __device__ and its variants, or for static inline on the host;
+ * nothing here uses a library or a header.
  *
  * Numbers are eight 32-bit limbs, least significant first. Field and scalar arithmetic is
  * Montgomery (R = 2^256) over the modulus of a vss_mont; points are Jacobian (x = X/Z^2,
@@ -12,13 +13,20 @@
 #ifndef VSS_ECDSA_VERIFY_CUH
 #define VSS_ECDSA_VERIFY_CUH
 
+/*
+ * VSS_INLINE: small helpers, always inlined. VSS_FN: left to the compiler (the field
+ * operations, which the point formulas inline). VSS_CALL: kept as calls on the GPU (the
+ * point formulas and what loops over them), so the kernel's code stays small.
+ */
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
-#define VSS_FN __device__
 #define VSS_INLINE __device__ __forceinline__
+#define VSS_FN __device__
+#define VSS_CALL __device__ __noinline__
 #define VSS_KERNEL extern "C" __global__
 #else
-#define VSS_FN static inline
 #define VSS_INLINE static inline
+#define VSS_FN static inline
+#define VSS_CALL static inline
 #define VSS_KERNEL extern "C"
 #endif
 
@@ -169,7 +177,7 @@ VSS_FN void vss_mont_mul(const vss_mont *m, vss_u32 *r, const vss_u32 *a, const 
 }
 
 /* r = a^e in Montgomery form (a in Montgomery form), 4-bit fixed windows. */
-VSS_FN void vss_mont_pow(const vss_mont *m, vss_u32 *r, const vss_u32 *a, const vss_u32 *e) {
+VSS_CALL void vss_mont_pow(const vss_mont *m, vss_u32 *r, const vss_u32 *a, const vss_u32 *e) {
     vss_u32 table[16][VSS_LIMBS];
     vss_copy(table[0], m->one);
     vss_copy(table[1], a);
@@ -207,7 +215,7 @@ VSS_INLINE void vss_from_affine(const vss_curve *c, vss_jacobian *r, const vss_a
 }
 
 /* Whether y^2 = x^3 + ax + b. */
-VSS_FN int vss_on_curve(const vss_curve *c, const vss_affine *q) {
+VSS_CALL int vss_on_curve(const vss_curve *c, const vss_affine *q) {
     const vss_mont *f = &c->p;
     vss_u32 lhs[VSS_LIMBS], rhs[VSS_LIMBS];
     vss_mont_mul(f, lhs, q->y, q->y);
@@ -219,7 +227,7 @@ VSS_FN int vss_on_curve(const vss_curve *c, const vss_affine *q) {
 }
 
 /* r = 2p (dbl-1998-cmo-2); r may alias p. */
-VSS_FN void vss_point_double(const vss_curve *c, vss_jacobian *r, const vss_jacobian *p) {
+VSS_CALL void vss_point_double(const vss_curve *c, vss_jacobian *r, const vss_jacobian *p) {
     const vss_mont *f = &c->p;
     if (vss_is_zero(p->z)) {
         *r = *p;
@@ -284,7 +292,7 @@ VSS_FN void vss_add_tail(const vss_mont *f, vss_jacobian *r, const vss_u32 *u1,
 }
 
 /* r = p + q (add-1998-cmo-2), any of them the point at infinity or equal; r may alias. */
-VSS_FN void vss_point_add(const vss_curve *c, vss_jacobian *r, const vss_jacobian *p,
+VSS_CALL void vss_point_add(const vss_curve *c, vss_jacobian *r, const vss_jacobian *p,
                           const vss_jacobian *q) {
     const vss_mont *f = &c->p;
     if (vss_is_zero(p->z)) {
@@ -319,7 +327,7 @@ VSS_FN void vss_point_add(const vss_curve *c, vss_jacobian *r, const vss_jacobia
 }
 
 /* r = p + q with q affine (madd): p may be the point at infinity or equal to q. */
-VSS_FN void vss_point_add_mixed(const vss_curve *c, vss_jacobian *r, const vss_jacobian *p,
+VSS_CALL void vss_point_add_mixed(const vss_curve *c, vss_jacobian *r, const vss_jacobian *p,
                                 const vss_affine *q) {
     const vss_mont *f = &c->p;
     if (vss_is_zero(p->z)) {
@@ -347,7 +355,7 @@ VSS_FN void vss_point_add_mixed(const vss_curve *c, vss_jacobian *r, const vss_j
 }
 
 /* r = k q, 4-bit fixed windows over 1q..15q (any k below 2^256). */
-VSS_FN void vss_point_mul(const vss_curve *c, vss_jacobian *r, const vss_u32 *k,
+VSS_CALL void vss_point_mul(const vss_curve *c, vss_jacobian *r, const vss_u32 *k,
                           const vss_affine *q) {
     vss_jacobian table[VSS_Q_TABLE_LEN];
     vss_from_affine(c, &table[0], q);
@@ -367,7 +375,7 @@ VSS_FN void vss_point_mul(const vss_curve *c, vss_jacobian *r, const vss_u32 *k,
  * r = acc + k G with the table of d 2^(8w) G (row w, digit d at w * 255 + d - 1): one mixed
  * addition per nonzero byte of k.
  */
-VSS_FN void vss_point_add_mul_g(const vss_curve *c, vss_jacobian *r, const vss_jacobian *acc,
+VSS_CALL void vss_point_add_mul_g(const vss_curve *c, vss_jacobian *r, const vss_jacobian *acc,
                                 const vss_u32 *k, const vss_affine *table) {
     vss_jacobian sum = *acc;
     for (int w = 0; w < VSS_G_WINDOWS; w++) {
@@ -387,7 +395,7 @@ VSS_FN void vss_point_add_mul_g(const vss_curve *c, vss_jacobian *r, const vss_j
  * Montgomery), e the digest's leftmost 256 bits (any value below 2^256). Checks again what
  * the host checked (1 <= r, s < n; Q on the curve), so no input reads out of a verdict.
  */
-VSS_FN int vss_verify(const vss_curve *c, const vss_affine *table, const vss_u32 *qx,
+VSS_CALL int vss_verify(const vss_curve *c, const vss_affine *table, const vss_u32 *qx,
                       const vss_u32 *qy, const vss_u32 *e, const vss_u32 *r, const vss_u32 *s) {
     const vss_mont *fp = &c->p;
     const vss_mont *fn = &c->n;
@@ -433,7 +441,7 @@ VSS_FN int vss_verify(const vss_curve *c, const vss_affine *table, const vss_u32
  * Job i of a batch of count: field f (Qx, Qy, e, r, s) limb k at in[(f * 8 + k) * count + i],
  * so that neighbouring threads read neighbouring words.
  */
-VSS_FN int vss_verify_job(const vss_curve *c, const vss_affine *table, const vss_u32 *in,
+VSS_CALL int vss_verify_job(const vss_curve *c, const vss_affine *table, const vss_u32 *in,
                           vss_u32 count, vss_u32 i) {
     vss_u32 v[VSS_JOB_FIELDS][VSS_LIMBS];
     for (int f = 0; f < VSS_JOB_FIELDS; f++) {

@@ -95,9 +95,24 @@ mod ffi {
     extern "C" {
         pub(super) fn vss_host_curve(id: c_int, out: *mut CurveParams) -> c_int;
         pub(super) fn vss_host_g_table(c: *const CurveParams, out: *mut AffinePoint);
-        pub(super) fn vss_host_mont_mul(m: *const Modulus, r: *mut u32, a: *const u32, b: *const u32);
-        pub(super) fn vss_host_mod_add(m: *const Modulus, r: *mut u32, a: *const u32, b: *const u32);
-        pub(super) fn vss_host_mod_sub(m: *const Modulus, r: *mut u32, a: *const u32, b: *const u32);
+        pub(super) fn vss_host_mont_mul(
+            m: *const Modulus,
+            r: *mut u32,
+            a: *const u32,
+            b: *const u32,
+        );
+        pub(super) fn vss_host_mod_add(
+            m: *const Modulus,
+            r: *mut u32,
+            a: *const u32,
+            b: *const u32,
+        );
+        pub(super) fn vss_host_mod_sub(
+            m: *const Modulus,
+            r: *mut u32,
+            a: *const u32,
+            b: *const u32,
+        );
         pub(super) fn vss_host_mont_inv(m: *const Modulus, r: *mut u32, a: *const u32);
         pub(super) fn vss_host_on_curve(c: *const CurveParams, q: *const AffinePoint) -> c_int;
         pub(super) fn vss_host_point_double(
@@ -335,13 +350,7 @@ impl KernelCurve {
         // side knows (`KERNEL_CURVES` has two entries), so it fills every field.
         let known = unsafe { ffi::vss_host_curve(id as c_int, &mut params) };
         assert_eq!(known, 1, "the C side knows curve {id}");
-        let mut table = vec![
-            AffinePoint {
-                x: zero,
-                y: zero
-            };
-            G_TABLE_LEN
-        ];
+        let mut table = vec![AffinePoint { x: zero, y: zero }; G_TABLE_LEN];
         // SAFETY: `table` holds the `G_TABLE_LEN` points that the C side writes.
         unsafe { ffi::vss_host_g_table(&params, table.as_mut_ptr()) };
         KernelCurve {
@@ -518,9 +527,12 @@ pub(crate) struct Staged {
     pub(crate) groups: Vec<Group>,
 }
 
+/// A point's plain affine coordinates.
+type Coordinates = (Limbs, Limbs);
+
 /// The key's plain coordinates, parsed (and decompressed) by vss-crypto; `None` when it is
 /// not a point of the curve.
-fn parse_key(curve: Curve, bytes: &[u8]) -> Option<(Limbs, Limbs)> {
+fn parse_key(curve: Curve, bytes: &[u8]) -> Option<Coordinates> {
     let key = PublicKey::from_sec1(curve, bytes).ok()?;
     Some((limbs_from_be(key.x())?, limbs_from_be(key.y())?))
 }
@@ -531,7 +543,7 @@ impl Staged {
     pub(crate) fn new(jobs: &[VerifyJob<'_>]) -> Staged {
         let mut verdicts = vec![false; jobs.len()];
         let mut rows: [Vec<(usize, [Limbs; 5])>; 2] = [Vec::new(), Vec::new()];
-        let mut keys: HashMap<(Curve, &[u8]), Option<(Limbs, Limbs)>> = HashMap::new();
+        let mut keys: HashMap<(Curve, &[u8]), Option<Coordinates>> = HashMap::new();
         for (i, job) in jobs.iter().enumerate() {
             let kernel = KERNEL_CURVES
                 .iter()
