@@ -27,11 +27,7 @@ impl EngineCommand {
         let cpu = CpuEngine::default();
         let engines = [
             json!({"engine": cpu.name(), "available": true, "device": cpu.device()}),
-            json!({
-                "engine": "gpu",
-                "available": false,
-                "device": "none: this vss is built without the `gpu` feature",
-            }),
+            gpu_info(),
         ];
         match format {
             Format::Json => print_json(&json!({ "engines": engines }))?,
@@ -49,4 +45,23 @@ impl EngineCommand {
         }
         Ok(ExitCode::SUCCESS)
     }
+}
+
+/// The GPU engine's line: its device, or why there is none.
+#[cfg(feature = "gpu")]
+fn gpu_info() -> serde_json::Value {
+    match vss_engine::GpuEngine::new() {
+        Ok(gpu) => json!({"engine": gpu.name(), "available": true, "device": gpu.device()}),
+        Err(e) => json!({"engine": "gpu", "available": false, "device": format!("none: {e}")}),
+    }
+}
+
+/// The GPU engine's line: not built.
+#[cfg(not(feature = "gpu"))]
+fn gpu_info() -> serde_json::Value {
+    json!({
+        "engine": "gpu",
+        "available": false,
+        "device": "none: this vss is built without the `gpu` feature",
+    })
 }

@@ -173,9 +173,7 @@ impl ThroughputArgs {
         }
         let engine: Box<dyn vss_engine::VerifyEngine> = match engine {
             EngineChoice::Cpu => Box::new(vss_engine::CpuEngine::new(threads as usize)),
-            EngineChoice::Gpu => {
-                bail!("no GPU engine: this vss is built without the `gpu` feature")
-            }
+            EngineChoice::Gpu => gpu_engine()?,
         };
         let report = super::batch::measure(
             engine.as_ref(),
@@ -212,6 +210,21 @@ impl ThroughputArgs {
         }
         Ok(ExitCode::SUCCESS)
     }
+}
+
+/// The GPU engine, or the one-line reason there is none.
+#[cfg(feature = "gpu")]
+fn gpu_engine() -> Result<Box<dyn vss_engine::VerifyEngine>> {
+    match vss_engine::GpuEngine::new() {
+        Ok(gpu) => Ok(Box::new(gpu)),
+        Err(e) => bail!("no GPU device: {e}"),
+    }
+}
+
+/// Without the `gpu` feature there is no GPU engine.
+#[cfg(not(feature = "gpu"))]
+fn gpu_engine() -> Result<Box<dyn vss_engine::VerifyEngine>> {
+    bail!("no GPU engine: this vss is built without the `gpu` feature")
 }
 
 /// One worker thread's view of the shared benchmark state.
