@@ -112,7 +112,15 @@ impl GpuEngine {
         }
         let context = CudaContext::new(0)?;
         let ptx = Self::compile(context.compute_capability()?)?;
-        let module = context.load_module(ptx)?;
+        let module = context.load_module(ptx).map_err(|e| {
+            if e.0 == cudarc::driver::sys::CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION {
+                GpuError::Driver(format!(
+                    "{e}: the NVRTC found is newer than the driver, whose JIT cannot read its PTX"
+                ))
+            } else {
+                GpuError::from(e)
+            }
+        })?;
         let function = module.load_function(KERNEL_NAME)?;
         let stream = context.default_stream();
         let mut curves = Vec::new();
