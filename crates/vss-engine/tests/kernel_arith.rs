@@ -14,6 +14,10 @@ use vss_engine::kernel::{
 };
 use vss_engine::{HostKernelEngine, VerifyEngine, VerifyJob};
 
+mod common;
+
+use common::{constructed, mixed_batch, valid_cases, Case};
+
 const CURVES: [(Curve, Nid); 2] = [
     (Curve::P256, Nid::X9_62_PRIME256V1),
     (Curve::Bp256, Nid::BRAINPOOL_P256R1),
@@ -54,11 +58,7 @@ impl Setup {
 
     /// k·G by OpenSSL.
     fn mul_g(&mut self, k: &BigNumRef) -> EcPoint {
-        let mut point = EcPoint::new(&self.group).expect("point");
-        point
-            .mul_generator2(&self.group, k, &mut self.ctx)
-            .expect("mul");
-        point
+        common::generator_mul(&self.group, k, &mut self.ctx)
     }
 
     /// The plain affine coordinates of an OpenSSL point; `None` for the point at infinity.
@@ -99,15 +99,11 @@ impl Setup {
     }
 
     fn add(&mut self, a: &EcPointRef, b: &EcPointRef) -> EcPoint {
-        let mut sum = EcPoint::new(&self.group).expect("point");
-        sum.add(&self.group, a, b, &mut self.ctx).expect("add");
-        sum
+        common::point_add(&self.group, a, b, &mut self.ctx)
     }
 
     fn negate(&mut self, a: &EcPointRef) -> EcPoint {
-        let mut minus = a.to_owned(&self.group).expect("copy");
-        minus.invert2(&self.group, &mut self.ctx).expect("invert");
-        minus
+        common::point_negate(&self.group, a, &mut self.ctx)
     }
 }
 
@@ -441,207 +437,11 @@ fn point_arithmetic_matches_openssl() {
     }
 }
 
-/// Owned bytes of one job, and whether it must verify.
-struct Case {
-    curve: Curve,
-    key: Vec<u8>,
-    digest: Vec<u8>,
-    signature: Vec<u8>,
-    valid: bool,
-}
-
-impl Case {
-    fn job(&self) -> VerifyJob<'_> {
-        VerifyJob {
-            curve: self.curve,
-            public_key: &self.key,
-            digest: &self.digest,
-            signature: &self.signature,
-        }
-    }
-}
-
-/// Valid signatures of `per_signer` digests by each of `signers` keys, keys alternately
-/// compressed and uncompressed, digests of several lengths.
-fn valid_cases(curve: Curve, signers: usize, per_signer: usize) -> Vec<Case> {
-    let mut out = Vec::new();
-    for k in 0..signers {
-        let key = PrivateKey::generate(curve).expect("key");
-        for i in 0..per_signer {
-            let message = format!("message {k}/{i}");
-            let digest = match i % 4 {
-                0 => vss_crypto::HashAlg::Sha384.digest(message.as_bytes()),
-                1 => message.as_bytes()[..20.min(message.len())].to_vec(),
-                _ => curve.default_hash().digest(message.as_bytes()),
-            };
-            let signature = key.sign_digest(&digest).expect("sign").to_p1363().to_vec();
-            let public = if i % 2 == 0 {
-                key.public_key().to_sec1_uncompressed().to_vec()
-            } else {
-                key.public_key().to_sec1_compressed().to_vec()
-            };
-            out.push(Case {
-                curve,
-                key: public,
-                digest,
-                signature,
-                valid: true,
-            });
-        }
-    }
-    out
-}
-
-/// Every kind of invalid job made from the valid `case` (and another signer's key).
-fn broken(case: &Case, other_key: &[u8], n: &[u8]) -> Vec<Case> {
-    let len = case.signature.len() / 2;
-    let with = |key: &[u8], digest: &[u8], signature: Vec<u8>| Case {
-        curve: case.curve,
-        key: key.to_vec(),
-        digest: digest.to_vec(),
-        signature,
-        valid: false,
-    };
-    let (r, s) = case.signature.split_at(len);
-    let mut flipped_r = case.signature.clone();
-    flipped_r[3] ^= 0x10;
-    let mut flipped_s = case.signature.clone();
-    flipped_s[len + 5] ^= 0x01;
-    let mut digest = case.digest.clone();
-    digest[0] ^= 0x80;
-    let mut off_curve = PrivateKey::generate(case.curve)
-        .expect("key")
-        .public_key()
-        .to_sec1_uncompressed()
-        .to_vec();
-    let last = off_curve.len() - 1;
-    off_curve[last] ^= 0x01;
-    let zero = vec![0u8; len];
-    let ones = vec![0xffu8; len];
-    let mut n_plus_1 = n.to_vec();
-    n_plus_1[len - 1] += 1;
-    let mut out = vec![
-        with(&case.key, &case.digest, flipped_r),
-        with(&case.key, &case.digest, flipped_s),
-        with(&case.key, &digest, case.signature.clone()),
-        with(other_key, &case.digest, case.signature.clone()),
-        with(&off_curve, &case.digest, case.signature.clone()),
-        with(
-            &case.key[..case.key.len() - 1],
-            &case.digest,
-            case.signature.clone(),
-        ),
-        with(&case.key, &case.digest, case.signature[1..].to_vec()),
-        with(&[], &case.digest, case.signature.clone()),
-    ];
-    for bad in [&zero, &ones, &n.to_vec(), &n_plus_1] {
-        out.push(with(&case.key, &case.digest, [bad, s].concat()));
-        out.push(with(&case.key, &case.digest, [r, bad.as_slice()].concat()));
-    }
-    out
-}
-
-/// Signatures built from scalars on purpose, so that the verifier's sum u1·G + u2·Q is the
-/// point at infinity, is reached by doubling (the last G addition meets an equal point), or
-/// has an x coordinate of n or more (the r + n branch).
-fn constructed(s: &mut Setup, curve: Curve) -> Vec<Case> {
-    let n = copy(&s.n);
-    let mut out = Vec::new();
-    let mut case = |s: &mut Setup,
-                    q: &EcPointRef,
-                    e: &BigNumRef,
-                    r: &BigNumRef,
-                    sig_s: &BigNumRef,
-                    valid: bool| {
-        let key = q
-            .to_bytes(
-                &s.group,
-                openssl::ec::PointConversionForm::UNCOMPRESSED,
-                &mut s.ctx,
-            )
-            .expect("bytes");
-        out.push(Case {
-            curve,
-            key,
-            digest: pad32(e),
-            signature: [pad32(r), pad32(sig_s)].concat(),
-            valid,
-        });
-    };
-    for round in 0..6 {
-        let d = s.random_below(&n);
-        let q = s.mul_g(&d);
-        // e = -r d: u1 G + u2 Q = (e + r d)/s G = O.
-        let r = s.random_below(&n);
-        let sig_s = s.random_below(&n);
-        let rd = mod_mul(&r, &d, &n, &mut s.ctx);
-        let e = mod_sub(&bn(0), &rd, &n, &mut s.ctx);
-        case(s, &q, &e, &r, &sig_s, false);
-
-        // u1 = 5, u2 Q = 5 G: the last G addition doubles; valid with r = x(10 G).
-        let ten_g = s.mul_g(&bn(10));
-        let (x, _) = s.coordinates(&ten_g).expect("10 G");
-        let mut r = bn(0);
-        r.nnmod(&big(&x), &n, &mut s.ctx).expect("mod");
-        let inv5 = mod_inv(&bn(5), &n, &mut s.ctx);
-        let sig_s = mod_mul(&mod_mul(&r, &d, &n, &mut s.ctx), &inv5, &n, &mut s.ctx);
-        let e = mod_mul(&bn(5), &sig_s, &n, &mut s.ctx);
-        case(s, &q, &e, &r, &sig_s, true);
-        let mut other_r = copy(&r);
-        other_r.add_word(1).expect("add");
-        case(s, &q, &e, &other_r, &sig_s, false);
-
-        // u1 = 5, u2 Q = -5 G: the last G addition meets its negative.
-        let minus_sig_s = mod_sub(&bn(0), &sig_s, &n, &mut s.ctx);
-        let e = mod_mul(&bn(5), &minus_sig_s, &n, &mut s.ctx);
-        case(s, &q, &e, &r, &minus_sig_s, false);
-
-        // x(R) = n + t for a small t: r = t, Q = (R - u1 G) / u2 for random e and s.
-        let mut x = copy(&n);
-        x.add_word(1 + round).expect("add");
-        let point = loop {
-            let mut bytes = vec![0x02];
-            bytes.extend(pad32(&x));
-            if let Ok(point) = EcPoint::from_bytes(&s.group, &bytes, &mut s.ctx) {
-                break point;
-            }
-            x.add_word(1).expect("add");
-        };
-        let mut r = bn(0);
-        r.checked_sub(&x, &n).expect("sub");
-        let e = s.random_below(&n);
-        let sig_s = s.random_below(&n);
-        let w = mod_inv(&sig_s, &n, &mut s.ctx);
-        let u1 = mod_mul(&e, &w, &n, &mut s.ctx);
-        let u2 = mod_mul(&r, &w, &n, &mut s.ctx);
-        let u1g = s.mul_g(&u1);
-        let minus_u1g = s.negate(&u1g);
-        let diff = s.add(&point, &minus_u1g);
-        let mut q = EcPoint::new(&s.group).expect("point");
-        let u2_inv = mod_inv(&u2, &n, &mut s.ctx);
-        q.mul2(&s.group, &diff, &u2_inv, &mut s.ctx).expect("mul");
-        case(s, &q, &e, &r, &sig_s, true);
-        let mut other_r = copy(&r);
-        other_r.add_word(1).expect("add");
-        case(s, &q, &e, &other_r, &sig_s, false);
-    }
-    out
-}
-
 #[test]
 fn the_kernel_agrees_with_the_library_on_valid_and_every_kind_of_invalid_signature() {
-    for (curve, nid) in CURVES {
-        let mut s = Setup::new(curve, nid);
-        let n = pad32(&s.n);
-        let valid = valid_cases(curve, 4, 40);
-        let mut all: Vec<Case> = Vec::new();
-        for (i, case) in valid.iter().enumerate() {
-            if i % 8 == 0 {
-                all.extend(broken(case, &valid[(i + 40) % valid.len()].key, &n));
-            }
-        }
-        all.extend(constructed(&mut s, curve));
-        all.extend(valid);
+    for (curve, _) in CURVES {
+        let mut all = mixed_batch(curve, 4, 40);
+        all.extend(constructed(curve));
         // Other curves in the same batch go to the library.
         all.extend(valid_cases(Curve::P384, 1, 3));
         let mut bad = valid_cases(Curve::Bp384, 1, 2);
@@ -660,10 +460,6 @@ fn the_kernel_agrees_with_the_library_on_valid_and_every_kind_of_invalid_signatu
             assert_eq!(*verdict, case.valid, "{curve} job {i}");
         }
     }
-}
-
-fn pad32(x: &BigNumRef) -> Vec<u8> {
-    x.to_vec_padded(32).expect("32 bytes")
 }
 
 #[test]

@@ -1,10 +1,11 @@
 //! Project Wycheproof's ECDSA P1363 vectors (pinned under `tests/vectors/wycheproof/`),
-//! verified in one batch per file by the CPU engine on every path this CPU has. Edge cases
+//! verified in one batch per file by the CPU engine on every path this CPU has and by the
+//! GPU kernel's arithmetic built for the host. Edge cases
 //! of r, s, the key and the digest that a hand-written verifier gets wrong are all there.
 
 use serde::Deserialize;
 use vss_crypto::{Curve, HashAlg};
-use vss_engine::{CpuEngine, CpuPath, VerifyEngine, VerifyJob};
+use vss_engine::{CpuEngine, CpuPath, HostKernelEngine, VerifyEngine, VerifyJob};
 
 #[derive(Deserialize)]
 struct File {
@@ -112,11 +113,18 @@ fn every_p1363_vector_gets_wycheproofs_verdict_in_a_batch() {
                 signature: &v.signature,
             })
             .collect();
+        let mut engines: Vec<(String, Box<dyn VerifyEngine>)> = Vec::new();
         for path in [CpuPath::Library, CpuPath::Ifma] {
-            let Some(engine) = CpuEngine::with_path(2, path) else {
-                eprintln!("skipped: the {} path (not on this CPU)", path.name());
-                continue;
-            };
+            match CpuEngine::with_path(2, path) {
+                Some(engine) => engines.push((engine.device(), Box::new(engine))),
+                None => eprintln!("skipped: the {} path (not on this CPU)", path.name()),
+            }
+        }
+        engines.push((
+            "the GPU kernel built for the host".into(),
+            Box::new(HostKernelEngine),
+        ));
+        for (path, engine) in &engines {
             let verdicts = engine.verify_batch(&jobs);
             let wrong: Vec<u32> = vectors
                 .iter()
