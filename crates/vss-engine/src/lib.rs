@@ -1,7 +1,14 @@
 //! Bulk ECDSA verification: a [`VerifyEngine`] takes a batch of jobs (curve, public key,
 //! digest, signature), which may mix signers and curves, and answers one verdict per job, in
-//! order. [`CpuEngine`] spreads a batch over all cores; it is also the reference other
-//! engines are checked against.
+//! order.
+//!
+//! - [`CpuEngine`] spreads a batch over all cores. On CPUs with AVX-512 IFMA it verifies
+//!   P-256 and brainpoolP256r1 eight at a time in 52-bit lanes ([`CpuPath::Ifma`]); else,
+//!   and for other curves, with the library ([`CpuPath::Library`]), the reference every
+//!   engine is checked against.
+//! - `GpuEngine` (feature `gpu`) runs the CUDA kernel of `kernels/`, compiled at start-up
+//!   by NVRTC; the same source built for the host is [`HostKernelEngine`], so the CPU test
+//!   suite checks the arithmetic the GPU runs.
 
 mod cpu;
 #[cfg(feature = "gpu")]
