@@ -88,7 +88,7 @@ pub use signed_data::{sign_data, unsecured, SignedDataRequest, SignedMessage, Si
 pub use signer::{HsmKey, KeyAgreement, Signer};
 pub use time::{duration_from_seconds, duration_micros, ItsTime, Validity};
 pub use trust::TrustStore;
-pub use validate::{Policy, Report, Validator, Verdict};
+pub use validate::{PendingSignature, Policy, Prepared, Report, Validator, Verdict};
 
 /// Decodes COER `Ieee1609Dot2Data` of any content (strict: canonical, no trailing bytes).
 pub fn decode_data(bytes: &[u8]) -> Result<asn::Ieee1609Dot2Data> {

@@ -2,11 +2,19 @@
 //! signer, validate its chain up to a trust anchor (once per certificate, through the
 //! cache), check the signature, the times, the PSID and the region. The answer is one
 //! [`Verdict`] with a reason.
+//!
+//! A message is validated in two phases: [`Validator::prepare_message`] does every check
+//! but the message's own signature and gives a [`Prepared`]: a refusal, or a
+//! [`PendingSignature`] (curve, key, digest, signature as plain bytes). The caller checks
+//! that signature, alone or in a batch with others, and [`PendingSignature::finish`]
+//! turns the answer into the [`Report`]. [`Validator::verify_message`] is the two phases
+//! in one call.
 
 use std::fmt;
 use std::sync::Arc;
 
 use serde::Serialize;
+use vss_crypto::{Curve, Signature};
 
 use crate::asn::SignerIdentifier;
 use crate::cache::{CacheStats, CertCache, ValidatedCert};
@@ -110,7 +118,81 @@ impl Report {
 }
 
 /// A failed check: the verdict and why.
+#[derive(Debug)]
 struct Failure(Verdict, String);
+
+/// A message after [`Validator::prepare_message`].
+#[derive(Debug)]
+pub enum Prepared {
+    /// Refused before its signature was needed: the report.
+    Refused(Report),
+    /// Every check done but the message's signature.
+    Pending(PendingSignature),
+}
+
+impl Prepared {
+    /// The report, checking a pending signature here with the signer's parsed key.
+    pub fn complete(self) -> Report {
+        match self {
+            Prepared::Refused(report) => report,
+            Prepared::Pending(pending) => {
+                let valid = pending.verify();
+                pending.finish(valid)
+            }
+        }
+    }
+}
+
+/// A message whose signer is validated, waiting for its own ECDSA signature to be checked.
+#[derive(Debug)]
+pub struct PendingSignature {
+    signer: Arc<ValidatedCert>,
+    digest: Vec<u8>,
+    signature: Signature,
+    /// The checks that follow the signature's (PSID, times, region): their failure is the
+    /// verdict only when the signature verifies.
+    after: Result<(), Failure>,
+    signer_id: Option<HashedId8>,
+    psid: Option<u64>,
+}
+
+impl PendingSignature {
+    /// The curve of the signer's key (and of the signature).
+    pub fn curve(&self) -> Curve {
+        self.signer.key.public_key().curve()
+    }
+
+    /// The signer's public key, SEC 1 uncompressed.
+    pub fn public_key(&self) -> &[u8] {
+        self.signer.key.public_key().to_sec1_uncompressed()
+    }
+
+    /// The digest that was signed (1609.2 5.3.1: over the data and the signer's certificate).
+    pub fn digest(&self) -> &[u8] {
+        &self.digest
+    }
+
+    /// The signature, r ‖ s.
+    pub fn signature(&self) -> &[u8] {
+        self.signature.to_p1363()
+    }
+
+    /// Whether the signature verifies, with the signer's parsed key.
+    pub fn verify(&self) -> bool {
+        self.signer.key.verify_digest(&self.digest, &self.signature)
+    }
+
+    /// The report, given whether the signature verifies: `FalseSignature` when it does not,
+    /// else the verdict of the checks that follow it.
+    pub fn finish(self, signature_valid: bool) -> Report {
+        let result = if signature_valid {
+            self.after
+        } else {
+            false_signature()
+        };
+        report(result, self.signer_id, self.psid)
+    }
+}
 
 /// A detached payload is given exactly when the message signs one, and it is that one.
 fn check_payload(message: &SignedMessage, external: Option<&[u8]>) -> Result<(), Failure> {
@@ -134,6 +216,14 @@ fn check_payload(message: &SignedMessage, external: Option<&[u8]>) -> Result<(),
 
 fn fail<T>(verdict: Verdict, reason: impl Into<String>) -> Result<T, Failure> {
     Err(Failure(verdict, reason.into()))
+}
+
+/// The message's own signature does not verify.
+fn false_signature<T>() -> Result<T, Failure> {
+    fail(
+        Verdict::FalseSignature,
+        "the message signature does not verify",
+    )
 }
 
 /// The verdict for an error from decoding or key handling.
@@ -232,7 +322,18 @@ impl Validator {
         chain: &[Cert],
         now: ItsTime,
     ) -> Report {
-        self.verify_with(message, None, chain, now)
+        self.prepare_message(message, chain, now).complete()
+    }
+
+    /// The first phase of [`Validator::verify_message`]: every check but the message's own
+    /// signature (signers are validated and cached as there).
+    pub fn prepare_message(
+        &mut self,
+        message: &SignedMessage,
+        chain: &[Cert],
+        now: ItsTime,
+    ) -> Prepared {
+        self.prepare_with(message, None, chain, now)
     }
 
     /// Validates a message whose payload travels apart from it (`extDataHash`, as in TS 102
@@ -244,30 +345,43 @@ impl Validator {
         chain: &[Cert],
         now: ItsTime,
     ) -> Report {
-        self.verify_with(message, Some(payload), chain, now)
+        self.prepare_with(message, Some(payload), chain, now)
+            .complete()
     }
 
-    fn verify_with(
+    fn prepare_with(
         &mut self,
         message: &SignedMessage,
         external: Option<&[u8]>,
         chain: &[Cert],
         now: ItsTime,
-    ) -> Report {
+    ) -> Prepared {
         let psid = message.psid();
         let mut signer_id = message.signer_digest();
-        let result = check_payload(message, external)
-            .and_then(|()| self.check_message(message, chain, now, &mut signer_id));
-        report(result, signer_id, psid)
+        match check_payload(message, external)
+            .and_then(|()| self.check_signer(message, chain, now, &mut signer_id))
+        {
+            Ok((signer, digest, signature)) => Prepared::Pending(PendingSignature {
+                after: self.check_after_signature(message, &signer, now),
+                signer,
+                digest,
+                signature,
+                signer_id,
+                psid,
+            }),
+            Err(failure) => Prepared::Refused(report(Err(failure), signer_id, psid)),
+        }
     }
 
-    fn check_message(
+    /// Finds and validates the signer, and gives it with the digest and the signature to
+    /// check.
+    fn check_signer(
         &mut self,
         message: &SignedMessage,
         chain: &[Cert],
         now: ItsTime,
         signer_id: &mut Option<HashedId8>,
-    ) -> Result<(), Failure> {
+    ) -> Result<(Arc<ValidatedCert>, Vec<u8>, Signature), Failure> {
         let signer = match &message.signed().signer {
             SignerIdentifier::Digest(_) => {
                 let id = signer_id.expect("a digest signer");
@@ -310,13 +424,19 @@ impl Validator {
         }
         let digest = message.signed_digest(Some(&signer.cert))?;
         let signature = message.signature()?;
-        if signature.curve() != key.public_key().curve() || !key.verify_digest(&digest, &signature)
-        {
-            return fail(
-                Verdict::FalseSignature,
-                "the message signature does not verify",
-            );
+        if signature.curve() != key.public_key().curve() {
+            return false_signature();
         }
+        Ok((signer, digest, signature))
+    }
+
+    /// The checks that follow the signature's: PSID, times and region.
+    fn check_after_signature(
+        &self,
+        message: &SignedMessage,
+        signer: &ValidatedCert,
+        now: ItsTime,
+    ) -> Result<(), Failure> {
         let Some(psid) = message.psid() else {
             return fail(Verdict::InsufficientPermissions, "the PSID is out of range");
         };
