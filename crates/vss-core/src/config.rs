@@ -32,6 +32,10 @@
 //! policy = "sampling"            # always | sampling | on_demand
 //! sample_every = 10              # sampling: one message in N per sender
 //!
+//! [engine]
+//! kind = "cpu"                   # where batches of signatures are checked: cpu (all
+//!                                # cores) | gpu (CUDA; a vss built with the gpu feature)
+//!
 //! [frames]                       # optional: frames addressed to this station
 //! certificate = "rx.cert"        # a certificate with an encryption key …
 //! key = "rx-enc"                 # … whose private half is this HSM key
@@ -44,9 +48,12 @@
 //! ```
 
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Deserialize;
+use vss_engine::{CpuEngine, VerifyEngine};
 
 use crate::{Error, Result};
 
@@ -69,6 +76,9 @@ pub struct Config {
     /// The verification policy.
     #[serde(default)]
     pub verification: VerificationConfig,
+    /// The engine that checks batches of signatures.
+    #[serde(default)]
+    pub engine: EngineConfig,
     /// The certificate and key that received frames are decrypted with (none: frames are
     /// refused).
     #[serde(default)]
@@ -239,6 +249,80 @@ pub enum PolicyKind {
     OnDemand,
 }
 
+/// `[engine]`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineConfig {
+    /// Which engine.
+    #[serde(default)]
+    pub kind: EngineKind,
+}
+
+/// The verification engines, by the names of `[engine] kind` and `vss filter --engine`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
+pub enum EngineKind {
+    /// [`CpuEngine`] on all cores.
+    #[default]
+    Cpu,
+    /// The CUDA engine (`vss_engine::GpuEngine`, with the `gpu` feature).
+    Gpu,
+}
+
+impl EngineKind {
+    /// Its name (`cpu`, `gpu`).
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Cpu => "cpu",
+            EngineKind::Gpu => "gpu",
+        }
+    }
+
+    /// The engine, or why there is none here.
+    pub fn engine(self) -> Result<Arc<dyn VerifyEngine>> {
+        match self {
+            EngineKind::Cpu => Ok(Arc::new(CpuEngine::default())),
+            EngineKind::Gpu => gpu_engine(),
+        }
+    }
+}
+
+/// The CUDA engine, when a device and driver are there.
+#[cfg(feature = "gpu")]
+fn gpu_engine() -> Result<Arc<dyn VerifyEngine>> {
+    match vss_engine::GpuEngine::new() {
+        Ok(gpu) => Ok(Arc::new(gpu)),
+        Err(e) => Err(Error::NoEngine(format!("no GPU device: {e}"))),
+    }
+}
+
+/// Built without the CUDA engine.
+#[cfg(not(feature = "gpu"))]
+fn gpu_engine() -> Result<Arc<dyn VerifyEngine>> {
+    Err(Error::NoEngine(
+        "the gpu engine is not available: built without the `gpu` feature".into(),
+    ))
+}
+
+impl FromStr for EngineKind {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        [EngineKind::Cpu, EngineKind::Gpu]
+            .into_iter()
+            .find(|kind| kind.name() == text)
+            .ok_or_else(|| format!("'{text}' is not an engine (cpu, gpu)"))
+    }
+}
+
+impl TryFrom<String> for EngineKind {
+    type Error = String;
+
+    fn try_from(text: String) -> Result<Self, String> {
+        text.parse()
+    }
+}
+
 /// `[statistics]`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -381,6 +465,7 @@ mod tests {
         assert_eq!(config.trust.anchors, [PathBuf::from("/etc/vss/root.cert")]);
         assert_eq!(config.pseudonyms, PseudonymConfig::default());
         assert_eq!(config.verification.policy, PolicyKind::Always);
+        assert_eq!(config.engine.kind, EngineKind::Cpu);
         assert!(config.pki.is_none());
         assert!(config.frames.is_none());
         assert!(!config.statistics.enabled);
@@ -407,6 +492,8 @@ mod tests {
             key = \"rx-enc\"
             [verification]
             policy = \"on_demand\"
+            [engine]
+            kind = \"gpu\"
             [statistics]
             enabled = true
             files = 3
@@ -420,6 +507,7 @@ mod tests {
         assert!(!p.ask_new_pseudonyms);
         assert!(!p.change_needs_listener);
         assert_eq!(config.verification.policy, PolicyKind::OnDemand);
+        assert_eq!(config.engine.kind, EngineKind::Gpu);
         assert_eq!(config.pki.expect("pki").aa_cert, Path::new("/c/aa.cert"));
         assert_eq!(config.statistics.dir, Path::new("/c/stats"));
         let frames = config.frames.expect("frames");
@@ -437,6 +525,7 @@ mod tests {
             ("[pseudonyms]\nmax_age = \"soon\"", "soon"),
             ("[pseudonyms]\nmax_uses = 0", "max_uses"),
             ("[extra]\nx = 1", "extra"),
+            ("[engine]\nkind = \"fpga\"", "'fpga' is not an engine"),
             (
                 "[verification]\npolicy = \"sampling\"\nsample_every = 0",
                 "sample_every",

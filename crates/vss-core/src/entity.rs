@@ -1,9 +1,9 @@
 //! The security entity as one object, built from the [`Config`]: the key store, the
 //! certificate repository, the pseudonym manager (refilled from the PKI when `[pki]` is
-//! set), the sign and verify services and the statistics log, with seed 000's functions
-//! (createSignature, verifySignature, changePseudonym, blockPseudonymChange,
-//! freePseudonymChange, registerRequestNetworkIdChange, encryptSendingFrame,
-//! decryptReceivedFrame) as methods.
+//! set), the sign and verify services (signatures checked on the `[engine]`) and the
+//! statistics log, with seed 000's functions (createSignature, verifySignature,
+//! changePseudonym, blockPseudonymChange, freePseudonymChange,
+//! registerRequestNetworkIdChange, encryptSendingFrame, decryptReceivedFrame) as methods.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -49,6 +49,7 @@ impl Vss {
 
     /// The same with another clock (tests).
     pub fn open_with_clock(config: &Config, pin: &str, clock: Arc<dyn Clock>) -> Result<Vss> {
+        let engine = config.engine.kind.engine()?;
         let hsm: Arc<dyn Hsm> = Arc::from(vss_hsm::open(&config.hsm.store, pin)?);
         let repository = || Repository::open(&config.repository.dir);
         let mut anchors = TrustStore::new();
@@ -98,6 +99,7 @@ impl Vss {
                 validator,
                 VerificationPolicy::new(&config.verification),
                 clock,
+                engine,
             ),
             hsm,
             stats: StatsLog::open(&config.statistics)?,

@@ -43,6 +43,9 @@ pub enum Error {
     /// A listener postponed the change.
     #[error("a listener postponed the pseudonym change")]
     ChangePostponed,
+    /// The verification engine asked for is not available (not built, or no device).
+    #[error("{0}")]
+    NoEngine(String),
     /// The key store failed.
     #[error(transparent)]
     Hsm(#[from] vss_hsm::Error),

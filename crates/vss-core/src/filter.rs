@@ -1,12 +1,19 @@
 //! Seed 001's transparent mode: secured messages arrive as UDP datagrams, each is verified
-//! (every one: the policy is `always`), and only the payloads of valid ones are forwarded;
-//! the rest are counted by the verdict that refused them.
+//! (every one: the policy is `always`), and only the payloads of valid ones are forwarded,
+//! in the order they arrived; the rest are counted by the verdict that refused them.
+//!
+//! Datagrams are gathered into batches ([`BatchConfig`]): a batch is verified when it is
+//! full or when its deadline, counted from its first datagram, has passed, so latency stays
+//! bounded while the engine gets enough signatures at once to be fast.
 
 use std::collections::BTreeMap;
 use std::io;
-use std::net::UdpSocket;
+use std::net::{SocketAddr, UdpSocket};
+use std::ops::Range;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
+use vss_engine::VerifyEngine;
 use vss_its::Validator;
 
 use crate::config::{PolicyKind, VerificationConfig};
@@ -16,6 +23,40 @@ use crate::{VerificationPolicy, VerifyService};
 
 /// The largest UDP payload.
 const MAX_DATAGRAM: usize = 65_507;
+
+/// Receive-buffer room per datagram the listening socket should hold: a small secured
+/// message with the kernel's bookkeeping (about 1.3 KiB on Linux), with some margin.
+const ROOM_PER_DATAGRAM: usize = 2048;
+
+/// Batches' worth of datagrams the listening socket should hold.
+const BATCHES_BUFFERED: usize = 4;
+
+/// How datagrams are gathered before they are verified.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BatchConfig {
+    /// The most datagrams in one batch (0 counts as 1; 1 verifies each as it arrives).
+    pub max_batch: usize,
+    /// The longest a batch waits for more datagrams after its first one arrived.
+    pub deadline: Duration,
+}
+
+impl BatchConfig {
+    /// One datagram at a time.
+    pub const ONE_AT_A_TIME: BatchConfig = BatchConfig {
+        max_batch: 1,
+        deadline: Duration::ZERO,
+    };
+}
+
+impl Default for BatchConfig {
+    /// 256 datagrams or 2 ms, whichever comes first.
+    fn default() -> Self {
+        BatchConfig {
+            max_batch: 256,
+            deadline: Duration::from_millis(2),
+        }
+    }
+}
 
 /// What a filter did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -33,52 +74,179 @@ pub struct FilterCounts {
 /// Verifies datagrams and forwards the payloads of valid ones.
 pub struct Filter {
     verify: VerifyService,
+    batch: BatchConfig,
+}
+
+/// The payload to forward, or the name of the verdict that drops the datagram.
+fn verdict(outcome: Outcome) -> Result<Vec<u8>, &'static str> {
+    match outcome {
+        Outcome::Valid { payload, .. } => Ok(payload),
+        Outcome::Invalid { verdict, .. } => Err(verdict.name()),
+        Outcome::Skipped { .. } => Err("Skipped"),
+    }
+}
+
+/// Datagrams received into one buffer.
+struct Batch {
+    /// Where a datagram lands before it joins the batch.
+    scratch: Vec<u8>,
+    bytes: Vec<u8>,
+    datagrams: Vec<Range<usize>>,
+}
+
+impl Batch {
+    fn new(capacity: usize) -> Self {
+        Batch {
+            scratch: vec![0; MAX_DATAGRAM],
+            bytes: Vec::new(),
+            datagrams: Vec::with_capacity(capacity),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.datagrams.len()
+    }
+
+    /// Receives one datagram into the batch.
+    fn receive(&mut self, socket: &UdpSocket) -> io::Result<()> {
+        let (len, _) = socket.recv_from(&mut self.scratch)?;
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(&self.scratch[..len]);
+        self.datagrams.push(start..start + len);
+        Ok(())
+    }
+
+    /// The datagrams, in arrival order.
+    fn datagrams(&self) -> Vec<&[u8]> {
+        self.datagrams
+            .iter()
+            .map(|r| &self.bytes[r.clone()])
+            .collect()
+    }
+
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.datagrams.clear();
+    }
+}
+
+/// A socket bound to `address` for [`Filter::run`] to listen on, whose receive buffer holds
+/// a few batches of datagrams (as far as the system allows: on Linux up to
+/// `net.core.rmem_max`), so that what arrives while a batch is verified is not dropped.
+pub fn listen_socket(address: SocketAddr, batch: &BatchConfig) -> io::Result<UdpSocket> {
+    use socket2::{Domain, Protocol, Socket, Type};
+    let socket = Socket::new(
+        Domain::for_address(address),
+        Type::DGRAM,
+        Some(Protocol::UDP),
+    )?;
+    let wanted = batch
+        .max_batch
+        .max(1)
+        .saturating_mul(BATCHES_BUFFERED * ROOM_PER_DATAGRAM);
+    if socket.recv_buffer_size()? < wanted {
+        socket.set_recv_buffer_size(wanted)?;
+    }
+    socket.bind(&address.into())?;
+    Ok(socket.into())
+}
+
+/// About how many small datagrams (secured messages, not fragments) `socket`'s receive
+/// buffer holds.
+pub fn buffered_datagrams(socket: &UdpSocket) -> io::Result<usize> {
+    Ok(socket2::SockRef::from(socket).recv_buffer_size()? / ROOM_PER_DATAGRAM)
+}
+
+/// Whether a receive ended because its timeout passed.
+fn timed_out(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+    )
 }
 
 impl Filter {
-    /// A filter trusting what `validator` trusts.
-    pub fn new(validator: Validator) -> Self {
+    /// A filter trusting what `validator` trusts, verifying batches gathered as `batch`
+    /// says on `engine`.
+    pub fn new(validator: Validator, engine: Arc<dyn VerifyEngine>, batch: BatchConfig) -> Self {
         let policy = VerificationPolicy::new(&VerificationConfig {
             policy: PolicyKind::Always,
             ..VerificationConfig::default()
         });
         Filter {
-            verify: VerifyService::new(validator, policy, Arc::new(SystemClock)),
+            verify: VerifyService::new(validator, policy, Arc::new(SystemClock), engine),
+            batch,
         }
     }
 
     /// The payload to forward, or the name of the verdict that drops the datagram.
     pub fn inspect(&self, datagram: &[u8]) -> Result<Vec<u8>, &'static str> {
-        match self.verify.receive(datagram) {
-            Outcome::Valid { payload, .. } => Ok(payload),
-            Outcome::Invalid { verdict, .. } => Err(verdict.name()),
-            Outcome::Skipped { .. } => Err("Skipped"),
-        }
+        verdict(self.verify.receive(datagram))
+    }
+
+    /// [`Filter::inspect`] for each of `datagrams`, in order, the signatures checked in one
+    /// batch on the engine.
+    pub fn inspect_batch(&self, datagrams: &[&[u8]]) -> Vec<Result<Vec<u8>, &'static str>> {
+        self.verify
+            .receive_batch(datagrams)
+            .into_iter()
+            .map(verdict)
+            .collect()
     }
 
     /// Receives on `listen` and sends each valid payload on `forward` (connected to where
-    /// payloads go), until `limit` datagrams were received (or for ever); one thread.
+    /// payloads go), in arrival order, until `limit` datagrams were received (or for ever);
+    /// one thread. The first datagram of a batch is awaited with `listen`'s read timeout as
+    /// it was given (none: for ever); while a batch is gathered the timeout is set to what
+    /// is left of its deadline.
     pub fn run(
         &self,
         listen: &UdpSocket,
         forward: &UdpSocket,
         limit: Option<u64>,
     ) -> io::Result<FilterCounts> {
+        let first_wait = listen.read_timeout()?;
+        let max_batch = self.batch.max_batch.max(1);
         let mut counts = FilterCounts::default();
-        let mut buffer = vec![0u8; MAX_DATAGRAM];
-        while limit.is_none_or(|l| counts.received < l) {
-            let (len, _) = listen.recv_from(&mut buffer)?;
-            counts.received += 1;
-            match self.inspect(&buffer[..len]) {
-                Ok(payload) => match forward.send(&payload) {
-                    Ok(_) => counts.forwarded += 1,
-                    Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
-                        counts.forward_refused += 1;
-                    }
-                    Err(e) => return Err(e),
-                },
-                Err(reason) => *counts.dropped.entry(reason).or_default() += 1,
+        let mut batch = Batch::new(max_batch);
+        let more = |counts: &FilterCounts, batch: &Batch| {
+            limit.is_none_or(|l| counts.received + (batch.len() as u64) < l)
+        };
+        while more(&counts, &batch) {
+            if max_batch > 1 {
+                listen.set_read_timeout(first_wait)?;
             }
+            batch.receive(listen)?;
+            let deadline = Instant::now() + self.batch.deadline;
+            while batch.len() < max_batch && more(&counts, &batch) {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    break;
+                }
+                listen.set_read_timeout(Some(left))?;
+                match batch.receive(listen) {
+                    Ok(()) => {}
+                    Err(e) if timed_out(&e) => break,
+                    Err(e) => return Err(e),
+                }
+            }
+            counts.received += batch.len() as u64;
+            for result in self.inspect_batch(&batch.datagrams()) {
+                match result {
+                    Ok(payload) => match forward.send(&payload) {
+                        Ok(_) => counts.forwarded += 1,
+                        Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+                            counts.forward_refused += 1;
+                        }
+                        Err(e) => return Err(e),
+                    },
+                    Err(reason) => *counts.dropped.entry(reason).or_default() += 1,
+                }
+            }
+            batch.clear();
+        }
+        if max_batch > 1 {
+            listen.set_read_timeout(first_wait)?;
         }
         Ok(counts)
     }

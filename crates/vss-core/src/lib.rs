@@ -6,9 +6,11 @@
 //!   HSM keys, its change rules, block/free and the stack's callbacks;
 //! - [`policy`]: the [`VerificationPolicy`] (always, sampling, on demand);
 //! - [`sign`]: the [`SignService`], signing with the current pseudonym;
-//! - [`verify`]: the [`VerifyService`], verdicts under the policy, verification on demand;
+//! - [`verify`]: the [`VerifyService`], verdicts under the policy, verification on demand,
+//!   signatures checked in batches on a `vss_engine::VerifyEngine`;
 //! - [`frame`]: frame encryption to a certificate's encryption key, decryption in the HSM;
-//! - [`filter`]: seed 001's transparent mode, forwarding only what verifies;
+//! - [`filter`]: seed 001's transparent mode, forwarding only what verifies, in batches
+//!   bounded by a size and a deadline;
 //! - [`stats`]: checkpoints logged to rotating files, and their report;
 //! - [`entity`]: [`Vss`], all of it built from the configuration;
 //! - [`testbed`]: PKIs on loopback and stations in a temporary directory, for

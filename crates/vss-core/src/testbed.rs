@@ -14,8 +14,8 @@ use vss_pki::station::{CertKind, Entry, Repository};
 use vss_pki::store::{PkiStore, Role, SqliteStore, Station};
 
 use crate::config::{
-    HsmConfig, PkiConfig, PseudonymConfig, RepositoryConfig, StatisticsConfig, TrustConfig,
-    VerificationConfig,
+    EngineConfig, HsmConfig, PkiConfig, PseudonymConfig, RepositoryConfig, StatisticsConfig,
+    TrustConfig, VerificationConfig,
 };
 use crate::{Config, Result};
 
@@ -172,6 +172,7 @@ impl TestbedStation {
             }),
             pseudonyms: PseudonymConfig::default(),
             verification: VerificationConfig::default(),
+            engine: EngineConfig::default(),
             frames: None,
             statistics: StatisticsConfig {
                 enabled: true,

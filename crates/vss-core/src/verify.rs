@@ -2,13 +2,22 @@
 //! each received message gets a verdict, and its payload only when it is valid. The
 //! [`VerificationPolicy`] decides which messages are verified when they arrive; a skipped
 //! message is kept (a bounded number of them) so the caller can ask for it later.
+//!
+//! Messages are verified in two phases ([`vss_its::Validator::prepare_message`]): every
+//! check but the message's own signature, then the signatures of a whole batch at once
+//! through the service's [`VerifyEngine`] ([`VerifyService::receive_batch`]). A lone
+//! signature is checked in place with the signer's parsed key, so one message at a time
+//! ([`VerifyService::receive`]) costs what it did before engines.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use vss_engine::{VerifyEngine, VerifyJob};
 use vss_its::asn::SignerIdentifier;
-use vss_its::{Cert, HashedId8, SignedMessage, Validator, Verdict};
+use vss_its::{
+    Cert, HashedId8, PendingSignature, Prepared, Report, SignedMessage, Validator, Verdict,
+};
 
 use crate::policy::{Decision, PolicyCounts, VerificationPolicy};
 use crate::pseudonym::Clock;
@@ -61,11 +70,20 @@ pub struct VerifyCounts {
 /// Verifies received messages under a policy.
 pub struct VerifyService {
     validator: Mutex<Validator>,
+    engine: Arc<dyn VerifyEngine>,
     policy: Mutex<VerificationPolicy>,
     pending: Mutex<VecDeque<(u64, SignedMessage)>>,
     next_id: AtomicU64,
     counts: Mutex<VerifyCounts>,
     clock: Arc<dyn Clock>,
+}
+
+/// A received message on its way to an outcome.
+enum Step {
+    /// Its outcome is known (malformed, skipped, or refused before its signature).
+    Done(Outcome),
+    /// Its signature is to be checked.
+    Pending(SignedMessage, PendingSignature),
 }
 
 /// The HashedId8 of a message's signer, when it names one.
@@ -82,10 +100,17 @@ fn sender(message: &SignedMessage) -> Option<HashedId8> {
 }
 
 impl VerifyService {
-    /// Verifies with `validator` (trust anchors and certificate cache) under `policy`.
-    pub fn new(validator: Validator, policy: VerificationPolicy, clock: Arc<dyn Clock>) -> Self {
+    /// Verifies with `validator` (trust anchors and certificate cache) under `policy`,
+    /// checking batches of signatures on `engine`.
+    pub fn new(
+        validator: Validator,
+        policy: VerificationPolicy,
+        clock: Arc<dyn Clock>,
+        engine: Arc<dyn VerifyEngine>,
+    ) -> Self {
         VerifyService {
             validator: Mutex::new(validator),
+            engine,
             policy: Mutex::new(policy),
             pending: Mutex::new(VecDeque::new()),
             next_id: AtomicU64::new(1),
@@ -96,30 +121,15 @@ impl VerifyService {
 
     /// Receives `bytes` (`Ieee1609Dot2Data`, COER).
     pub fn receive(&self, bytes: &[u8]) -> Outcome {
-        let message = match SignedMessage::from_bytes(bytes) {
-            Ok(m) => m,
-            Err(e) => {
-                self.count(|c| c.invalid += 1);
-                return Outcome::Invalid {
-                    verdict: Verdict::Malformed,
-                    reason: e.to_string(),
-                };
-            }
-        };
-        let decision = self.lock_policy().decide(|| sender(&message));
-        match decision {
-            Decision::Verify => self.verify(&message),
-            Decision::Skip => {
-                let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-                let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
-                if pending.len() >= PENDING_CAPACITY {
-                    pending.pop_front();
-                    self.count(|c| c.dropped += 1);
-                }
-                pending.push_back((id, message));
-                Outcome::Skipped { id }
-            }
-        }
+        self.complete_one(self.admit(bytes))
+    }
+
+    /// Receives `messages` in order, as [`VerifyService::receive`] would one after the
+    /// other (the same policy decisions, pending queue and counts), with the signatures of
+    /// all verified messages checked in one batch on the engine.
+    pub fn receive_batch(&self, messages: &[&[u8]]) -> Vec<Outcome> {
+        let steps = messages.iter().map(|bytes| self.admit(bytes)).collect();
+        self.complete(steps)
     }
 
     /// Verifies a message the policy skipped.
@@ -134,7 +144,7 @@ impl VerifyService {
         }
         .ok_or(Error::UnknownMessage(id))?;
         self.count(|c| c.on_demand += 1);
-        Ok(self.verify(&message))
+        Ok(self.complete_one(self.prepare(message)))
     }
 
     /// What the service has seen.
@@ -146,19 +156,100 @@ impl VerifyService {
 
     /// What the certificate cache did (hits are signers resolved without a chain check).
     pub fn cache_stats(&self) -> vss_its::CacheStats {
-        self.validator
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .cache_stats()
+        self.lock_validator().cache_stats()
     }
 
-    fn verify(&self, message: &SignedMessage) -> Outcome {
-        let now = self.clock.now();
-        let report = self
-            .validator
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .verify_message(message, &[], now);
+    /// Parses a received message and asks the policy: malformed and skipped messages get
+    /// their outcome, the others their first phase of validation.
+    fn admit(&self, bytes: &[u8]) -> Step {
+        let message = match SignedMessage::from_bytes(bytes) {
+            Ok(m) => m,
+            Err(e) => {
+                self.count(|c| c.invalid += 1);
+                return Step::Done(Outcome::Invalid {
+                    verdict: Verdict::Malformed,
+                    reason: e.to_string(),
+                });
+            }
+        };
+        let decision = self.lock_policy().decide(|| sender(&message));
+        match decision {
+            Decision::Verify => self.prepare(message),
+            Decision::Skip => {
+                let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+                let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+                if pending.len() >= PENDING_CAPACITY {
+                    pending.pop_front();
+                    self.count(|c| c.dropped += 1);
+                }
+                pending.push_back((id, message));
+                Step::Done(Outcome::Skipped { id })
+            }
+        }
+    }
+
+    /// The first phase of validation: every check but the message's signature.
+    fn prepare(&self, message: SignedMessage) -> Step {
+        let prepared = self
+            .lock_validator()
+            .prepare_message(&message, &[], self.clock.now());
+        match prepared {
+            Prepared::Refused(report) => Step::Done(self.outcome(&message, report)),
+            Prepared::Pending(signature) => Step::Pending(message, signature),
+        }
+    }
+
+    /// Checks the pending signatures of `steps` together and gives every outcome, in order.
+    fn complete(&self, steps: Vec<Step>) -> Vec<Outcome> {
+        let pending: Vec<&PendingSignature> = steps
+            .iter()
+            .filter_map(|step| match step {
+                Step::Pending(_, signature) => Some(signature),
+                Step::Done(_) => None,
+            })
+            .collect();
+        // An engine that answers too few verdicts leaves the rest refused.
+        let mut verdicts = self.check(&pending).into_iter();
+        steps
+            .into_iter()
+            .map(|step| match step {
+                Step::Done(outcome) => outcome,
+                Step::Pending(message, signature) => {
+                    let valid = verdicts.next().unwrap_or(false);
+                    self.outcome(&message, signature.finish(valid))
+                }
+            })
+            .collect()
+    }
+
+    /// The outcome of one step.
+    fn complete_one(&self, step: Step) -> Outcome {
+        // `complete` gives exactly one outcome per step.
+        self.complete(vec![step]).swap_remove(0)
+    }
+
+    /// Whether each signature verifies: a lone one in place, more on the engine.
+    fn check(&self, pending: &[&PendingSignature]) -> Vec<bool> {
+        match pending {
+            [] => Vec::new(),
+            [one] => vec![one.verify()],
+            _ => {
+                let jobs: Vec<VerifyJob<'_>> = pending
+                    .iter()
+                    .map(|p| VerifyJob {
+                        curve: p.curve(),
+                        public_key: p.public_key(),
+                        digest: p.digest(),
+                        signature: p.signature(),
+                    })
+                    .collect();
+                self.engine.verify_batch(&jobs)
+            }
+        }
+    }
+
+    /// The outcome of a verified message, counted.
+    fn outcome(&self, message: &SignedMessage, report: Report) -> Outcome {
         match (
             report.verdict,
             message.payload(),
@@ -188,6 +279,10 @@ impl VerifyService {
                 }
             }
         }
+    }
+
+    fn lock_validator(&self) -> std::sync::MutexGuard<'_, Validator> {
+        self.validator.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn lock_policy(&self) -> std::sync::MutexGuard<'_, VerificationPolicy> {

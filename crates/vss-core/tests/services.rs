@@ -10,10 +10,10 @@ use std::time::Duration;
 
 use common::{manager, rules, station, Station};
 use vss_core::config::{PolicyKind, VerificationConfig};
-use vss_core::pseudonym::Clock;
 use vss_core::verify::Outcome;
 use vss_core::{Error, SignService, VerificationPolicy, VerifyService};
-use vss_its::{TrustStore, Validator, Verdict};
+use vss_engine::CpuEngine;
+use vss_its::Verdict;
 
 fn signer(s: &Station, max_uses: u64) -> SignService {
     SignService::new(
@@ -24,19 +24,14 @@ fn signer(s: &Station, max_uses: u64) -> SignService {
 }
 
 fn receiver(s: &Station, policy: PolicyKind, sample_every: u64) -> VerifyService {
-    let mut anchors = TrustStore::new();
-    anchors.add(s.aa.root.clone()).expect("anchor");
-    let mut validator = Validator::new(anchors, 64);
-    // The receiver knows the AA (as it would from the trust list): validated, so cached.
-    let known = validator.verify_certificate(&s.aa.cert, &[], s.clock.now());
-    assert_eq!(known.verdict, Verdict::Valid, "{}", known.reason);
     VerifyService::new(
-        validator,
+        common::validator(s),
         VerificationPolicy::new(&VerificationConfig {
             policy,
             sample_every,
         }),
         s.clock.clone(),
+        Arc::new(CpuEngine::new(2)),
     )
 }
 

@@ -15,7 +15,10 @@ use vss_core::pseudonym::{Clock, TicketSource};
 use vss_core::PseudonymManager;
 use vss_crypto::{Curve, PrivateKey};
 use vss_hsm::{GenerateKeyRequest, Hsm, SoftHsm};
-use vss_its::{asn, issue_certificate, Cert, CertificateRequest, ItsTime, Profile};
+use vss_its::{
+    asn, issue_certificate, Cert, CertificateRequest, ItsTime, Profile, TrustStore, Validator,
+    Verdict,
+};
 use vss_pki::station::{CertKind, Entry, Repository};
 
 /// A clock the test moves: the time it was made, plus what the test added.
@@ -195,4 +198,15 @@ pub fn config_for(s: &Station, extra: &str) -> vss_core::Config {
     )
     .expect("config");
     vss_core::Config::load(&path).expect("load")
+}
+
+/// A validator trusting the station's root that knows its AA (validated, so cached), as a
+/// receiver would from the trust list.
+pub fn validator(s: &Station) -> Validator {
+    let mut anchors = TrustStore::new();
+    anchors.add(s.aa.root.clone()).expect("anchor");
+    let mut validator = Validator::new(anchors, 64);
+    let known = validator.verify_certificate(&s.aa.cert, &[], s.clock.now());
+    assert_eq!(known.verdict, Verdict::Valid, "{}", known.reason);
+    validator
 }
