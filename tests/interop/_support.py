@@ -304,14 +304,16 @@ def verify_line(
     )
 
 
-def run_jsonl(vss_bin: Path, subcommand: str, lines: Sequence[str], timeout: float = 120):
-    """Feeds `lines` to `vss ecdsa <subcommand>` in one process; returns the parsed replies.
+def run_jsonl(vss_bin: Path, subcommand: str, lines: Sequence[str], timeout: float = 120,
+              args: Sequence[str] = ()):
+    """Feeds `lines` to `vss ecdsa <subcommand> [args]` in one process; returns the parsed
+    replies.
 
     Asserts a clean exit and exactly one reply per input line."""
     for line in lines:
         assert "\n" not in line, f"test bug: input line contains a newline: {line!r}"
     proc = subprocess.run(
-        [str(vss_bin), "ecdsa", subcommand],
+        [str(vss_bin), "ecdsa", subcommand, *args],
         input=("\n".join(lines) + "\n").encode(),
         capture_output=True,
         timeout=timeout,
@@ -335,10 +337,11 @@ class Case:
     what: str
 
 
-def check_cases(vss_bin: Path, subcommand: str, cases: Iterable[Case], seed_note: str = "") -> int:
+def check_cases(vss_bin: Path, subcommand: str, cases: Iterable[Case], seed_note: str = "",
+                args: Sequence[str] = ()) -> int:
     """Runs every case through one vss process; fails listing every mismatch."""
     cases = list(cases)
-    replies = run_jsonl(vss_bin, subcommand, [c.line for c in cases])
+    replies = run_jsonl(vss_bin, subcommand, [c.line for c in cases], args=args)
     bad = []
     for i, (case, got) in enumerate(zip(cases, replies)):
         if not _matches(case.expected, got):

@@ -1,4 +1,6 @@
-"""Python signs, vss verifies (one `vss ecdsa verify-jsonl` process per curve).
+"""Python signs, vss verifies (one `vss ecdsa verify-jsonl` process per curve), one line at
+a time with the library and again in batches through the CPU engine (`--engine cpu`, whose
+AVX-512 IFMA lanes take P-256 and brainpoolP256r1 where the CPU has them).
 
 For every curve, both reference libraries, every hash and both signature encodings, each
 signature is sent as it is (valid), as (r, n-s) (valid: ECDSA has no low-s rule, and both
@@ -41,8 +43,12 @@ def _flip_bit(data: bytes, rng) -> bytes:
     return bytes(out)
 
 
+ENGINES = {"library": (), "engine-cpu": ("--engine", "cpu")}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("curve_name", CURVE_NAMES)
-def test_python_signatures_verify_in_vss(vss_bin, rng, seed_note, curve_name):
+def test_python_signatures_verify_in_vss(vss_bin, rng, seed_note, curve_name, engine):
     curve = CURVES[curve_name]
     n = curve.n
     cases: list[Case] = []
@@ -86,12 +92,13 @@ def test_python_signatures_verify_in_vss(vss_bin, rng, seed_note, curve_name):
                     add("flipped bit in the encoding", INVALID, sg=_flip_bit(sig, rng))
                     add("another key", INVALID, public_key=other.uncompressed)
                     add(f"verified as {other_hash}", INVALID, h=other_hash)
-    total = check_cases(vss_bin, "verify-jsonl", cases, seed_note)
+    total = check_cases(vss_bin, "verify-jsonl", cases, seed_note, args=ENGINES[engine])
     assert total == len(LIBS) * len(HASH_NAMES) * len(FORMATS) * 5 * 8
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("curve_name", CURVE_NAMES)
-def test_compressed_public_key_verifies_too(vss_bin, rng, seed_note, curve_name):
+def test_compressed_public_key_verifies_too(vss_bin, rng, seed_note, curve_name, engine):
     """SEC1 compressed keys are public keys too: the same signature checks under 02/03‖x."""
     curve = CURVES[curve_name]
     cases = []
@@ -106,4 +113,4 @@ def test_compressed_public_key_verifies_too(vss_bin, rng, seed_note, curve_name)
                           VALID, f"compressed key, {hash_name} {fmt}"))
         cases.append(Case(verify_line(curve_name, hash_name, key.compressed, msg + b"!", sig, fmt),
                           INVALID, f"compressed key, {hash_name} {fmt}, tampered message"))
-    check_cases(vss_bin, "verify-jsonl", cases, seed_note)
+    check_cases(vss_bin, "verify-jsonl", cases, seed_note, args=ENGINES[engine])

@@ -1,8 +1,9 @@
-//! `vss engine info`: the verification engines this `vss` has and what they run on.
+//! `vss engine info`: the verification engines this `vss` has and what they run on; and
+//! the `--engine` choice every command that verifies in bulk takes.
 
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use clap::Subcommand;
 use serde_json::json;
 use vss_engine::{CpuEngine, VerifyEngine};
@@ -47,21 +48,47 @@ impl EngineCommand {
     }
 }
 
-/// The GPU engine's line: its device, or why there is none.
+/// The verification engines a command can be told to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum EngineChoice {
+    /// All CPU cores (AVX-512 IFMA lanes where the CPU has them).
+    Cpu,
+    /// A CUDA GPU.
+    Gpu,
+}
+
+/// Opens the chosen engine: the CPU engine on `threads` threads (one per core when
+/// `None`), or the GPU engine, failing with "no GPU device: …" where there is none.
+pub fn open_engine(choice: EngineChoice, threads: Option<usize>) -> Result<Box<dyn VerifyEngine>> {
+    Ok(match choice {
+        EngineChoice::Cpu => Box::new(threads.map_or_else(CpuEngine::default, CpuEngine::new)),
+        EngineChoice::Gpu => gpu_engine()?,
+    })
+}
+
+/// The GPU engine, or the one-line reason there is none.
 #[cfg(feature = "gpu")]
-fn gpu_info() -> serde_json::Value {
+fn gpu_engine() -> Result<Box<dyn VerifyEngine>> {
     match vss_engine::GpuEngine::new() {
-        Ok(gpu) => json!({"engine": gpu.name(), "available": true, "device": gpu.device()}),
-        Err(e) => json!({"engine": "gpu", "available": false, "device": format!("none: {e}")}),
+        Ok(gpu) => Ok(Box::new(gpu)),
+        Err(e) => bail!("no GPU device: {e}"),
     }
 }
 
-/// The GPU engine's line: not built.
+/// Without the `gpu` feature there is no GPU engine.
 #[cfg(not(feature = "gpu"))]
+fn gpu_engine() -> Result<Box<dyn VerifyEngine>> {
+    bail!("no GPU engine: this vss is built without the `gpu` feature")
+}
+
+/// The GPU engine's line: its device, or why there is none.
 fn gpu_info() -> serde_json::Value {
-    json!({
-        "engine": "gpu",
-        "available": false,
-        "device": "none: this vss is built without the `gpu` feature",
-    })
+    match gpu_engine() {
+        Ok(gpu) => json!({"engine": gpu.name(), "available": true, "device": gpu.device()}),
+        Err(e) => {
+            let reason = format!("{e}");
+            let reason = reason.split_once(": ").map_or(reason.as_str(), |(_, r)| r);
+            json!({"engine": "gpu", "available": false, "device": format!("none: {reason}")})
+        }
+    }
 }

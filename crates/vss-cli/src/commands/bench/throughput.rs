@@ -10,6 +10,7 @@ use serde_json::json;
 use vss_crypto::{Curve, Signature, VerifyingKey};
 
 use super::{BenchHsm, HsmArgs};
+use crate::commands::engine::{open_engine, EngineChoice};
 use crate::output::progress;
 use crate::output::{emit, print_json, Format, Table};
 
@@ -20,15 +21,6 @@ pub enum Op {
     Sign,
     /// ECDSA verifications (hash of a 100-byte message, then verify).
     Verify,
-}
-
-/// The verification engines.
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum EngineChoice {
-    /// All CPU cores (`--threads` of them).
-    Cpu,
-    /// A CUDA GPU.
-    Gpu,
 }
 
 /// Options of `vss bench throughput`.
@@ -171,10 +163,7 @@ impl ThroughputArgs {
         if !matches!(self.op, Op::Verify) {
             bail!("--engine measures --op verify only");
         }
-        let engine: Box<dyn vss_engine::VerifyEngine> = match engine {
-            EngineChoice::Cpu => Box::new(vss_engine::CpuEngine::new(threads as usize)),
-            EngineChoice::Gpu => gpu_engine()?,
-        };
+        let engine = open_engine(engine, Some(threads as usize))?;
         let report = super::batch::measure(
             engine.as_ref(),
             self.curve,
@@ -210,21 +199,6 @@ impl ThroughputArgs {
         }
         Ok(ExitCode::SUCCESS)
     }
-}
-
-/// The GPU engine, or the one-line reason there is none.
-#[cfg(feature = "gpu")]
-fn gpu_engine() -> Result<Box<dyn vss_engine::VerifyEngine>> {
-    match vss_engine::GpuEngine::new() {
-        Ok(gpu) => Ok(Box::new(gpu)),
-        Err(e) => bail!("no GPU device: {e}"),
-    }
-}
-
-/// Without the `gpu` feature there is no GPU engine.
-#[cfg(not(feature = "gpu"))]
-fn gpu_engine() -> Result<Box<dyn vss_engine::VerifyEngine>> {
-    bail!("no GPU engine: this vss is built without the `gpu` feature")
 }
 
 /// One worker thread's view of the shared benchmark state.
