@@ -1,6 +1,7 @@
 //! `vss filter` over real UDP sockets on loopback: 10,000 valid messages are forwarded
-//! (payloads only, each once, unchanged) and 10,000 invalid ones of every kind are dropped
-//! and counted by verdict, none wrongly; bad arguments are one-line errors.
+//! (payloads only, each once, unchanged, in order) and 10,000 invalid ones of every kind are
+//! dropped and counted by verdict, none wrongly, one at a time and in batches; bad
+//! arguments are one-line errors.
 
 mod common;
 
@@ -168,6 +169,16 @@ fn free_udp_port() -> u16 {
 
 #[test]
 fn ten_thousand_valid_messages_go_through_and_ten_thousand_invalid_ones_do_not() {
+    filter_ten_thousand_each(&["--batch", "1"]);
+}
+
+#[test]
+fn the_same_in_batches_of_256_within_2_ms() {
+    filter_ten_thousand_each(&["--batch", "256", "--deadline-ms", "2"]);
+}
+
+/// Runs `vss filter` with `batching` over 10,000 valid and 10,000 invalid messages.
+fn filter_ten_thousand_each(batching: &[&str]) {
     let dir = tempfile::tempdir().expect("tempdir");
     let trusted = Authority::new("trusted");
     std::fs::write(dir.path().join("root.cert"), trusted.root.bytes()).expect("root");
@@ -205,6 +216,7 @@ fn ten_thousand_valid_messages_go_through_and_ten_thousand_invalid_ones_do_not()
             "--format",
             "json",
         ])
+        .args(batching)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -286,4 +298,12 @@ fn bad_addresses_and_anchors_are_one_line_errors() {
         .failure()
         .one_line_stderr();
     assert!(out.stderr.contains("missing.cert"), "{}", out.stderr);
+    for (flag, value) in [
+        ("--batch", "0"),
+        ("--deadline-ms", "0"),
+        ("--engine", "fpga"),
+    ] {
+        let out = run(filter("udp:127.0.0.1:0", "root.cert").args([flag, value])).failure();
+        assert!(out.stderr.contains(flag), "{flag} {value}: {}", out.stderr);
+    }
 }

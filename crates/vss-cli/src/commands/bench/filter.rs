@@ -1,23 +1,28 @@
-//! `vss bench filter`: messages per second through `vss filter`'s loop on one core, over
-//! UDP on loopback and in-process, as a ratio to the raw P-256 verify rate of the same run.
+//! `vss bench filter`: messages per second through `vss filter`'s loop, one at a time (one
+//! core) and in batches on an engine, in process and over UDP on loopback, as a ratio to
+//! the raw P-256 verify rate (one core) of the same run.
 
 use std::net::UdpSocket;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use serde_json::json;
-use vss_core::filter::Filter;
+use vss_core::filter::{buffered_datagrams, listen_socket, BatchConfig, Filter};
 use vss_crypto::Curve;
+use vss_engine::VerifyEngine;
 use vss_its::{ItsTime, SignerKind, Validator};
 
 use super::finish;
 use super::its_verify::{build_pki, Pki};
+use crate::commands::filter::BulkArgs;
 use crate::output::{progress, Format, Table};
 
-/// Valid messages sent but not yet seen forwarded (keeps the receive buffer from
-/// overflowing; a forwarded payload proves every earlier datagram was handled).
+/// Messages sent but not yet seen forwarded, one at a time; in batches, twice the batch
+/// (so one fills while the last is verified), as far as the filter's receive buffer holds
+/// them (a forwarded payload proves every earlier datagram was handled).
 const WINDOW: usize = 64;
 
 /// Options of `vss bench filter`.
@@ -30,6 +35,8 @@ pub struct FilterArgs {
     /// rest name it by digest.
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     signers: u32,
+    #[command(flatten)]
+    bulk: BulkArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
@@ -44,50 +51,103 @@ fn validator(pki: &Pki) -> Result<Validator> {
     Ok(v)
 }
 
-/// Sends `messages` through a filter on a thread and returns messages per second and how
-/// many came out.
-fn through_udp(
-    pki: &Pki,
-    messages: &[Vec<u8>],
-    bar: &indicatif::ProgressBar,
-) -> Result<(f64, usize)> {
-    let listen = UdpSocket::bind("127.0.0.1:0").context("cannot bind on loopback")?;
-    let receiver = UdpSocket::bind("127.0.0.1:0").context("cannot bind on loopback")?;
-    receiver.set_read_timeout(Some(Duration::from_secs(10)))?;
-    let forward = UdpSocket::bind("127.0.0.1:0").context("cannot bind on loopback")?;
-    forward.connect(receiver.local_addr()?)?;
-    let sender = UdpSocket::bind("127.0.0.1:0").context("cannot bind on loopback")?;
-    let to = listen.local_addr()?;
-    let filter = Filter::new(validator(pki)?);
-    let limit = messages.len() as u64;
-    std::thread::scope(|scope| {
-        let running = scope.spawn(|| filter.run(&listen, &forward, Some(limit)));
-        let mut buffer = vec![0u8; 65_536];
-        let mut out = 0usize;
+/// How the filter verifies: the engine and the batches.
+struct Mode {
+    engine: Arc<dyn VerifyEngine>,
+    batch: BatchConfig,
+}
+
+impl Mode {
+    fn filter(&self, pki: &Pki) -> Result<Filter> {
+        Ok(Filter::new(
+            validator(pki)?,
+            self.engine.clone(),
+            self.batch,
+        ))
+    }
+
+    /// Messages per second through [`Filter::inspect_batch`] in batches (one at a time
+    /// through [`Filter::inspect`]), and how many were valid.
+    fn in_process(&self, pki: &Pki, messages: &[Vec<u8>]) -> Result<(f64, usize)> {
+        let filter = self.filter(pki)?;
         let started = Instant::now();
-        for (i, message) in messages.iter().enumerate() {
-            sender.send_to(message, to)?;
-            while i + 1 - out > WINDOW {
+        let valid = if self.batch.max_batch == 1 {
+            messages
+                .iter()
+                .filter(|m| filter.inspect(m).is_ok())
+                .count()
+        } else {
+            messages
+                .chunks(self.batch.max_batch)
+                .map(|chunk| {
+                    let chunk: Vec<&[u8]> = chunk.iter().map(Vec::as_slice).collect();
+                    filter
+                        .inspect_batch(&chunk)
+                        .iter()
+                        .filter(|r| r.is_ok())
+                        .count()
+                })
+                .sum()
+        };
+        Ok((
+            messages.len() as f64 / started.elapsed().as_secs_f64(),
+            valid,
+        ))
+    }
+
+    /// Sends `messages` through a filter on a thread; messages per second and how many
+    /// came out.
+    fn through_udp(
+        &self,
+        pki: &Pki,
+        messages: &[Vec<u8>],
+        bar: &indicatif::ProgressBar,
+    ) -> Result<(f64, usize)> {
+        let loopback = ([127, 0, 0, 1], 0).into();
+        let listen = listen_socket(loopback, &self.batch).context("cannot bind on loopback")?;
+        let window = if self.batch.max_batch == 1 {
+            WINDOW
+        } else {
+            (2 * self.batch.max_batch).clamp(WINDOW, buffered_datagrams(&listen)?.max(WINDOW))
+        };
+        // Payloads come out in bursts of a batch: the receiver's buffer holds them too.
+        let receiver = listen_socket(loopback, &self.batch).context("cannot bind on loopback")?;
+        receiver.set_read_timeout(Some(Duration::from_secs(10)))?;
+        let forward = UdpSocket::bind("127.0.0.1:0").context("cannot bind on loopback")?;
+        forward.connect(receiver.local_addr()?)?;
+        let sender = UdpSocket::bind("127.0.0.1:0").context("cannot bind on loopback")?;
+        let to = listen.local_addr()?;
+        let filter = self.filter(pki)?;
+        let limit = messages.len() as u64;
+        std::thread::scope(|scope| {
+            let running = scope.spawn(|| filter.run(&listen, &forward, Some(limit)));
+            let mut buffer = vec![0u8; 65_536];
+            let mut out = 0usize;
+            let started = Instant::now();
+            for (i, message) in messages.iter().enumerate() {
+                sender.send_to(message, to)?;
+                while i + 1 - out > window {
+                    receiver
+                        .recv_from(&mut buffer)
+                        .context("the filter stalled")?;
+                    out += 1;
+                    bar.inc(1);
+                }
+            }
+            while out < messages.len() {
                 receiver
                     .recv_from(&mut buffer)
                     .context("the filter stalled")?;
                 out += 1;
                 bar.inc(1);
             }
-        }
-        while out < messages.len() {
-            receiver
-                .recv_from(&mut buffer)
-                .context("the filter stalled")?;
-            out += 1;
-            bar.inc(1);
-        }
-        let rate = messages.len() as f64 / started.elapsed().as_secs_f64();
-        let counts = running
-            .join()
-            .map_err(|_| anyhow!("the filter thread panicked"))??;
-        Ok((rate, counts.forwarded as usize))
-    })
+            let rate = messages.len() as f64 / started.elapsed().as_secs_f64();
+            let counts = running
+                .join()
+                .map_err(|_| anyhow!("the filter thread panicked"))??;
+            Ok((rate, counts.forwarded as usize))
+        })
+    }
 }
 
 impl FilterArgs {
@@ -96,7 +156,15 @@ impl FilterArgs {
         let now = ItsTime::now();
         let pki = build_pki(Curve::P256, self.signers, now)?;
         let n = self.messages as usize;
-        let bar = progress(n as u64 * 2, "signing, then filtering");
+        let one = Mode {
+            engine: self.bulk.engine()?,
+            batch: BatchConfig::ONE_AT_A_TIME,
+        };
+        let bulk = Mode {
+            engine: one.engine.clone(),
+            batch: self.bulk.batch(),
+        };
+        let bar = progress(n as u64 * 5, "signing, then filtering");
         let mut messages = Vec::with_capacity(n);
         for i in 0..n {
             let kind = if i < self.signers as usize {
@@ -108,44 +176,74 @@ impl FilterArgs {
             bar.inc(1);
         }
         let (raw_rate, raw_ok) = pki.raw_verify_rate(&messages)?;
-
-        let filter = Filter::new(validator(&pki)?);
-        let started = Instant::now();
-        let inspected = messages
-            .iter()
-            .filter(|m| filter.inspect(m).is_ok())
-            .count();
-        let inspect_rate = n as f64 / started.elapsed().as_secs_f64();
-
-        let (udp_rate, forwarded) = through_udp(&pki, &messages, &bar)?;
+        let mut success = raw_ok == n;
+        let mut measure = |mode: &Mode| -> Result<(f64, f64)> {
+            let (inspect_rate, inspected) = mode.in_process(&pki, &messages)?;
+            bar.inc(n as u64);
+            let (udp_rate, forwarded) = mode.through_udp(&pki, &messages, &bar)?;
+            success &= inspected == n && forwarded == n;
+            Ok((inspect_rate, udp_rate))
+        };
+        let (one_inspect, one_udp) = measure(&one)?;
+        let (bulk_inspect, bulk_udp) = measure(&bulk)?;
         bar.finish_and_clear();
 
-        let success = raw_ok == n && inspected == n && forwarded == n;
+        let ratio =
+            |rate: f64| json!({"messages_per_second": rate, "ratio_to_raw": rate / raw_rate});
         let json = json!({
             "messages": n,
             "signers": self.signers,
             "raw_verify_per_second": raw_rate,
-            "in_process": {"messages_per_second": inspect_rate, "ratio_to_raw": inspect_rate / raw_rate},
-            "udp": {"messages_per_second": udp_rate, "ratio_to_raw": udp_rate / raw_rate},
+            "in_process": ratio(one_inspect),
+            "udp": ratio(one_udp),
             "threads": 1,
+            "bulk": {
+                "batch": bulk.batch.max_batch,
+                "deadline_ms": bulk.batch.deadline.as_secs_f64() * 1e3,
+                "engine": bulk.engine.name(),
+                "device": bulk.engine.device(),
+                "in_process": ratio(bulk_inspect),
+                "udp": ratio(bulk_udp),
+            },
             "success": success,
         });
-        let mut table = Table::new(&["measurement (one core)", "per second", "ratio to raw"]);
+        let mut table = Table::new(&[
+            "measurement",
+            "in process /s",
+            "ratio",
+            "UDP on loopback /s",
+            "ratio",
+        ]);
         table.row(vec![
-            "raw ECDSA verify (p256)".into(),
+            "raw ECDSA verify (p256, one core)".into(),
             format!("{raw_rate:.0}"),
             "1.00".into(),
+            String::new(),
+            String::new(),
         ]);
-        table.row(vec![
-            "filter, in process".into(),
-            format!("{inspect_rate:.0}"),
-            format!("{:.2}", inspect_rate / raw_rate),
-        ]);
-        table.row(vec![
-            "filter, UDP in and out on loopback".into(),
-            format!("{udp_rate:.0}"),
-            format!("{:.2}", udp_rate / raw_rate),
-        ]);
+        let bulk_name = format!(
+            "filter, batches of {} within {} ms ({}: {})",
+            bulk.batch.max_batch,
+            bulk.batch.deadline.as_millis(),
+            bulk.engine.name(),
+            bulk.engine.device()
+        );
+        for (name, inspect_rate, udp_rate) in [
+            (
+                "filter, one at a time (one core)".to_string(),
+                one_inspect,
+                one_udp,
+            ),
+            (bulk_name, bulk_inspect, bulk_udp),
+        ] {
+            table.row(vec![
+                name,
+                format!("{inspect_rate:.0}"),
+                format!("{:.2}", inspect_rate / raw_rate),
+                format!("{udp_rate:.0}"),
+                format!("{:.2}", udp_rate / raw_rate),
+            ]);
+        }
         finish(
             self.format,
             &json,
