@@ -2,10 +2,12 @@
 //! the `--engine` choice every command that verifies in bulk takes.
 
 use std::process::ExitCode;
+use std::sync::Arc;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Subcommand;
 use serde_json::json;
+use vss_core::config::EngineKind;
 use vss_engine::{CpuEngine, VerifyEngine};
 
 use crate::output::{emit, print_json, Format, Table};
@@ -58,32 +60,18 @@ pub enum EngineChoice {
 }
 
 /// Opens the chosen engine: the CPU engine on `threads` threads (one per core when
-/// `None`), or the GPU engine, failing with "no GPU device: …" where there is none.
-pub fn open_engine(choice: EngineChoice, threads: Option<usize>) -> Result<Box<dyn VerifyEngine>> {
+/// `None`), or the GPU engine (as `[engine] kind = "gpu"` does), failing with
+/// "no GPU device: …" where there is none.
+pub fn open_engine(choice: EngineChoice, threads: Option<usize>) -> Result<Arc<dyn VerifyEngine>> {
     Ok(match choice {
-        EngineChoice::Cpu => Box::new(threads.map_or_else(CpuEngine::default, CpuEngine::new)),
-        EngineChoice::Gpu => gpu_engine()?,
+        EngineChoice::Cpu => Arc::new(threads.map_or_else(CpuEngine::default, CpuEngine::new)),
+        EngineChoice::Gpu => EngineKind::Gpu.engine()?,
     })
-}
-
-/// The GPU engine, or the one-line reason there is none.
-#[cfg(feature = "gpu")]
-fn gpu_engine() -> Result<Box<dyn VerifyEngine>> {
-    match vss_engine::GpuEngine::new() {
-        Ok(gpu) => Ok(Box::new(gpu)),
-        Err(e) => bail!("no GPU device: {e}"),
-    }
-}
-
-/// Without the `gpu` feature there is no GPU engine.
-#[cfg(not(feature = "gpu"))]
-fn gpu_engine() -> Result<Box<dyn VerifyEngine>> {
-    bail!("no GPU engine: this vss is built without the `gpu` feature")
 }
 
 /// The GPU engine's line: its device, or why there is none.
 fn gpu_info() -> serde_json::Value {
-    match gpu_engine() {
+    match EngineKind::Gpu.engine() {
         Ok(gpu) => json!({"engine": gpu.name(), "available": true, "device": gpu.device()}),
         Err(e) => {
             let reason = format!("{e}");

@@ -87,7 +87,7 @@ pub struct BulkArgs {
 impl BulkArgs {
     /// The engine these options ask for.
     pub fn engine(&self) -> Result<Arc<dyn VerifyEngine>> {
-        open_engine(self.engine, None).map(Arc::from)
+        open_engine(self.engine, None)
     }
 
     /// The batches these options ask for.
