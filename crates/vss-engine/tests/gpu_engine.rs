@@ -53,3 +53,58 @@ fn the_kernel_compiles_with_nvrtc() {
         Err(e) => panic!("{e}"),
     }
 }
+
+/// Jobs per curve in the large comparison.
+const MILLION: usize = 1 << 20;
+
+#[test]
+fn a_million_jobs_per_curve_agree_with_the_cpu_engine() {
+    let gpu = match GpuEngine::new() {
+        Ok(gpu) => gpu,
+        Err(e) => {
+            println!("skipped: {e}");
+            return;
+        }
+    };
+    let cpu = CpuEngine::default();
+    for curve in [Curve::P256, Curve::Bp256] {
+        // About 20,000 distinct cases (valid, every broken kind, constructed sums), each
+        // also with its digest's last bit flipped; the million jobs cycle through both.
+        let mut base = mixed_batch(curve, 16, 1000);
+        base.extend(constructed(curve));
+        let flipped: Vec<Case> = base
+            .iter()
+            .map(|c| {
+                let mut digest = c.digest.clone();
+                if let Some(last) = digest.last_mut() {
+                    *last ^= 1;
+                }
+                Case {
+                    curve: c.curve,
+                    key: c.key.clone(),
+                    digest,
+                    signature: c.signature.clone(),
+                    valid: false,
+                }
+            })
+            .collect();
+        let jobs: Vec<VerifyJob<'_>> = (0..MILLION)
+            .map(|i| {
+                let pool = if (i / base.len()).is_multiple_of(2) {
+                    &base
+                } else {
+                    &flipped
+                };
+                pool[i % base.len()].job()
+            })
+            .collect();
+        let expected = cpu.verify_batch(&jobs);
+        assert!(expected.iter().any(|v| *v) && expected.iter().any(|v| !*v));
+        let got = gpu.try_verify_batch(&jobs).expect("the device answers");
+        let differ = expected.iter().zip(&got).filter(|(a, b)| a != b).count();
+        assert_eq!(
+            differ, 0,
+            "{curve:?}: {differ} of {MILLION} verdicts differ"
+        );
+    }
+}
