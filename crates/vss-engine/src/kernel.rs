@@ -12,12 +12,12 @@
 // there is no padding), or to arrays of the lengths the C side reads.
 #![allow(unsafe_code)]
 
-use std::collections::HashMap;
 use std::os::raw::c_int;
 use std::sync::OnceLock;
 
-use vss_crypto::{Curve, PublicKey};
+use vss_crypto::Curve;
 
+use crate::staging::{self, StagedJob};
 use crate::{VerifyEngine, VerifyJob};
 
 /// The kernel's source as NVRTC compiles it: the arithmetic, then the batch kernel.
@@ -188,11 +188,6 @@ pub fn limbs_to_be(limbs: &Limbs) -> [u8; 32] {
         out[at..at + 4].copy_from_slice(&limb.to_be_bytes());
     }
     out
-}
-
-/// Whether a < b.
-fn less(a: &Limbs, b: &Limbs) -> bool {
-    a.iter().rev().cmp(b.iter().rev()).is_lt()
 }
 
 impl Modulus {
@@ -501,11 +496,6 @@ impl KernelCurve {
             )
         }
     }
-
-    /// Whether 1 ≤ x < n.
-    fn in_scalar_range(&self, x: &Limbs) -> bool {
-        *x != [0; 8] && less(x, &self.params.n.m)
-    }
 }
 
 /// The jobs of one curve in a batch, laid out for the kernel.
@@ -527,70 +517,29 @@ pub(crate) struct Staged {
     pub(crate) groups: Vec<Group>,
 }
 
-/// A point's plain affine coordinates.
-type Coordinates = (Limbs, Limbs);
-
-/// The key's plain coordinates, parsed (and decompressed) by vss-crypto; `None` when it is
-/// not a point of the curve.
-fn parse_key(curve: Curve, bytes: &[u8]) -> Option<Coordinates> {
-    let key = PublicKey::from_sec1(curve, bytes).ok()?;
-    Some((limbs_from_be(key.x())?, limbs_from_be(key.y())?))
-}
-
 impl Staged {
-    /// Parses `jobs`: keys (each distinct key once), signatures (r ‖ s of 32 bytes each,
-    /// both in 1..n−1) and digests (the leftmost 32 bytes).
+    /// Parses `jobs` ([`crate::staging`]) and lays the kernel's jobs out per curve.
     pub(crate) fn new(jobs: &[VerifyJob<'_>]) -> Staged {
         let mut verdicts = vec![false; jobs.len()];
-        let mut rows: [Vec<(usize, [Limbs; 5])>; 2] = [Vec::new(), Vec::new()];
-        let mut keys: HashMap<(Curve, &[u8]), Option<Coordinates>> = HashMap::new();
-        for (i, job) in jobs.iter().enumerate() {
-            let kernel = KERNEL_CURVES
-                .iter()
-                .position(|&c| c == job.curve)
-                .zip(KernelCurve::get(job.curve));
-            let Some((id, curve)) = kernel else {
-                verdicts[i] = job.verify_one();
-                continue;
-            };
-            let key = *keys
-                .entry((job.curve, job.public_key))
-                .or_insert_with(|| parse_key(job.curve, job.public_key));
-            let Some((qx, qy)) = key else { continue };
-            if job.signature.len() != 64 {
-                continue;
-            }
-            let (Some(r), Some(s)) = (
-                limbs_from_be(&job.signature[..32]),
-                limbs_from_be(&job.signature[32..]),
-            ) else {
-                continue;
-            };
-            if !curve.in_scalar_range(&r) || !curve.in_scalar_range(&s) {
-                continue;
-            }
-            let Some(e) = limbs_from_be(&job.digest[..job.digest.len().min(32)]) else {
-                continue;
-            };
-            rows[id].push((i, [qx, qy, e, r, s]));
-        }
-        let groups = rows
-            .into_iter()
-            .zip(KERNEL_CURVES)
-            .filter(|(rows, _)| !rows.is_empty())
-            .filter_map(|(rows, curve)| {
+        let staged = staging::stage(jobs, &mut verdicts);
+        let groups = KERNEL_CURVES
+            .iter()
+            .filter_map(|&curve| {
+                let rows: Vec<&StagedJob> = staged.iter().filter(|j| j.curve == curve).collect();
+                let kernel = KernelCurve::get(curve).filter(|_| !rows.is_empty())?;
                 let count = rows.len();
                 let mut input = vec![0u32; count * JOB_WORDS];
-                for (i, (_, fields)) in rows.iter().enumerate() {
-                    for (f, limbs) in fields.iter().enumerate() {
+                for (i, job) in rows.iter().enumerate() {
+                    for (f, field) in [job.qx, job.qy, job.e, job.r, job.s].iter().enumerate() {
+                        let limbs = limbs_from_be(field).unwrap_or_default();
                         for (k, limb) in limbs.iter().enumerate() {
                             input[(f * 8 + k) * count + i] = *limb;
                         }
                     }
                 }
                 Some(Group {
-                    curve: KernelCurve::get(curve)?,
-                    jobs: rows.into_iter().map(|(i, _)| i).collect(),
+                    curve: kernel,
+                    jobs: rows.iter().map(|j| j.index).collect(),
                     input,
                 })
             })

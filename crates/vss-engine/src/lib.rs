@@ -17,6 +17,7 @@ mod gpu;
 mod ifma;
 mod job;
 pub mod kernel;
+mod staging;
 
 pub use cpu::{CpuEngine, CpuPath};
 #[cfg(feature = "gpu")]

@@ -40,11 +40,6 @@ pub(super) fn lt(a: &U256, b: &U256) -> bool {
     a.iter().rev().cmp(b.iter().rev()).is_lt()
 }
 
-/// Whether `a` is zero.
-pub(super) fn is_zero(a: &U256) -> bool {
-    a.iter().all(|w| *w == 0)
-}
-
 /// `a + b` and the carry out.
 pub(super) fn add(a: &U256, b: &U256) -> (U256, bool) {
     let mut out = [0u64; 4];

@@ -6,8 +6,8 @@ use vss_crypto::{Curve, HashAlg, PrivateKey};
 use super::field::{gather_lanes, scatter_lanes, Fe, Field, Modulus};
 use super::scalar::{self, U256};
 use super::verify::{self, CurveParams, Lane};
-use super::{available, parse_key, prepare};
-use crate::VerifyJob;
+use super::{available, lane};
+use crate::{staging, VerifyJob};
 
 /// Runs `check` when the CPU has IFMA; says it skipped otherwise.
 fn on_ifma(check: impl FnOnce()) {
@@ -89,11 +89,7 @@ fn check_field(m: &U256) {
             assert_eq!(difference[lane], add_mod(x, &minus_y, m), "a − b");
             let lazy_expected = mul_mod(&add_mod(x, y, m), &add_mod(x, &minus_y, m), m);
             assert_eq!(lazy[lane], lazy_expected, "(a + b)(a − b)");
-            let expected_inverse = if scalar::is_zero(x) {
-                [0; 4]
-            } else {
-                [1, 0, 0, 0]
-            };
+            let expected_inverse = if *x == [0; 4] { [0; 4] } else { [1, 0, 0, 0] };
             assert_eq!(inverse[lane], expected_inverse, "a·a⁻¹");
             assert_eq!(twice_half[lane], *x, "a/2 + a/2");
         }
@@ -114,42 +110,45 @@ fn lane_arithmetic_matches_integer_arithmetic_modulo_both_primes_and_orders() {
     });
 }
 
+/// The lanes of `jobs`, all of which must pass staging.
+fn staged_lanes(jobs: &[VerifyJob<'_>]) -> Vec<Lane> {
+    let mut verdicts = vec![false; jobs.len()];
+    let staged = staging::stage(jobs, &mut verdicts);
+    assert_eq!(staged.len(), jobs.len(), "every job is in range");
+    staged.iter().map(lane).collect()
+}
+
 /// Lanes for `count` signatures of random digests by one random key, with the digests
 /// changed after signing when `tamper`.
 fn signed_lanes(curve: Curve, count: usize, tamper: bool) -> Vec<Lane> {
     let key = PrivateKey::generate(curve).expect("key");
-    let parsed = parse_key(curve, key.public_key().to_sec1_uncompressed());
-    let params = params_of(curve);
-    (0..count)
+    let signed: Vec<(Vec<u8>, Vec<u8>)> = (0..count)
         .map(|i| {
             let mut digest = HashAlg::Sha256.digest(&i.to_be_bytes());
             let signature = key.sign_digest(&digest).expect("sign");
             if tamper {
                 digest[i % 32] ^= 1;
             }
-            let job = VerifyJob {
-                curve,
-                public_key: key.public_key().to_sec1_uncompressed(),
-                digest: &digest,
-                signature: signature.to_p1363(),
-            };
-            prepare(&job, params, &parsed).unwrap_or_else(|_| panic!("in range"))
+            (digest, signature.to_p1363().to_vec())
         })
-        .collect()
-}
-
-fn params_of(curve: Curve) -> &'static CurveParams {
-    match curve {
-        Curve::P256 => CurveParams::p256(),
-        _ => CurveParams::bp256(),
-    }
+        .collect();
+    let jobs: Vec<VerifyJob<'_>> = signed
+        .iter()
+        .map(|(digest, signature)| VerifyJob {
+            curve,
+            public_key: key.public_key().to_sec1_uncompressed(),
+            digest,
+            signature,
+        })
+        .collect();
+    staged_lanes(&jobs)
 }
 
 #[test]
 fn the_lanes_decide_valid_and_invalid_signatures_themselves() {
     on_ifma(|| {
         for curve in [Curve::P256, Curve::Bp256] {
-            let params = params_of(curve);
+            let params = super::params(curve);
             for tamper in [false, true] {
                 let lanes = signed_lanes(curve, 21, tamper);
                 // SAFETY: `on_ifma` checked that the CPU has AVX-512 F and IFMA.
@@ -171,7 +170,7 @@ fn the_lanes_decide_valid_and_invalid_signatures_themselves() {
 fn equal_and_opposite_sums_are_left_to_the_library() {
     on_ifma(|| {
         for curve in [Curve::P256, Curve::Bp256] {
-            let params = params_of(curve);
+            let params = super::params(curve);
             // Q = G (private key 1): with e = r, u1 = u2 and u1·G = u2·Q; with e = n − r,
             // u1·G = −u2·Q and the sum is the point at infinity.
             let one = PrivateKey::from_scalar(curve, &[1]).expect("key 1");
@@ -196,11 +195,7 @@ fn equal_and_opposite_sums_are_left_to_the_library() {
                     signature: &signature,
                 })
                 .collect();
-            let parsed = parse_key(curve, &q);
-            let lanes: Vec<Lane> = jobs
-                .iter()
-                .map(|job| prepare(job, params, &parsed).unwrap_or_else(|_| panic!("in range")))
-                .collect();
+            let lanes = staged_lanes(&jobs);
             // SAFETY: `on_ifma` checked that the CPU has AVX-512 F and IFMA.
             let groups = unsafe { verify::verify_lanes(params, &lanes) };
             assert_eq!(groups[0].exceptional & 0b11, 0b11, "{curve:?}");

@@ -8,6 +8,8 @@
 use std::arch::x86_64::*;
 use std::sync::OnceLock;
 
+use vss_crypto::Curve;
+
 use super::field::{gather_lanes, scatter_lanes, splat, Fe, Field, Modulus};
 use super::point::{Affine, CurveField, Jacobian};
 use super::scalar::{self, Limbs, U256};
@@ -47,13 +49,10 @@ pub(super) struct CurveParams {
 }
 
 impl CurveParams {
-    /// The constants from the curve's hex parameters.
-    fn new(p: &str, n: &str, a: &str, gx: &str, gy: &str) -> CurveParams {
-        let (p, n, a) = (
-            scalar::from_hex(p),
-            scalar::from_hex(n),
-            scalar::from_hex(a),
-        );
+    /// The constants from the curve's hex parameters (its order comes from staging).
+    fn new(curve: Curve, p: &str, a: &str, gx: &str, gy: &str) -> CurveParams {
+        let n = scalar::from_be(crate::staging::order(curve).expect("a staged curve"));
+        let (p, a) = (scalar::from_hex(p), scalar::from_hex(a));
         let minus_3 = scalar::sub(&p, &[3, 0, 0, 0]).0;
         CurveParams {
             p,
@@ -75,8 +74,8 @@ impl CurveParams {
         static PARAMS: OnceLock<CurveParams> = OnceLock::new();
         PARAMS.get_or_init(|| {
             CurveParams::new(
+                Curve::P256,
                 "ffffffff00000001000000000000000000000000ffffffffffffffffffffffff",
-                "ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551",
                 "ffffffff00000001000000000000000000000000fffffffffffffffffffffffc",
                 "6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296",
                 "4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5",
@@ -89,8 +88,8 @@ impl CurveParams {
         static PARAMS: OnceLock<CurveParams> = OnceLock::new();
         PARAMS.get_or_init(|| {
             CurveParams::new(
+                Curve::Bp256,
                 "a9fb57dba1eea9bc3e660a909d838d726e3bf623d52620282013481d1f6e5377",
-                "a9fb57dba1eea9bc3e660a909d838d718c397aa3b561a6f7901e0e82974856a7",
                 "7d5a0975fc2c3057eef67530417affe7fb8055c126dc5c6ce94a4b44f330b5d9",
                 "8bd2aeb9cb7e57cb2c4b482ffc81b7afb9de27e1e3bd23c23a4453bd9ace3262",
                 "547ef835c3dac4fd97f8461a14611dc9c27745132ded8e545c1d54c72f046997",

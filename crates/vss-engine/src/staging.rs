@@ -1,0 +1,118 @@
+//! The host's share of the engines with arithmetic of their own (the IFMA lanes, the GPU
+//! kernel): P-256 and brainpoolP256r1 jobs parsed and range-checked into plain 256-bit
+//! numbers; every other job decided here, false when malformed and by the library when on
+//! another curve.
+
+use std::collections::HashMap;
+
+use vss_crypto::{Curve, PublicKey};
+
+use crate::VerifyJob;
+
+/// A 256-bit number, big-endian.
+pub(crate) type Be256 = [u8; 32];
+
+/// A lower-case hex digit's value.
+const fn nibble(digit: u8) -> u8 {
+    match digit {
+        b'0'..=b'9' => digit - b'0',
+        _ => digit - b'a' + 10,
+    }
+}
+
+/// Parses 64 lower-case hex digits at compile time.
+const fn be256(hex: &str) -> Be256 {
+    let digits = hex.as_bytes();
+    let mut out = [0u8; 32];
+    let mut i = 0;
+    while i < 64 {
+        out[i / 2] |= nibble(digits[i]) << (4 * (1 - i % 2));
+        i += 1;
+    }
+    out
+}
+
+/// The curves staged here and their group orders.
+const ORDERS: [(Curve, Be256); 2] = [
+    (
+        Curve::P256,
+        be256("ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551"),
+    ),
+    (
+        Curve::Bp256,
+        be256("a9fb57dba1eea9bc3e660a909d838d718c397aa3b561a6f7901e0e82974856a7"),
+    ),
+];
+
+/// The group order of a curve staged here.
+pub(crate) fn order(curve: Curve) -> Option<&'static Be256> {
+    ORDERS.iter().find(|(c, _)| *c == curve).map(|(_, n)| n)
+}
+
+/// A key's affine coordinates.
+type Coordinates = (Be256, Be256);
+
+/// A job that passed every check that needs no curve arithmetic.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct StagedJob {
+    /// Its index in the batch.
+    pub(crate) index: usize,
+    /// P-256 or brainpoolP256r1.
+    pub(crate) curve: Curve,
+    /// The key's affine coordinates (on the curve, below p).
+    pub(crate) qx: Be256,
+    pub(crate) qy: Be256,
+    /// The digest's leftmost 256 bits (all of it, left-padded, when shorter).
+    pub(crate) e: Be256,
+    /// r and s, both in 1..n−1.
+    pub(crate) r: Be256,
+    pub(crate) s: Be256,
+}
+
+/// The key's affine coordinates, parsed (and decompressed) by vss-crypto; `None` when it is
+/// not a point of the curve.
+fn parse_key(curve: Curve, bytes: &[u8]) -> Option<Coordinates> {
+    let key = PublicKey::from_sec1(curve, bytes).ok()?;
+    Some((key.x().try_into().ok()?, key.y().try_into().ok()?))
+}
+
+/// The jobs of `jobs` left for curve arithmetic, in order; the verdict of every other job
+/// goes to `verdicts` (same length as `jobs`). Each distinct key is parsed once.
+pub(crate) fn stage(jobs: &[VerifyJob<'_>], verdicts: &mut [bool]) -> Vec<StagedJob> {
+    let mut keys: HashMap<(Curve, &[u8]), Option<Coordinates>> = HashMap::new();
+    let mut staged = Vec::with_capacity(jobs.len());
+    for (index, job) in jobs.iter().enumerate() {
+        let Some(n) = order(job.curve) else {
+            verdicts[index] = job.verify_one();
+            continue;
+        };
+        verdicts[index] = false;
+        let key = *keys
+            .entry((job.curve, job.public_key))
+            .or_insert_with(|| parse_key(job.curve, job.public_key));
+        let Some((qx, qy)) = key else { continue };
+        let Ok(rs) = <&[u8; 64]>::try_from(job.signature) else {
+            continue;
+        };
+        let (mut r, mut s) = ([0u8; 32], [0u8; 32]);
+        r.copy_from_slice(&rs[..32]);
+        s.copy_from_slice(&rs[32..]);
+        let in_range = |v: &Be256| *v != [0; 32] && v < n;
+        if !in_range(&r) || !in_range(&s) {
+            continue;
+        }
+        let mut e = [0u8; 32];
+        let used = job.digest.len().min(32);
+        e[32 - used..].copy_from_slice(&job.digest[..used]);
+        staged.push(StagedJob {
+            index,
+            curve: job.curve,
+            qx,
+            qy,
+            e,
+            r,
+            s,
+        });
+    }
+    staged
+}
