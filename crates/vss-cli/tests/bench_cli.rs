@@ -166,11 +166,15 @@ fn filter_bench_reports_one_core_rates_against_raw_verify() {
         (Some(300), Some(1))
     );
     let raw = positive(&report["raw_verify_per_second"], "raw");
-    for path in ["in_process", "udp"] {
-        let rate = positive(&report[path]["messages_per_second"], path);
-        let ratio = positive(&report[path]["ratio_to_raw"], path);
-        assert!((ratio * raw - rate).abs() < 1e-6 * rate, "{report}");
+    for run in [&report, &report["bulk"]] {
+        for path in ["in_process", "udp"] {
+            let rate = positive(&run[path]["messages_per_second"], path);
+            let ratio = positive(&run[path]["ratio_to_raw"], path);
+            assert!((ratio * raw - rate).abs() < 1e-6 * rate, "{report}");
+        }
     }
+    assert_eq!(report["bulk"]["engine"], "cpu", "{report}");
+    assert!(report["bulk"]["batch"].as_u64() > Some(1), "{report}");
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{forge, now, Pki};
+use common::{claiming_sha384, forge, message, now, Pki};
 use vss_crypto::Curve;
 use vss_its::asn::{
     CircularRegion, Duration, GeographicRegion, Latitude, Longitude, ThreeDLocation, TwoDLocation,
@@ -12,13 +12,6 @@ use vss_its::asn::{
 use vss_its::{
     encode_data, sign_data, Cert, ItsTime, SignedDataRequest, SignerKind, Validator, Verdict,
 };
-
-fn message(psid: u64, signer: SignerKind) -> SignedDataRequest<'static> {
-    let mut r = SignedDataRequest::new(psid, b"a CAM payload");
-    r.generation_time = Some(now());
-    r.signer = signer;
-    r
-}
 
 fn signed(pki: &Pki, request: &SignedDataRequest<'_>, at: &Cert) -> Vec<u8> {
     encode_data(&sign_data(request, Some(at), &pki.at.key).expect("sign")).expect("encode")
@@ -300,16 +293,7 @@ fn malformed_for_truncated_trailing_and_deeply_nested_input() {
 #[test]
 fn unsupported_algorithm_when_the_hash_does_not_match_the_curve() {
     let pki = Pki::new(Curve::P256, None);
-    let mut data = sign_data(
-        &message(36, SignerKind::Certificate),
-        Some(&pki.at.cert),
-        &pki.at.key,
-    )
-    .expect("sign");
-    if let vss_its::asn::Ieee1609Dot2Content::SignedData(s) = &mut data.content {
-        s.hash_id = vss_its::asn::HashAlgorithm::Sha384;
-    }
-    let bytes = encode_data(&data).expect("encode");
+    let bytes = claiming_sha384(&pki, SignerKind::Certificate);
     let mut validator = Validator::new(pki.trust(), 8);
     assert_eq!(
         verdict(&mut validator, &bytes, std::slice::from_ref(&pki.aa.cert)).0,

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{forge, issue, now, request, start, Issued, Pki};
+use common::{claiming_sha384, forge, issue, message, now, request, start, Issued, Pki};
 use vss_crypto::{Curve, PrivateKey, PublicKey, Signature};
 use vss_its::asn::{
     CircularRegion, Duration, GeographicRegion, Latitude, Longitude, ThreeDLocation, TwoDLocation,
@@ -21,13 +21,6 @@ struct Case {
     bytes: Vec<u8>,
     chain: Vec<Cert>,
     expected: Verdict,
-}
-
-fn message(psid: u64, signer: SignerKind) -> SignedDataRequest<'static> {
-    let mut r = SignedDataRequest::new(psid, b"a CAM payload");
-    r.generation_time = Some(now());
-    r.signer = signer;
-    r
 }
 
 fn signed(request: &SignedDataRequest<'_>, at: &Cert, key: &PrivateKey) -> Vec<u8> {
@@ -183,17 +176,8 @@ fn corpus(pki: &Pki) -> Vec<Case> {
     trailing.push(0);
     cases.push(case(trailing, &[], Verdict::Malformed));
 
-    let mut sha384 = sign_data(
-        &message(36, SignerKind::Digest),
-        Some(&pki.at.cert),
-        &pki.at.key,
-    )
-    .expect("sign");
-    if let vss_its::asn::Ieee1609Dot2Content::SignedData(s) = &mut sha384.content {
-        s.hash_id = vss_its::asn::HashAlgorithm::Sha384;
-    }
     cases.push(case(
-        encode_data(&sha384).expect("encode"),
+        claiming_sha384(pki, SignerKind::Digest),
         &[],
         Verdict::UnsupportedAlgorithm,
     ));

@@ -13,6 +13,25 @@ pub fn start() -> ItsTime {
     ItsTime::from_system_time(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_767_225_600))
 }
 
+/// A CAM-like request of `psid` at [`now`], signed as `signer` says.
+pub fn message(psid: u64, signer: vss_its::SignerKind) -> vss_its::SignedDataRequest<'static> {
+    let mut r = vss_its::SignedDataRequest::new(psid, b"a CAM payload");
+    r.generation_time = Some(now());
+    r.signer = signer;
+    r
+}
+
+/// A message signed by `pki`'s AT (signer named by `signer`) whose header claims SHA-384,
+/// which a P-256 signature does not use.
+pub fn claiming_sha384(pki: &Pki, signer: vss_its::SignerKind) -> Vec<u8> {
+    let mut data =
+        vss_its::sign_data(&message(36, signer), Some(&pki.at.cert), &pki.at.key).expect("sign");
+    if let vss_its::asn::Ieee1609Dot2Content::SignedData(s) = &mut data.content {
+        s.hash_id = vss_its::asn::HashAlgorithm::Sha384;
+    }
+    vss_its::encode_data(&data).expect("encode")
+}
+
 /// An hour after [`start`]: inside every certificate's validity.
 pub fn now() -> ItsTime {
     start().plus_micros(3_600_000_000)
