@@ -10,7 +10,17 @@
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define VSS_FIRST_JOB (blockIdx.x * blockDim.x + threadIdx.x)
 #define VSS_JOB_STRIDE (gridDim.x * blockDim.x)
+/* Threads per block (the engine launches blocks of this size) and the blocks per
+ * multiprocessor to make room for, which caps the registers per thread; the engine sets both. */
+#ifndef VSS_BLOCK
+#define VSS_BLOCK 128
+#endif
+#ifndef VSS_MIN_BLOCKS
+#define VSS_MIN_BLOCKS 1
+#endif
+#define VSS_BOUNDS __launch_bounds__(VSS_BLOCK, VSS_MIN_BLOCKS)
 #else
+#define VSS_BOUNDS
 #define VSS_FIRST_JOB 0u
 #define VSS_JOB_STRIDE 1u
 #endif
@@ -19,10 +29,10 @@
  * curve: the curve's constants; table: VSS_G_TABLE_LEN multiples of G; in: count jobs laid
  * out as vss_verify_job reads them; verdicts: count bytes.
  */
-VSS_KERNEL void vss_ecdsa_verify_batch(const vss_curve *curve, const vss_affine *table,
+VSS_KERNEL void VSS_BOUNDS vss_ecdsa_verify_batch(const vss_curve *curve, const vss_affine *table,
                                        const vss_u32 *in, unsigned char *verdicts,
                                        vss_u32 count) {
     for (vss_u32 i = VSS_FIRST_JOB; i < count; i += VSS_JOB_STRIDE) {
-        verdicts[i] = (unsigned char)vss_verify_job(curve, table, in, count, i);
+        verdicts[i] = (unsigned char)vss_verify_job(curve, table, in, i);
     }
 }

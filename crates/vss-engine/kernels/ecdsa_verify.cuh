@@ -14,9 +14,11 @@
 #define VSS_ECDSA_VERIFY_CUH
 
 /*
- * VSS_INLINE: small helpers, always inlined. VSS_FN: left to the compiler (the field
- * operations, which the point formulas inline). VSS_CALL: kept as calls on the GPU (the
- * point formulas and what loops over them), so the kernel's code stays small.
+ * VSS_INLINE: small helpers, always inlined. VSS_FN: left to the compiler (additions and
+ * subtractions, which the point formulas inline). VSS_CALL: kept as calls on the GPU (the
+ * Montgomery product, the point formulas and what loops over them), so the kernel's code
+ * stays small: inlined everywhere, the product made a 570 KB kernel whose warps waited
+ * mostly on instruction fetch; as one call it is 87 KB.
  */
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define VSS_INLINE __device__ __forceinline__
@@ -39,11 +41,12 @@ typedef unsigned long long vss_u64;
 #define VSS_G_WINDOWS (256 / VSS_G_BITS)
 #define VSS_G_DIGITS ((1 << VSS_G_BITS) - 1)
 #define VSS_G_TABLE_LEN (VSS_G_WINDOWS * VSS_G_DIGITS)
-/* u2*Q: fixed windows of VSS_Q_BITS bits over a table of 1Q..15Q made per job. */
+/* u2*Q: signed windows of VSS_Q_BITS bits (Booth digits) over a table of 1Q..8Q made per job. */
 #define VSS_Q_BITS 4
-#define VSS_Q_TABLE_LEN ((1 << VSS_Q_BITS) - 1)
+#define VSS_Q_TABLE_LEN (1 << (VSS_Q_BITS - 1))
 /* A job's input: Qx, Qy, e, r, s, each VSS_LIMBS limbs. */
 #define VSS_JOB_FIELDS 5
+#define VSS_JOB_WORDS (VSS_JOB_FIELDS * VSS_LIMBS)
 
 /* A modulus and its Montgomery constants. */
 typedef struct {
@@ -51,6 +54,7 @@ typedef struct {
     vss_u32 r2[VSS_LIMBS];  /* R^2 mod m */
     vss_u32 one[VSS_LIMBS]; /* R mod m: 1 in Montgomery form */
     vss_u32 minv;           /* -m^-1 mod 2^32 */
+    vss_u32 p256;           /* 1 when m is the P-256 prime 2^256 - 2^224 + 2^192 + 2^96 - 1 */
 } vss_mont;
 
 /* A short Weierstrass curve y^2 = x^3 + ax + b over p with a prime order n subgroup. */
@@ -125,55 +129,159 @@ VSS_INLINE vss_u32 vss_sub_raw(vss_u32 *r, const vss_u32 *a, const vss_u32 *b) {
     return (vss_u32)borrow;
 }
 
+/*
+ * ---- carry chains ----
+ * The GPU's multiply-add with carry in and out (PTX mad.cc / madc, add.cc / addc, sub.cc /
+ * subc): one instruction per limb product. The host emulates the carry flag in *cc, so the
+ * chains below run, and are tested, on both; on the GPU *cc is never read.
+ */
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define VSS_PTX3(op, a, b, c)                                                                \
+    vss_u32 r;                                                                               \
+    asm volatile(op " %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));                  \
+    (void)cc;                                                                                \
+    return r
+#define VSS_PTX2(op, a, b)                                                                   \
+    vss_u32 r;                                                                               \
+    asm volatile(op " %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));                              \
+    (void)cc;                                                                                \
+    return r
+/* lo(a b) + c, carry out */
+VSS_INLINE vss_u32 vss_mad_lo_cc(vss_u32 *cc, vss_u32 a, vss_u32 b, vss_u32 c) { VSS_PTX3("mad.lo.cc.u32", a, b, c); }
+/* lo(a b) + c + carry, carry out */
+VSS_INLINE vss_u32 vss_madc_lo_cc(vss_u32 *cc, vss_u32 a, vss_u32 b, vss_u32 c) { VSS_PTX3("madc.lo.cc.u32", a, b, c); }
+/* hi(a b) + c, carry out */
+VSS_INLINE vss_u32 vss_mad_hi_cc(vss_u32 *cc, vss_u32 a, vss_u32 b, vss_u32 c) { VSS_PTX3("mad.hi.cc.u32", a, b, c); }
+/* hi(a b) + c + carry, carry out */
+VSS_INLINE vss_u32 vss_madc_hi_cc(vss_u32 *cc, vss_u32 a, vss_u32 b, vss_u32 c) { VSS_PTX3("madc.hi.cc.u32", a, b, c); }
+/* a + b, carry out */
+VSS_INLINE vss_u32 vss_add_cc(vss_u32 *cc, vss_u32 a, vss_u32 b) { VSS_PTX2("add.cc.u32", a, b); }
+/* a + b + carry, carry out */
+VSS_INLINE vss_u32 vss_addc_cc(vss_u32 *cc, vss_u32 a, vss_u32 b) { VSS_PTX2("addc.cc.u32", a, b); }
+/* a + b + carry */
+VSS_INLINE vss_u32 vss_addc(vss_u32 *cc, vss_u32 a, vss_u32 b) { VSS_PTX2("addc.u32", a, b); }
+/* a - b, borrow out */
+VSS_INLINE vss_u32 vss_sub_cc(vss_u32 *cc, vss_u32 a, vss_u32 b) { VSS_PTX2("sub.cc.u32", a, b); }
+/* a - b - borrow, borrow out */
+VSS_INLINE vss_u32 vss_subc_cc(vss_u32 *cc, vss_u32 a, vss_u32 b) { VSS_PTX2("subc.cc.u32", a, b); }
+/* a - b - borrow */
+VSS_INLINE vss_u32 vss_subc(vss_u32 *cc, vss_u32 a, vss_u32 b) { VSS_PTX2("subc.u32", a, b); }
+#else
+VSS_INLINE vss_u32 vss_wide_out(vss_u32 *cc, vss_u64 v) {
+    *cc = (vss_u32)(v >> 32);
+    return (vss_u32)v;
+}
+VSS_INLINE vss_u32 vss_mad_lo_cc(vss_u32 *cc, vss_u32 a, vss_u32 b, vss_u32 c) {
+    return vss_wide_out(cc, (vss_u64)(a * b) + c);
+}
+VSS_INLINE vss_u32 vss_madc_lo_cc(vss_u32 *cc, vss_u32 a, vss_u32 b, vss_u32 c) {
+    return vss_wide_out(cc, (vss_u64)(a * b) + c + *cc);
+}
+VSS_INLINE vss_u32 vss_mad_hi_cc(vss_u32 *cc, vss_u32 a, vss_u32 b, vss_u32 c) {
+    return vss_wide_out(cc, (((vss_u64)a * b) >> 32) + c);
+}
+VSS_INLINE vss_u32 vss_madc_hi_cc(vss_u32 *cc, vss_u32 a, vss_u32 b, vss_u32 c) {
+    return vss_wide_out(cc, (((vss_u64)a * b) >> 32) + c + *cc);
+}
+VSS_INLINE vss_u32 vss_add_cc(vss_u32 *cc, vss_u32 a, vss_u32 b) {
+    return vss_wide_out(cc, (vss_u64)a + b);
+}
+VSS_INLINE vss_u32 vss_addc_cc(vss_u32 *cc, vss_u32 a, vss_u32 b) {
+    return vss_wide_out(cc, (vss_u64)a + b + *cc);
+}
+VSS_INLINE vss_u32 vss_addc(vss_u32 *cc, vss_u32 a, vss_u32 b) { return a + b + *cc; }
+VSS_INLINE vss_u32 vss_sub_cc(vss_u32 *cc, vss_u32 a, vss_u32 b) {
+    *cc = a < b;
+    return a - b;
+}
+VSS_INLINE vss_u32 vss_subc_cc(vss_u32 *cc, vss_u32 a, vss_u32 b) {
+    vss_u64 d = (vss_u64)a - b - *cc;
+    *cc = (vss_u32)(d >> 32) & 1;
+    return (vss_u32)d;
+}
+VSS_INLINE vss_u32 vss_subc(vss_u32 *cc, vss_u32 a, vss_u32 b) { return a - b - *cc; }
+#endif
+
+/* r = a - m when a (with the extra top word hi) is at least m, else a; a < 2m. */
+VSS_INLINE void vss_reduce_once(const vss_mont *m, vss_u32 *r, const vss_u32 *a, vss_u32 hi) {
+    vss_u32 cc = 0, u[VSS_LIMBS];
+    u[0] = vss_sub_cc(&cc, a[0], m->m[0]);
+    for (int i = 1; i < VSS_LIMBS; i++) u[i] = vss_subc_cc(&cc, a[i], m->m[i]);
+    vss_u32 borrow = vss_subc(&cc, hi, 0);
+    /* borrow is 0 when a >= m, all ones when a < m */
+    for (int i = 0; i < VSS_LIMBS; i++) r[i] = (u[i] & ~borrow) | (a[i] & borrow);
+}
+
 /* ---- arithmetic modulo m (inputs below m) ---- */
 
 /* r = a + b mod m */
 VSS_FN void vss_mod_add(const vss_mont *m, vss_u32 *r, const vss_u32 *a, const vss_u32 *b) {
-    vss_u32 t[VSS_LIMBS], u[VSS_LIMBS];
-    vss_u32 carry = vss_add_raw(t, a, b);
-    vss_u32 borrow = vss_sub_raw(u, t, m->m);
-    if (carry || !borrow) vss_copy(r, u); else vss_copy(r, t);
+    vss_u32 cc = 0, t[VSS_LIMBS];
+    t[0] = vss_add_cc(&cc, a[0], b[0]);
+    for (int i = 1; i < VSS_LIMBS; i++) t[i] = vss_addc_cc(&cc, a[i], b[i]);
+    vss_reduce_once(m, r, t, vss_addc(&cc, 0, 0));
 }
 
 /* r = a - b mod m */
 VSS_FN void vss_mod_sub(const vss_mont *m, vss_u32 *r, const vss_u32 *a, const vss_u32 *b) {
-    vss_u32 t[VSS_LIMBS];
-    if (vss_sub_raw(t, a, b)) vss_add_raw(t, t, m->m);
+    vss_u32 cc = 0, t[VSS_LIMBS];
+    t[0] = vss_sub_cc(&cc, a[0], b[0]);
+    for (int i = 1; i < VSS_LIMBS; i++) t[i] = vss_subc_cc(&cc, a[i], b[i]);
+    /* mask: all ones when a < b, then m is added back */
+    vss_u32 mask = vss_subc(&cc, 0, 0);
+    t[0] = vss_add_cc(&cc, t[0], m->m[0] & mask);
+    for (int i = 1; i < VSS_LIMBS - 1; i++) t[i] = vss_addc_cc(&cc, t[i], m->m[i] & mask);
+    t[VSS_LIMBS - 1] = vss_addc(&cc, t[VSS_LIMBS - 1], m->m[VSS_LIMBS - 1] & mask);
     vss_copy(r, t);
 }
 
+/* t[0..9] += a * b, the low halves of the products at limb j, the high halves at j + 1. */
+VSS_INLINE void vss_mul_acc(vss_u32 *t, const vss_u32 *a, vss_u32 b) {
+    vss_u32 cc = 0;
+    t[0] = vss_mad_lo_cc(&cc, a[0], b, t[0]);
+    for (int j = 1; j < VSS_LIMBS; j++) t[j] = vss_madc_lo_cc(&cc, a[j], b, t[j]);
+    t[VSS_LIMBS] = vss_addc_cc(&cc, t[VSS_LIMBS], 0);
+    t[VSS_LIMBS + 1] = vss_addc(&cc, t[VSS_LIMBS + 1], 0);
+    t[1] = vss_mad_hi_cc(&cc, a[0], b, t[1]);
+    for (int j = 1; j < VSS_LIMBS; j++) t[j + 1] = vss_madc_hi_cc(&cc, a[j], b, t[j + 1]);
+    t[VSS_LIMBS + 1] = vss_addc(&cc, t[VSS_LIMBS + 1], 0);
+}
+
 /*
- * r = a * b / R mod m (CIOS). Exact for any a < 2^256 and b < m: the result is fully
- * reduced, which the verifier uses to reduce e (below 2^256) and r modulo n.
+ * t[0..9] += q p for the P-256 prime, by shifts and adds: with q = t[0] (-p^-1 = 1 mod
+ * 2^32), q p = q 2^96 + q 2^192 + (2^32 - 1) q 2^224 - q, and the -q cancels t[0].
  */
-VSS_FN void vss_mont_mul(const vss_mont *m, vss_u32 *r, const vss_u32 *a, const vss_u32 *b) {
+VSS_INLINE void vss_p256_reduce_acc(vss_u32 *t) {
+    vss_u32 cc = 0, q = t[0];
+    vss_u32 lo = 0u - q;              /* (2^32 - 1) q = hi 2^32 + lo */
+    vss_u32 hi = q - (q != 0);
+    t[0] = 0;
+    t[3] = vss_add_cc(&cc, t[3], q);
+    t[4] = vss_addc_cc(&cc, t[4], 0);
+    t[5] = vss_addc_cc(&cc, t[5], 0);
+    t[6] = vss_addc_cc(&cc, t[6], q);
+    t[7] = vss_addc_cc(&cc, t[7], lo);
+    t[8] = vss_addc_cc(&cc, t[8], hi);
+    t[9] = vss_addc(&cc, t[9], 0);
+}
+
+/*
+ * r = a * b / R mod m (CIOS over carry chains). Exact for any a < 2^256 and b < m: the
+ * result is fully reduced, which the verifier uses to reduce e (below 2^256) and r modulo
+ * n. Between rounds t < 2^256 + m, so ten words hold every partial sum.
+ */
+VSS_CALL void vss_mont_mul(const vss_mont *m, vss_u32 *r, const vss_u32 *a, const vss_u32 *b) {
     vss_u32 t[VSS_LIMBS + 2];
     for (int i = 0; i < VSS_LIMBS + 2; i++) t[i] = 0;
     for (int i = 0; i < VSS_LIMBS; i++) {
-        vss_u64 c = 0;
-        for (int j = 0; j < VSS_LIMBS; j++) {
-            c += (vss_u64)a[j] * b[i] + t[j];
-            t[j] = (vss_u32)c;
-            c >>= 32;
-        }
-        c += t[VSS_LIMBS];
-        t[VSS_LIMBS] = (vss_u32)c;
-        t[VSS_LIMBS + 1] = (vss_u32)(c >> 32);
-        vss_u32 q = t[0] * m->minv;
-        c = ((vss_u64)q * m->m[0] + t[0]) >> 32;
-        for (int j = 1; j < VSS_LIMBS; j++) {
-            c += (vss_u64)q * m->m[j] + t[j];
-            t[j - 1] = (vss_u32)c;
-            c >>= 32;
-        }
-        c += t[VSS_LIMBS];
-        t[VSS_LIMBS - 1] = (vss_u32)c;
-        t[VSS_LIMBS] = t[VSS_LIMBS + 1] + (vss_u32)(c >> 32);
+        vss_mul_acc(t, a, b[i]);
+        if (m->p256) vss_p256_reduce_acc(t);
+        else vss_mul_acc(t, m->m, t[0] * m->minv); /* t[0] becomes 0 */
+        for (int j = 0; j < VSS_LIMBS + 1; j++) t[j] = t[j + 1];
+        t[VSS_LIMBS + 1] = 0;
     }
     /* t < 2m here: subtract m once if t >= m. */
-    vss_u32 u[VSS_LIMBS];
-    vss_u32 borrow = vss_sub_raw(u, t, m->m);
-    if (t[VSS_LIMBS] || !borrow) vss_copy(r, u); else vss_copy(r, t);
+    vss_reduce_once(m, r, t, t[VSS_LIMBS]);
 }
 
 /* r = a^e in Montgomery form (a in Montgomery form), 4-bit fixed windows. */
@@ -354,7 +462,25 @@ VSS_CALL void vss_point_add_mixed(const vss_curve *c, vss_jacobian *r, const vss
     vss_copy(r->z, z3);
 }
 
-/* r = k q, 4-bit fixed windows over 1q..15q (any k below 2^256). */
+/*
+ * Booth digit i of k in [-8, 8]: bits 4i+3 .. 4i-1 of k (bit -1 and bits above 255 are 0)
+ * as -8 b(4i+3) + 4 b(4i+2) + 2 b(4i+1) + b(4i) + b(4i-1); k = sum over i = 0..64 of
+ * digit i times 16^i.
+ */
+VSS_INLINE int vss_booth_digit(const vss_u32 *k, int i) {
+    vss_u32 w;
+    if (i == 0) {
+        w = (k[0] << 1) & 31;
+    } else {
+        int pos = 4 * i - 1, limb = pos / 32, shift = pos % 32;
+        w = k[limb] >> shift;
+        if (shift > 27 && limb + 1 < VSS_LIMBS) w |= k[limb + 1] << (32 - shift);
+        w &= 31;
+    }
+    return (int)((w & 1) + ((w >> 1) & 15)) - 16 * (int)(w >> 4);
+}
+
+/* r = k q with signed 4-bit windows (Booth digits) over 1q..8q (any k below 2^256). */
 VSS_CALL void vss_point_mul(const vss_curve *c, vss_jacobian *r, const vss_u32 *k,
                           const vss_affine *q) {
     vss_jacobian table[VSS_Q_TABLE_LEN];
@@ -363,10 +489,20 @@ VSS_CALL void vss_point_mul(const vss_curve *c, vss_jacobian *r, const vss_u32 *
     for (int i = 2; i < VSS_Q_TABLE_LEN; i++) vss_point_add_mixed(c, &table[i], &table[i - 1], q);
     vss_jacobian acc;
     vss_set_infinity(c, &acc);
-    for (int i = 256 / VSS_Q_BITS - 1; i >= 0; i--) {
+    for (int i = 256 / VSS_Q_BITS; i >= 0; i--) {
         for (int d = 0; d < VSS_Q_BITS; d++) vss_point_double(c, &acc, &acc);
-        vss_u32 digit = (k[i / 8] >> (VSS_Q_BITS * (i % 8))) & VSS_Q_TABLE_LEN;
-        if (digit) vss_point_add(c, &acc, &acc, &table[digit - 1]);
+        /* One addition whatever the sign (the threads of a warp take the same path):
+         * -P is (X, p - Y, Z), chosen by a mask. */
+        int digit = vss_booth_digit(k, i);
+        int magnitude = digit < 0 ? -digit : digit;
+        if (magnitude) {
+            vss_jacobian t = table[magnitude - 1];
+            vss_u32 zero[VSS_LIMBS] = {0, 0, 0, 0, 0, 0, 0, 0}, neg[VSS_LIMBS];
+            vss_mod_sub(&c->p, neg, zero, t.y);
+            vss_u32 mask = 0u - (vss_u32)(digit < 0);
+            for (int j = 0; j < VSS_LIMBS; j++) t.y[j] = (neg[j] & mask) | (t.y[j] & ~mask);
+            vss_point_add(c, &acc, &acc, &t);
+        }
     }
     *r = acc;
 }
@@ -437,17 +573,13 @@ VSS_CALL int vss_verify(const vss_curve *c, const vss_affine *table, const vss_u
     return 0;
 }
 
-/*
- * Job i of a batch of count: field f (Qx, Qy, e, r, s) limb k at in[(f * 8 + k) * count + i],
- * so that neighbouring threads read neighbouring words.
- */
+/* Job i of a batch: its VSS_JOB_WORDS words (Qx, Qy, e, r, s, VSS_LIMBS limbs each) at in[i * VSS_JOB_WORDS]. */
 VSS_CALL int vss_verify_job(const vss_curve *c, const vss_affine *table, const vss_u32 *in,
-                          vss_u32 count, vss_u32 i) {
+                          vss_u32 i) {
     vss_u32 v[VSS_JOB_FIELDS][VSS_LIMBS];
+    const vss_u32 *job = in + (vss_u64)i * VSS_JOB_WORDS;
     for (int f = 0; f < VSS_JOB_FIELDS; f++) {
-        for (int k = 0; k < VSS_LIMBS; k++) {
-            v[f][k] = in[(vss_u64)(f * VSS_LIMBS + k) * count + i];
-        }
+        for (int k = 0; k < VSS_LIMBS; k++) v[f][k] = job[f * VSS_LIMBS + k];
     }
     return vss_verify(c, table, v[0], v[1], v[2], v[3], v[4]);
 }

@@ -51,6 +51,9 @@ void mont_init(vss_mont *m, const char *hex) {
     m->minv = 0u - inv;
     /* R mod m = 2^256 - m (m > 2^255), then R^2 = R * 2^256 by 256 doublings. */
     vss_u32 zero[VSS_LIMBS] = {0, 0, 0, 0, 0, 0, 0, 0};
+    vss_u32 p256[VSS_LIMBS];
+    parse_hex(p256, CURVES[0].p);
+    m->p256 = vss_equal(m->m, p256);
     vss_sub_raw(m->one, zero, m->m);
     vss_copy(m->r2, m->one);
     for (int i = 0; i < 256; i++) vss_mod_add(m, m->r2, m->r2, m->r2);

@@ -13,19 +13,64 @@
 #![allow(unsafe_code)]
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaSlice, CudaStream, DriverError, LaunchConfig, PushKernelArg,
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DriverError, LaunchConfig, PinnedHostSlice,
+    PushKernelArg,
 };
 use cudarc::nvrtc::{CompileOptions, Ptx};
 use vss_crypto::Curve;
 
-use crate::kernel::{KernelCurve, Staged, KERNEL_NAME, MAX_KERNEL_JOBS, SOURCE};
+use crate::kernel::{KernelCurve, Staged, JOB_WORDS, KERNEL_NAME, MAX_KERNEL_JOBS, SOURCE};
 use crate::{VerifyEngine, VerifyJob};
 
-/// Threads per block of the batch kernel.
-const BLOCK: u32 = 128;
+/// How the engine uses the device. The defaults were chosen by measurement on an H100
+/// (docs/PERFORMANCE.md, "The GPU engine"); `examples/gpu_sweep.rs` measures others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GpuConfig {
+    /// Threads per block (a multiple of 32, at most 1024).
+    pub block: u32,
+    /// Blocks per multiprocessor the kernel is compiled to make room for (1 to 32): more
+    /// blocks cap the registers per thread lower.
+    pub min_blocks: u32,
+    /// Jobs per launch (1 to 2^20): a batch is cut into chunks of this many, and each is
+    /// staged on the host while the ones before it run.
+    pub chunk: usize,
+    /// Streams, each with pinned buffers for one chunk, that take the chunks in turn (1 to 8).
+    pub streams: usize,
+}
+
+impl Default for GpuConfig {
+    fn default() -> Self {
+        GpuConfig {
+            block: 256,
+            min_blocks: 2,
+            chunk: 1 << 17,
+            streams: 3,
+        }
+    }
+}
+
+impl GpuConfig {
+    /// Checks every field against its documented range.
+    pub fn check(&self) -> Result<(), GpuError> {
+        let refuse = |what: &'static str| Err(GpuError::InvalidConfig(what));
+        if self.block == 0 || self.block > 1024 || !self.block.is_multiple_of(32) {
+            return refuse("block must be a multiple of 32 from 32 to 1024");
+        }
+        if !(1..=32).contains(&self.min_blocks) {
+            return refuse("min_blocks must be from 1 to 32");
+        }
+        if !(1..=MAX_KERNEL_JOBS).contains(&self.chunk) {
+            return refuse("chunk must be from 1 to 2^20 jobs");
+        }
+        if !(1..=8).contains(&self.streams) {
+            return refuse("streams must be from 1 to 8");
+        }
+        Ok(())
+    }
+}
 
 /// Why there is no GPU engine, or why a GPU call failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +86,8 @@ pub enum GpuError {
     Compile(String),
     /// A driver call failed.
     Driver(String),
+    /// A [`GpuConfig`] field is out of its range (which one, and the range).
+    InvalidConfig(&'static str),
 }
 
 impl fmt::Display for GpuError {
@@ -53,6 +100,7 @@ impl fmt::Display for GpuError {
             }
             GpuError::Compile(log) => write!(f, "NVRTC could not compile the kernel: {log}"),
             GpuError::Driver(e) => write!(f, "CUDA driver error: {e}"),
+            GpuError::InvalidConfig(what) => write!(f, "invalid GPU engine configuration: {what}"),
         }
     }
 }
@@ -76,11 +124,92 @@ struct DeviceCurve {
     table: CudaSlice<u32>,
 }
 
+/// One stream and the buffers of the chunk it carries: the jobs' words and the verdict
+/// bytes, pinned on the host and on the device.
+struct Slot {
+    stream: Arc<CudaStream>,
+    input_host: PinnedHostSlice<u32>,
+    input: CudaSlice<u32>,
+    verdicts_host: PinnedHostSlice<u8>,
+    verdicts: CudaSlice<u8>,
+    /// The chunk in flight on this stream, staged, waiting for its verdict bytes.
+    pending: Option<Staged>,
+}
+
+impl Slot {
+    fn new(context: &Arc<CudaContext>, chunk: usize) -> Result<Slot, GpuError> {
+        let stream = context.new_stream()?;
+        // SAFETY: both buffers are written (the words of a chunk's jobs, its verdict bytes)
+        // before any of their elements is read (`submit`, `finish`).
+        let (input_host, verdicts_host) = unsafe {
+            (
+                context.alloc_pinned::<u32>(chunk * JOB_WORDS)?,
+                context.alloc_pinned_with_flags::<u8>(chunk, 0)?,
+            )
+        };
+        Ok(Slot {
+            input: stream.alloc_zeros::<u32>(chunk * JOB_WORDS)?,
+            verdicts: stream.alloc_zeros::<u8>(chunk)?,
+            stream,
+            input_host,
+            verdicts_host,
+            pending: None,
+        })
+    }
+
+    /// Copies `staged`'s jobs in, launches the kernel once per curve and copies the
+    /// verdict bytes out, all queued on this slot's stream.
+    fn submit(&mut self, engine: &GpuEngine, staged: Staged) -> Result<(), GpuError> {
+        let words: usize = staged.groups.iter().map(|g| g.input.len()).sum();
+        let count = words / JOB_WORDS;
+        if count > 0 {
+            let host = self.input_host.as_mut_slice()?;
+            let mut at = 0;
+            for group in &staged.groups {
+                host[at..at + group.input.len()].copy_from_slice(&group.input);
+                at += group.input.len();
+            }
+            // The pinned buffer is only written again after `finish` has synchronised
+            // this stream, so the copy reads it while it is unchanged.
+            self.stream
+                .memcpy_htod(&host[..words], &mut self.input.slice_mut(..words))?;
+            let mut first = 0;
+            for group in &staged.groups {
+                let jobs = group.jobs.len();
+                engine.launch(self, group.curve, first, jobs)?;
+                first += jobs;
+            }
+            let out = self.verdicts_host.as_mut_slice()?;
+            self.stream
+                .memcpy_dtoh(&self.verdicts.slice(..count), &mut out[..count])?;
+        }
+        self.pending = Some(staged);
+        Ok(())
+    }
+
+    /// Waits for the chunk in flight, if any, and returns its verdicts.
+    fn finish(&mut self) -> Result<Option<Vec<bool>>, GpuError> {
+        let Some(mut staged) = self.pending.take() else {
+            return Ok(None);
+        };
+        self.stream.synchronize()?;
+        let bytes = self.verdicts_host.as_slice()?;
+        let mut first = 0;
+        for g in 0..staged.groups.len() {
+            let jobs = staged.groups[g].jobs.len();
+            staged.set(g, &bytes[first..first + jobs]);
+            first += jobs;
+        }
+        Ok(Some(staged.verdicts))
+    }
+}
+
 /// Verifies on the first CUDA device.
 pub struct GpuEngine {
-    stream: Arc<CudaStream>,
     function: CudaFunction,
     curves: Vec<DeviceCurve>,
+    slots: Mutex<Vec<Slot>>,
+    config: GpuConfig,
     device: String,
 }
 
@@ -88,6 +217,7 @@ impl fmt::Debug for GpuEngine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("GpuEngine")
             .field("device", &self.device)
+            .field("config", &self.config)
             .finish_non_exhaustive()
     }
 }
@@ -99,10 +229,16 @@ fn nvrtc_present() -> bool {
 }
 
 impl GpuEngine {
+    /// Opens the first CUDA device with the default [`GpuConfig`]; see [`GpuEngine::with_config`].
+    pub fn new() -> Result<GpuEngine, GpuError> {
+        GpuEngine::with_config(GpuConfig::default())
+    }
+
     /// Opens the first CUDA device, compiles the kernel for it and uploads the curves'
     /// tables. Fails with [`GpuError::NoDriver`] or [`GpuError::NoDevice`] where there is
-    /// no GPU.
-    pub fn new() -> Result<GpuEngine, GpuError> {
+    /// no GPU, and with [`GpuError::InvalidConfig`] for a field out of range.
+    pub fn with_config(config: GpuConfig) -> Result<GpuEngine, GpuError> {
+        config.check()?;
         // SAFETY: only tries to load the library by its usual names; no symbol is called.
         if !unsafe { cudarc::driver::sys::is_culib_present() } {
             return Err(GpuError::NoDriver);
@@ -111,7 +247,7 @@ impl GpuEngine {
             return Err(GpuError::NoDevice);
         }
         let context = CudaContext::new(0)?;
-        let ptx = Self::compile(context.compute_capability()?)?;
+        let ptx = Self::compile(context.compute_capability()?, &config)?;
         let module = context.load_module(ptx).map_err(|e| {
             if e.0 == cudarc::driver::sys::CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION {
                 GpuError::Driver(format!(
@@ -135,28 +271,41 @@ impl GpuEngine {
             });
         }
         stream.synchronize()?;
+        let slots = (0..config.streams)
+            .map(|_| Slot::new(&context, config.chunk))
+            .collect::<Result<Vec<_>, _>>()?;
         let (major, minor) = context.compute_capability()?;
         let device = format!("{} (sm_{major}{minor})", context.name()?);
         Ok(GpuEngine {
-            stream,
             function,
             curves,
+            slots: Mutex::new(slots),
+            config,
             device,
         })
     }
 
-    /// The kernel compiled by NVRTC to PTX for a device of compute capability
-    /// `(major, minor)`; needs NVRTC but no GPU.
-    pub fn compile_ptx(compute_capability: (i32, i32)) -> Result<String, GpuError> {
-        Ok(Self::compile(compute_capability)?.to_src())
+    /// The configuration the engine runs with.
+    pub fn config(&self) -> GpuConfig {
+        self.config
     }
 
-    fn compile((major, minor): (i32, i32)) -> Result<Ptx, GpuError> {
+    /// The kernel compiled by NVRTC to PTX for a device of compute capability
+    /// `(major, minor)` with the default [`GpuConfig`]; needs NVRTC but no GPU.
+    pub fn compile_ptx(compute_capability: (i32, i32)) -> Result<String, GpuError> {
+        Ok(Self::compile(compute_capability, &GpuConfig::default())?.to_src())
+    }
+
+    fn compile((major, minor): (i32, i32), config: &GpuConfig) -> Result<Ptx, GpuError> {
         if !nvrtc_present() {
             return Err(GpuError::NoCompiler);
         }
         let options = CompileOptions {
-            options: vec![format!("--gpu-architecture=compute_{major}{minor}")],
+            options: vec![
+                format!("--gpu-architecture=compute_{major}{minor}"),
+                format!("-DVSS_BLOCK={}", config.block),
+                format!("-DVSS_MIN_BLOCKS={}", config.min_blocks),
+            ],
             name: Some("ecdsa_verify.cu".into()),
             ..CompileOptions::default()
         };
@@ -168,37 +317,72 @@ impl GpuEngine {
         })
     }
 
-    /// Verifies `jobs` on the device, or says why the device failed.
+    /// Verifies `jobs` on the device, or says why the device failed. The batch goes in
+    /// chunks of [`GpuConfig::chunk`] jobs, the streams taking them in turn: a chunk is
+    /// staged on the host while the ones before it are copied and verified.
     pub fn try_verify_batch(&self, jobs: &[VerifyJob<'_>]) -> Result<Vec<bool>, GpuError> {
-        let mut verdicts = Vec::with_capacity(jobs.len());
-        for part in jobs.chunks(MAX_KERNEL_JOBS) {
-            let mut staged = Staged::new(part);
-            for g in 0..staged.groups.len() {
-                let out = self.launch(&staged, g)?;
-                staged.set(g, &out);
+        let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+        let result = self.run_chunks(&mut slots, jobs);
+        if result.is_err() {
+            // Nothing of a failed batch stays queued for the next one.
+            for slot in slots.iter_mut() {
+                slot.pending = None;
+                let _ = slot.stream.synchronize();
             }
-            verdicts.extend(staged.verdicts);
+        }
+        result
+    }
+
+    /// Stages and submits chunk after chunk, collecting each stream's chunk in order
+    /// before the stream takes the next.
+    fn run_chunks(
+        &self,
+        slots: &mut [Slot],
+        jobs: &[VerifyJob<'_>],
+    ) -> Result<Vec<bool>, GpuError> {
+        let mut verdicts = Vec::with_capacity(jobs.len());
+        let mut next = 0;
+        for chunk in jobs.chunks(self.config.chunk) {
+            let taken = next;
+            next = (next + 1) % slots.len();
+            let slot = &mut slots[taken];
+            if let Some(done) = slot.finish()? {
+                verdicts.extend(done);
+            }
+            slot.submit(self, Staged::new(chunk))?;
+        }
+        for k in 0..slots.len() {
+            if let Some(done) = slots[(next + k) % slots.len()].finish()? {
+                verdicts.extend(done);
+            }
         }
         Ok(verdicts)
     }
 
-    /// Runs the kernel on group `g` of `staged`; its verdict bytes.
-    fn launch(&self, staged: &Staged, g: usize) -> Result<Vec<u8>, GpuError> {
-        let group = &staged.groups[g];
+    /// Queues the kernel on `slot`'s stream for its jobs `first..first + count` on `curve`.
+    fn launch(
+        &self,
+        slot: &mut Slot,
+        curve: &KernelCurve,
+        first: usize,
+        count: usize,
+    ) -> Result<(), GpuError> {
         let device = self
             .curves
             .iter()
-            .find(|d| d.curve.curve() == group.curve.curve())
+            .find(|d| d.curve.curve() == curve.curve())
             .ok_or_else(|| GpuError::Driver("curve not uploaded".into()))?;
-        let count = group.jobs.len() as u32;
-        let input = self.stream.clone_htod(&group.input)?;
-        let mut out = self.stream.alloc_zeros::<u8>(group.jobs.len())?;
+        let input = slot
+            .input
+            .slice(first * JOB_WORDS..(first + count) * JOB_WORDS);
+        let mut out = slot.verdicts.slice_mut(first..first + count);
+        let count = count as u32;
         let config = LaunchConfig {
-            grid_dim: (count.div_ceil(BLOCK), 1, 1),
-            block_dim: (BLOCK, 1, 1),
+            grid_dim: (count.div_ceil(self.config.block), 1, 1),
+            block_dim: (self.config.block, 1, 1),
             shared_mem_bytes: 0,
         };
-        let mut launch = self.stream.launch_builder(&self.function);
+        let mut launch = slot.stream.launch_builder(&self.function);
         launch
             .arg(&device.params)
             .arg(&device.table)
@@ -208,9 +392,11 @@ impl GpuEngine {
         // SAFETY: the arguments match `vss_ecdsa_verify_batch(const vss_curve *, const
         // vss_affine *, const vss_u32 *, unsigned char *, vss_u32)`: the curve's words
         // (`CurveParams` mirrors `vss_curve`), its G_TABLE_LEN table points, `count` jobs of
-        // 40 words each and `count` verdict bytes; the grid-stride loop stops at `count`.
+        // JOB_WORDS words each and `count` verdict bytes (count is at most the chunk, at
+        // most 2^20); the grid-stride loop stops at `count`, and the block size is the
+        // one the kernel was compiled for.
         unsafe { launch.launch(config) }?;
-        Ok(self.stream.clone_dtoh(&out)?)
+        Ok(())
     }
 }
 

@@ -15,6 +15,7 @@
 use std::os::raw::c_int;
 use std::sync::OnceLock;
 
+use rayon::prelude::*;
 use vss_crypto::Curve;
 
 use crate::staging::{self, StagedJob};
@@ -39,7 +40,7 @@ pub type Limbs = [u32; 8];
 pub const G_TABLE_LEN: usize = 32 * 255;
 
 /// Words of one job in the kernel's input (Qx, Qy, e, r, s).
-const JOB_WORDS: usize = 5 * 8;
+pub(crate) const JOB_WORDS: usize = 5 * 8;
 
 /// An odd modulus (the field prime p or the group order n) and its Montgomery constants,
 /// R = 2^256.
@@ -50,6 +51,7 @@ pub struct Modulus {
     r2: Limbs,
     one: Limbs,
     minv: u32,
+    p256: u32,
 }
 
 /// A curve's constants as the kernel reads them (C `vss_curve`).
@@ -211,6 +213,11 @@ impl Modulus {
         self.minv
     }
 
+    /// Whether m is the P-256 prime, which the kernel reduces by shifts and adds.
+    pub fn is_p256_prime(&self) -> bool {
+        self.p256 != 0
+    }
+
     /// a·b·R⁻¹ mod m (the kernel's Montgomery product; a below 2^256, b below m).
     pub fn mul(&self, a: &Limbs, b: &Limbs) -> Limbs {
         let mut r = [0u32; 8];
@@ -331,6 +338,7 @@ impl KernelCurve {
             r2: zero,
             one: zero,
             minv: 0,
+            p256: 0,
         };
         let mut params = CurveParams {
             p: zero_modulus,
@@ -504,7 +512,7 @@ pub(crate) struct Group {
     pub(crate) curve: &'static KernelCurve,
     /// Each kernel job's index in the batch.
     pub(crate) jobs: Vec<usize>,
-    /// Field f (Qx, Qy, e, r, s) limb k of kernel job i at `(f·8 + k)·count + i`.
+    /// Kernel job i's words (Qx, Qy, e, r, s; eight limbs each) at `i·JOB_WORDS`.
     pub(crate) input: Vec<u32>,
 }
 
@@ -517,26 +525,41 @@ pub(crate) struct Staged {
     pub(crate) groups: Vec<Group>,
 }
 
+/// Jobs each worker stages at a time (each part parses its keys once).
+const STAGE_PART: usize = 4096;
+
 impl Staged {
-    /// Parses `jobs` ([`crate::staging`]) and lays the kernel's jobs out per curve.
+    /// Parses `jobs` ([`crate::staging`], in parts on the rayon pool) and lays the kernel's
+    /// jobs out per curve.
     pub(crate) fn new(jobs: &[VerifyJob<'_>]) -> Staged {
         let mut verdicts = vec![false; jobs.len()];
-        let staged = staging::stage(jobs, &mut verdicts);
+        let staged: Vec<StagedJob> = jobs
+            .par_chunks(STAGE_PART)
+            .zip(verdicts.par_chunks_mut(STAGE_PART))
+            .enumerate()
+            .flat_map_iter(|(part, (jobs, verdicts))| {
+                let mut staged = staging::stage(jobs, verdicts);
+                for job in &mut staged {
+                    job.index += part * STAGE_PART;
+                }
+                staged
+            })
+            .collect();
         let groups = KERNEL_CURVES
             .iter()
             .filter_map(|&curve| {
                 let rows: Vec<&StagedJob> = staged.iter().filter(|j| j.curve == curve).collect();
                 let kernel = KernelCurve::get(curve).filter(|_| !rows.is_empty())?;
-                let count = rows.len();
-                let mut input = vec![0u32; count * JOB_WORDS];
-                for (i, job) in rows.iter().enumerate() {
-                    for (f, field) in [job.qx, job.qy, job.e, job.r, job.s].iter().enumerate() {
-                        let limbs = limbs_from_be(field).unwrap_or_default();
-                        for (k, limb) in limbs.iter().enumerate() {
-                            input[(f * 8 + k) * count + i] = *limb;
+                let mut input = vec![0u32; rows.len() * JOB_WORDS];
+                input
+                    .par_chunks_mut(JOB_WORDS)
+                    .zip(rows.par_iter())
+                    .for_each(|(words, job)| {
+                        for (f, field) in [job.qx, job.qy, job.e, job.r, job.s].iter().enumerate() {
+                            words[f * 8..f * 8 + 8]
+                                .copy_from_slice(&limbs_from_be(field).unwrap_or_default());
                         }
-                    }
-                }
+                    });
                 Some(Group {
                     curve: kernel,
                     jobs: rows.iter().map(|j| j.index).collect(),

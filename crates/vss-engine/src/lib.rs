@@ -17,13 +17,15 @@ mod gpu;
 mod ifma;
 mod job;
 pub mod kernel;
+pub mod sample;
 mod staging;
 
 pub use cpu::{CpuEngine, CpuPath};
 #[cfg(feature = "gpu")]
-pub use gpu::{GpuEngine, GpuError};
+pub use gpu::{GpuConfig, GpuEngine, GpuError};
 pub use job::VerifyJob;
 pub use kernel::HostKernelEngine;
+pub use sample::SamplePool;
 
 /// A verifier of batches.
 pub trait VerifyEngine: Send + Sync {

@@ -189,6 +189,10 @@ fn constants_match_openssl() {
         assert_eq!(big(&f.from_montgomery(&params.a())), a, "{curve} a");
         assert_eq!(big(&f.from_montgomery(&params.b())), b, "{curve} b");
         assert_eq!(params.a_is_minus_3(), curve == Curve::P256);
+        // P-256's field takes the reduction by shifts and adds; every other modulus the
+        // generic one, so the arithmetic tests below cover both.
+        assert_eq!(params.field().is_p256_prime(), curve == Curve::P256);
+        assert!(!params.order().is_p256_prime());
         let g = s
             .group
             .generator_opt()
