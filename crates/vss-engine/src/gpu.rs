@@ -157,20 +157,15 @@ impl Slot {
         })
     }
 
-    /// Copies `staged`'s jobs in, launches the kernel once per curve and copies the
-    /// verdict bytes out, all queued on this slot's stream.
-    fn submit(&mut self, engine: &GpuEngine, staged: Staged) -> Result<(), GpuError> {
-        let words: usize = staged.groups.iter().map(|g| g.input.len()).sum();
-        let count = words / JOB_WORDS;
+    /// Stages `chunk` into the pinned buffer, copies it in, launches the kernel once per
+    /// curve and copies the verdict bytes out, all queued on this slot's stream. The
+    /// buffers are free: `finish` has synchronised the stream.
+    fn submit(&mut self, engine: &GpuEngine, chunk: &[VerifyJob<'_>]) -> Result<(), GpuError> {
+        let host = self.input_host.as_mut_slice()?;
+        let staged = Staged::new(chunk, host);
+        let count = staged.kernel_jobs();
         if count > 0 {
-            let host = self.input_host.as_mut_slice()?;
-            let mut at = 0;
-            for group in &staged.groups {
-                host[at..at + group.input.len()].copy_from_slice(&group.input);
-                at += group.input.len();
-            }
-            // The pinned buffer is only written again after `finish` has synchronised
-            // this stream, so the copy reads it while it is unchanged.
+            let words = count * JOB_WORDS;
             self.stream
                 .memcpy_htod(&host[..words], &mut self.input.slice_mut(..words))?;
             let mut first = 0;
@@ -193,13 +188,7 @@ impl Slot {
             return Ok(None);
         };
         self.stream.synchronize()?;
-        let bytes = self.verdicts_host.as_slice()?;
-        let mut first = 0;
-        for g in 0..staged.groups.len() {
-            let jobs = staged.groups[g].jobs.len();
-            staged.set(g, &bytes[first..first + jobs]);
-            first += jobs;
-        }
+        staged.set(self.verdicts_host.as_slice()?);
         Ok(Some(staged.verdicts))
     }
 }
@@ -349,7 +338,7 @@ impl GpuEngine {
             if let Some(done) = slot.finish()? {
                 verdicts.extend(done);
             }
-            slot.submit(self, Staged::new(chunk))?;
+            slot.submit(self, chunk)?;
         }
         for k in 0..slots.len() {
             if let Some(done) = slots[(next + k) % slots.len()].finish()? {

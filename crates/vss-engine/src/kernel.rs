@@ -506,18 +506,17 @@ impl KernelCurve {
     }
 }
 
-/// The jobs of one curve in a batch, laid out for the kernel.
+/// The jobs of one curve in a batch, as the kernel takes them.
 pub(crate) struct Group {
     /// The curve.
     pub(crate) curve: &'static KernelCurve,
     /// Each kernel job's index in the batch.
     pub(crate) jobs: Vec<usize>,
-    /// Kernel job i's words (Qx, Qy, e, r, s; eight limbs each) at `i·JOB_WORDS`.
-    pub(crate) input: Vec<u32>,
 }
 
 /// A batch parsed on the host: the verdicts known already (false for malformed jobs, the
-/// library's for curves the kernel does not take) and the kernel's jobs per curve.
+/// library's for curves the kernel does not take) and the kernel's jobs per curve, whose
+/// words went to the caller's input buffer, the groups one after the other.
 pub(crate) struct Staged {
     /// One verdict per job; the kernel's jobs are false until `set`.
     pub(crate) verdicts: Vec<bool>,
@@ -529,15 +528,16 @@ pub(crate) struct Staged {
 const STAGE_PART: usize = 4096;
 
 impl Staged {
-    /// Parses `jobs` ([`crate::staging`], in parts on the rayon pool) and lays the kernel's
-    /// jobs out per curve.
-    pub(crate) fn new(jobs: &[VerifyJob<'_>]) -> Staged {
+    /// Parses `jobs` ([`crate::staging`], in parts on the rayon pool) and writes the
+    /// kernel's jobs to `input` (at least `JOB_WORDS` words per job), kernel job i's words
+    /// (Qx, Qy, e, r, s; eight limbs each) at `i·JOB_WORDS`, the curves' groups in turn.
+    pub(crate) fn new(jobs: &[VerifyJob<'_>], input: &mut [u32]) -> Staged {
         let mut verdicts = vec![false; jobs.len()];
-        let staged: Vec<StagedJob> = jobs
+        let parts: Vec<Vec<StagedJob>> = jobs
             .par_chunks(STAGE_PART)
             .zip(verdicts.par_chunks_mut(STAGE_PART))
             .enumerate()
-            .flat_map_iter(|(part, (jobs, verdicts))| {
+            .map(|(part, (jobs, verdicts))| {
                 let mut staged = staging::stage(jobs, verdicts);
                 for job in &mut staged {
                     job.index += part * STAGE_PART;
@@ -545,34 +545,39 @@ impl Staged {
                 staged
             })
             .collect();
-        let groups = KERNEL_CURVES
-            .iter()
-            .filter_map(|&curve| {
-                let rows: Vec<&StagedJob> = staged.iter().filter(|j| j.curve == curve).collect();
-                let kernel = KernelCurve::get(curve).filter(|_| !rows.is_empty())?;
-                let mut input = vec![0u32; rows.len() * JOB_WORDS];
-                input
-                    .par_chunks_mut(JOB_WORDS)
-                    .zip(rows.par_iter())
-                    .for_each(|(words, job)| {
-                        for (f, field) in [job.qx, job.qy, job.e, job.r, job.s].iter().enumerate() {
-                            words[f * 8..f * 8 + 8]
-                                .copy_from_slice(&limbs_from_be(field).unwrap_or_default());
-                        }
-                    });
-                Some(Group {
+        let mut rows: Vec<&StagedJob> = Vec::with_capacity(jobs.len());
+        let mut groups = Vec::new();
+        for curve in KERNEL_CURVES {
+            let first = rows.len();
+            rows.extend(parts.iter().flatten().filter(|j| j.curve == curve));
+            if let Some(kernel) = KernelCurve::get(curve).filter(|_| rows.len() > first) {
+                groups.push(Group {
                     curve: kernel,
-                    jobs: rows.iter().map(|j| j.index).collect(),
-                    input,
-                })
-            })
-            .collect();
+                    jobs: rows[first..].iter().map(|j| j.index).collect(),
+                });
+            }
+        }
+        input[..rows.len() * JOB_WORDS]
+            .par_chunks_mut(JOB_WORDS)
+            .zip(rows.par_iter())
+            .for_each(|(words, job)| {
+                for (f, field) in [job.qx, job.qy, job.e, job.r, job.s].iter().enumerate() {
+                    words[f * 8..f * 8 + 8]
+                        .copy_from_slice(&limbs_from_be(field).unwrap_or_default());
+                }
+            });
         Staged { verdicts, groups }
     }
 
-    /// Takes the kernel's verdict bytes for group `g`.
-    pub(crate) fn set(&mut self, g: usize, kernel_verdicts: &[u8]) {
-        for (&job, &v) in self.groups[g].jobs.iter().zip(kernel_verdicts) {
+    /// How many jobs the kernel takes (the groups' jobs together).
+    pub(crate) fn kernel_jobs(&self) -> usize {
+        self.groups.iter().map(|g| g.jobs.len()).sum()
+    }
+
+    /// Takes the kernel's verdict bytes, one per kernel job in the groups' order.
+    pub(crate) fn set(&mut self, kernel_verdicts: &[u8]) {
+        let indices = self.groups.iter().flat_map(|g| &g.jobs);
+        for (&job, &v) in indices.zip(kernel_verdicts) {
             self.verdicts[job] = v != 0;
         }
     }
@@ -598,25 +603,30 @@ impl VerifyEngine for HostKernelEngine {
 
     fn verify_batch(&self, jobs: &[VerifyJob<'_>]) -> Vec<bool> {
         let mut verdicts = Vec::with_capacity(jobs.len());
+        let mut input = Vec::new();
         for part in jobs.chunks(MAX_KERNEL_JOBS) {
-            let mut staged = Staged::new(part);
-            for g in 0..staged.groups.len() {
-                let group = &staged.groups[g];
-                let mut out = vec![0u8; group.jobs.len()];
-                // SAFETY: `input` holds `JOB_WORDS` words per job and `out` one byte per job,
-                // for the `count` jobs the kernel reads (at most MAX_KERNEL_JOBS, so it fits
+            input.resize(part.len() * JOB_WORDS, 0);
+            let mut staged = Staged::new(part, &mut input);
+            let mut out = vec![0u8; staged.kernel_jobs()];
+            let mut first = 0;
+            for group in &staged.groups {
+                let count = group.jobs.len();
+                // SAFETY: `input` holds `JOB_WORDS` words for each of the kernel's jobs, the
+                // groups one after the other, and `out` one byte per kernel job; the kernel
+                // reads `count` jobs from `first` (at most MAX_KERNEL_JOBS, so it fits
                 // u32); the table holds `G_TABLE_LEN` points.
                 unsafe {
                     ffi::vss_ecdsa_verify_batch(
                         &group.curve.params,
                         group.curve.table.as_ptr(),
-                        group.input.as_ptr(),
-                        out.as_mut_ptr(),
-                        group.jobs.len() as u32,
+                        input[first * JOB_WORDS..].as_ptr(),
+                        out[first..].as_mut_ptr(),
+                        count as u32,
                     )
                 };
-                staged.set(g, &out);
+                first += count;
             }
+            staged.set(&out);
             verdicts.extend(staged.verdicts);
         }
         verdicts
