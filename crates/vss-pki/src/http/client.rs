@@ -4,6 +4,7 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use super::is_media_type;
 use super::server::{CODE_HEADER, REQUEST_TYPE, RESPONSE_TYPE};
 use crate::authority::EaLink;
 use crate::messages::MAX_MESSAGE_LEN;
@@ -82,7 +83,7 @@ pub fn post(url: &str, request: &[u8]) -> Result<Vec<u8>, HttpError> {
         .read_to_vec()
         .map_err(|e| transport(e.to_string()))?;
     match (status, code) {
-        (200, _) if content_type == RESPONSE_TYPE => Ok(body),
+        (200, _) if is_media_type(&content_type, RESPONSE_TYPE) => Ok(body),
         (400, Some(code)) => Err(HttpError::Refused {
             url: url.to_string(),
             code,

@@ -2,8 +2,10 @@
 
 mod client;
 mod loopback;
+mod media_type;
 mod server;
 
 pub use client::{post, HttpEaLink, HttpError};
 pub use loopback::LoopbackServer;
+pub use media_type::is_media_type;
 pub use server::{router, services, Services, CODE_HEADER, REQUEST_TYPE, RESPONSE_TYPE};

@@ -4,7 +4,8 @@
 //!
 //! A request the authority could not open is answered 400 with the standard's response code
 //! in the `X-Its-Response-Code` header (there is no key to encrypt an answer with); a wrong
-//! content type is 415, an oversized body 413; only the server's own failures are 500.
+//! content type is 415 (type and subtype compared without case, parameters ignored), an
+//! oversized body 413; only the server's own failures are 500.
 
 use std::sync::Arc;
 
@@ -16,6 +17,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use vss_its::ItsTime;
 
+use super::is_media_type;
 use crate::authority::{Aa, Answer, Ea};
 use crate::messages::{code_name, MAX_MESSAGE_LEN};
 
@@ -95,7 +97,7 @@ where
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    if content_type != REQUEST_TYPE {
+    if !is_media_type(content_type, REQUEST_TYPE) {
         return (
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             format!("the content type must be {REQUEST_TYPE}"),
