@@ -74,7 +74,8 @@ pub fn environment() -> &'static Environment {
             // 2024-06-01: inside the ETSI pool's and the EU roots' validity.
             now: ItsTime::from_system_time(
                 std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_717_200_000),
-            ),
+            )
+            .expect("2024 is a 1609.2 time"),
         }
     })
 }
