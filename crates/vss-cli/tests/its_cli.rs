@@ -461,6 +461,67 @@ fn data_encrypted_to_the_aa_opens_only_with_its_encryption_key() {
 }
 
 #[test]
+fn a_validity_past_the_end_of_time32_is_a_one_line_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = dir.path().join("store");
+    init_store(&store);
+    keygen(&store, "root", "p256");
+    let out = dir.path().join("root.cert");
+    let out = out.display().to_string();
+    let root = |start: &str, duration: &str| {
+        vss_store(
+            &store,
+            PIN,
+            &[
+                "its",
+                "cert",
+                "issue",
+                "--profile",
+                "root",
+                "--subject-key",
+                "root",
+                "--name",
+                "root.test",
+                "--start",
+                start,
+                "--duration",
+                duration,
+                "--out",
+                &out,
+            ],
+        )
+    };
+    // Issue 18: 2026 + 7974 years is past 2140 (and past what RFC 3339 can write).
+    for (start, duration) in [
+        (START, "7974y"),
+        (START, "65535y"),
+        (START, "115y"),
+        ("2140-02-07T06:28:11Z", "1s"),
+        ("2200-01-01T00:00:00Z", "1d"),
+    ] {
+        let err = root(start, duration).failure().one_line_stderr().stderr;
+        assert!(err.contains("past the end of Time32"), "{duration}: {err}");
+        assert!(err.contains("2140-02-07T06:28:11Z"), "{duration}: {err}");
+        assert!(!Path::new(&out).exists(), "{duration}");
+    }
+    // Lengths no 1609.2 Duration holds, and starts before 2004, are refused as arguments.
+    for (start, duration, why) in [
+        (START, "65536y", "65535 years"),
+        (START, "99999999999999999999y", "expected a number"),
+        (START, "163838d", "fits no 1609.2 Duration"),
+        (START, "5é", "the unit is"),
+        ("2003-12-31T23:59:59Z", "1d", "before the 1609.2 epoch"),
+    ] {
+        let err = root(start, duration).failure().stderr;
+        assert!(err.contains(why), "{duration}: {err}");
+        assert!(!Path::new(&out).exists(), "{duration}");
+    }
+    // The longest that fits: it ends by 2140.
+    let issued = root("2026-01-01T00:00:00Z", "114y").success().stdout;
+    assert!(issued.contains("2140-"), "{issued}");
+}
+
+#[test]
 fn a_forged_generation_time_is_a_verdict_with_exit_status_one() {
     use vss_crypto::{Curve, PrivateKey};
     use vss_its::asn::{Duration, Time64};
