@@ -57,6 +57,31 @@ fn three_wrong_pins_block_and_the_puk_unblocks() {
 }
 
 #[test]
+fn an_empty_pin_or_puk_is_refused_without_using_a_try() {
+    let dir = store();
+    for _ in 0..PIN_TRIES + 1 {
+        assert!(matches!(
+            SoftHsm::open(dir.path(), ""),
+            Err(Error::EmptySecret("PIN"))
+        ));
+        assert!(matches!(
+            SoftHsm::change_pin(dir.path(), "", "4321"),
+            Err(Error::EmptySecret("PIN"))
+        ));
+        assert!(matches!(
+            SoftHsm::unblock(dir.path(), "", "4321"),
+            Err(Error::EmptySecret("PUK"))
+        ));
+    }
+    let status = SoftHsm::status(dir.path()).expect("status");
+    assert_eq!(
+        (status.pin_tries_left, status.puk_tries_left),
+        (PIN_TRIES, PUK_TRIES)
+    );
+    SoftHsm::open(dir.path(), PIN).expect("the PIN still opens");
+}
+
+#[test]
 fn a_right_pin_resets_the_counter() {
     let dir = store();
     wrong_pin(dir.path());
