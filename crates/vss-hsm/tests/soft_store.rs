@@ -211,3 +211,38 @@ fn a_corrupt_state_file_is_named() {
     let err = SoftHsm::open(dir.path(), PIN).expect_err("corrupt");
     assert!(err.to_string().contains("soft-store.json"), "{err}");
 }
+
+#[test]
+fn oversized_store_files_are_refused_without_reading_them_whole() {
+    let dir = store();
+    let hsm = vss_hsm::open(dir.path(), PIN).expect("open");
+    let key = hsm
+        .generate_key(&GenerateKeyRequest::new("big", Curve::P256))
+        .expect("generate");
+    drop(hsm);
+    let key_path = dir.path().join("keys/big.key");
+    let mut padded = std::fs::read(&key_path).expect("read");
+    padded.resize(64 * 1024 + 1, b' ');
+    std::fs::write(&key_path, &padded).expect("pad");
+    let hsm = vss_hsm::open(dir.path(), PIN).expect("open");
+    let err = hsm
+        .sign_digest(&key.handle, &[1u8; 32])
+        .expect_err("oversized");
+    assert!(
+        matches!(&err, Error::CorruptFile { path, reason } if path.ends_with("big.key") && reason.contains("65536")),
+        "{err}"
+    );
+    drop(hsm);
+
+    // The state file as a link to an endless stream.
+    let state = dir.path().join("soft-store.json");
+    std::fs::remove_file(&state).expect("remove");
+    std::os::unix::fs::symlink("/dev/zero", &state).expect("link");
+    let err = SoftHsm::open(dir.path(), PIN).expect_err("endless");
+    assert!(
+        matches!(&err, Error::CorruptFile { path, .. } if path.ends_with("soft-store.json")),
+        "{err}"
+    );
+    let err = SoftHsm::status(dir.path()).expect_err("endless");
+    assert!(err.to_string().contains("larger than 65536 bytes"), "{err}");
+}

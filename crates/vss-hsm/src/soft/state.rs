@@ -148,7 +148,7 @@ impl StateFile {
     pub(crate) fn load(dir: &Path) -> Result<Self> {
         let lock = lock(dir)?;
         let path = dir.join(STATE_FILE);
-        let bytes = std::fs::read(&path).map_err(Error::io(&path))?;
+        let bytes = crate::atomic::read_store_file(&path)?;
         let corrupt = |reason: String| Error::CorruptFile {
             path: path.clone(),
             reason,
