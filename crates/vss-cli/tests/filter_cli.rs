@@ -1,7 +1,7 @@
 //! `vss filter` over real UDP sockets on loopback: 10,000 valid messages are forwarded
-//! (payloads only, each once, unchanged, in order) and 10,000 invalid ones of every kind are
-//! dropped and counted by verdict, none wrongly, one at a time and in batches; bad
-//! arguments are one-line errors.
+//! (payloads only, each once, unchanged, in order) and 10,000 invalid ones of every kind
+//! (forged generation times among them) are dropped and counted by verdict, none wrongly,
+//! one at a time and in batches; bad arguments are one-line errors.
 
 mod common;
 
@@ -83,8 +83,17 @@ impl Authority {
 }
 
 fn sign(ticket: &(Cert, PrivateKey), payload: &[u8], signer: SignerKind) -> Vec<u8> {
+    sign_at(ticket, payload, signer, ItsTime::now())
+}
+
+fn sign_at(
+    ticket: &(Cert, PrivateKey),
+    payload: &[u8],
+    signer: SignerKind,
+    generated: ItsTime,
+) -> Vec<u8> {
     let mut request = SignedDataRequest::new(36, payload);
-    request.generation_time = Some(ItsTime::now());
+    request.generation_time = Some(generated);
     request.signer = signer;
     let data = vss_its::sign_data(&request, Some(&ticket.0), &ticket.1).expect("sign");
     vss_its::encode_data(&data).expect("encode")
@@ -93,7 +102,7 @@ fn sign(ticket: &(Cert, PrivateKey), payload: &[u8], signer: SignerKind) -> Vec<
 fn shifted(hours: i64) -> ItsTime {
     let now = SystemTime::now();
     let by = Duration::from_secs(hours.unsigned_abs() * 3600);
-    ItsTime::from_system_time(if hours < 0 { now - by } else { now + by })
+    ItsTime::from_system_time(if hours < 0 { now - by } else { now + by }).expect("a 1609.2 time")
 }
 
 /// The invalid messages, one kind after another in turn, with the verdict each must get.
@@ -109,7 +118,7 @@ fn invalid_messages(trusted: &Authority) -> Vec<(Vec<u8>, &'static str)> {
     (0..INVALID)
         .map(|i| {
             let payload = format!("refused #{i:05}");
-            match i % 9 {
+            match i % 10 {
                 0 => {
                     let mut bytes = sign(&honest, payload.as_bytes(), SignerKind::Certificate);
                     let last = bytes.len() - 1;
@@ -149,6 +158,16 @@ fn invalid_messages(trusted: &Authority) -> Vec<(Vec<u8>, &'static str)> {
                 7 => (
                     sign(&foreign_root, payload.as_bytes(), SignerKind::Certificate),
                     "UntrustedRoot",
+                ),
+                // Issue 18: a generation time whose top byte is 0xFF stopped the filter.
+                8 => (
+                    sign_at(
+                        &honest,
+                        payload.as_bytes(),
+                        SignerKind::Certificate,
+                        ItsTime::from_time64(&asn::Time64(0xFF00_0000_0000_0000 | i as u64)),
+                    ),
+                    "InvalidTimestamp",
                 ),
                 _ => {
                     let bytes = sign(&honest, payload.as_bytes(), SignerKind::Digest);

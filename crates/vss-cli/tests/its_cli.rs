@@ -459,3 +459,123 @@ fn data_encrypted_to_the_aa_opens_only_with_its_encryption_key() {
     .one_line_stderr();
     assert!(!Path::new(&never).exists());
 }
+
+#[test]
+fn a_validity_past_the_end_of_time32_is_a_one_line_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = dir.path().join("store");
+    init_store(&store);
+    keygen(&store, "root", "p256");
+    let out = dir.path().join("root.cert");
+    let out = out.display().to_string();
+    let root = |start: &str, duration: &str| {
+        vss_store(
+            &store,
+            PIN,
+            &[
+                "its",
+                "cert",
+                "issue",
+                "--profile",
+                "root",
+                "--subject-key",
+                "root",
+                "--name",
+                "root.test",
+                "--start",
+                start,
+                "--duration",
+                duration,
+                "--out",
+                &out,
+            ],
+        )
+    };
+    // Issue 18: 2026 + 7974 years is past 2140 (and past what RFC 3339 can write).
+    for (start, duration) in [
+        (START, "7974y"),
+        (START, "65535y"),
+        (START, "115y"),
+        ("2140-02-07T06:28:11Z", "1s"),
+        ("2200-01-01T00:00:00Z", "1d"),
+    ] {
+        let err = root(start, duration).failure().one_line_stderr().stderr;
+        assert!(err.contains("past the end of Time32"), "{duration}: {err}");
+        assert!(err.contains("2140-02-07T06:28:11Z"), "{duration}: {err}");
+        assert!(!Path::new(&out).exists(), "{duration}");
+    }
+    // Lengths no 1609.2 Duration holds, and starts before 2004, are refused as arguments.
+    for (start, duration, why) in [
+        (START, "65536y", "65535 years"),
+        (START, "99999999999999999999y", "expected a number"),
+        (START, "163838d", "fits no 1609.2 Duration"),
+        (START, "5é", "the unit is"),
+        ("2003-12-31T23:59:59Z", "1d", "before the 1609.2 epoch"),
+    ] {
+        let err = root(start, duration).failure().stderr;
+        assert!(err.contains(why), "{duration}: {err}");
+        assert!(!Path::new(&out).exists(), "{duration}");
+    }
+    // The longest that fits: it ends by 2140.
+    let issued = root("2026-01-01T00:00:00Z", "114y").success().stdout;
+    assert!(issued.contains("2140-"), "{issued}");
+}
+
+#[test]
+fn a_forged_generation_time_is_a_verdict_with_exit_status_one() {
+    use vss_crypto::{Curve, PrivateKey};
+    use vss_its::asn::{Duration, Time64};
+    use vss_its::{CertificateRequest, ItsTime, Permission, Profile, SignedDataRequest};
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let start = ItsTime::now();
+    let request = |profile, key: &PrivateKey, duration| {
+        let mut r = CertificateRequest::new(profile, key.public_key().clone(), duration);
+        r.start = start;
+        r
+    };
+    let root_key = PrivateKey::generate(Curve::P256).expect("key");
+    let root = vss_its::issue_certificate(
+        &request(Profile::Root, &root_key, Duration::Years(1)),
+        None,
+        &root_key,
+    )
+    .expect("root");
+    let aa_key = PrivateKey::generate(Curve::P256).expect("key");
+    let mut aa = request(Profile::Aa, &aa_key, Duration::Years(1));
+    aa.encryption_key = Some(aa_key.public_key().clone());
+    let aa = vss_its::issue_certificate(&aa, Some(&root), &root_key).expect("aa");
+    let at_key = PrivateKey::generate(Curve::P256).expect("key");
+    let mut at = request(Profile::At, &at_key, Duration::Hours(24));
+    at.app_permissions = vec![Permission::psid(36)];
+    let at = vss_its::issue_certificate(&at, Some(&aa), &aa_key).expect("at");
+    let mut message = SignedDataRequest::new(36, b"a CAM from the far future");
+    // Issue 18: a generationTime whose top byte is 0xFF.
+    message.generation_time = Some(ItsTime::from_time64(&Time64(0xFF00_0000_0000_0000)));
+    message.signer = vss_its::SignerKind::Certificate;
+    let data = vss_its::sign_data(&message, Some(&at), &at_key).expect("sign");
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    std::fs::write(path("root.cert"), root.bytes()).expect("root");
+    std::fs::write(path("aa.cert"), aa.bytes()).expect("aa");
+    std::fs::write(
+        path("forged.oer"),
+        vss_its::encode_data(&data).expect("encode"),
+    )
+    .expect("msg");
+
+    let (forged, root, aa) = (path("forged.oer"), path("root.cert"), path("aa.cert"));
+    let verify = ["its", "verify", &forged, "--trust", &root, "--chain", &aa];
+    let run = vss_run(&verify).failure();
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    assert!(run.stderr.is_empty(), "{run:?}");
+    assert_eq!(run.stdout.lines().count(), 1, "{run:?}");
+    let out = run.json();
+    assert_eq!(out["verdict"], "InvalidTimestamp", "{out}");
+    assert_eq!(out["signer"], at.hashed_id8().to_string(), "{out}");
+    let reason = out["reason"].as_str().expect("a reason");
+    assert!(reason.contains("18374686479671623680"), "{reason}");
+    // The table writes the same reason.
+    let run = vss_run(&[&verify[..], &["--format", "table"]].concat()).failure();
+    assert_eq!(run.status.code(), Some(1), "{run:?}");
+    assert!(run.stdout.contains("InvalidTimestamp"), "{run:?}");
+}

@@ -186,6 +186,68 @@ fn pin_and_puk_files_and_the_store_variable() {
     vss_store(&dir, "24680", &["keys", "list"]).success();
 }
 
+/// `vss keys list --store DIR --pin-file FILE`, in a shell whose address space is capped at
+/// 2 GiB: a PIN file read without a bound (`/dev/zero`) fails at the cap instead of taking
+/// the machine's memory.
+fn list_with_pin_file(dir: &Path, pin_file: &Path) -> common::Run {
+    run(std::process::Command::new("sh")
+        .args(["-c", "ulimit -v 2097152 && exec \"$@\"", "sh"])
+        .arg(env!("CARGO_BIN_EXE_vss"))
+        .args(["keys", "list", "--store"])
+        .arg(dir)
+        .arg("--pin-file")
+        .arg(pin_file)
+        .env_remove("VSS_PIN")
+        .stdin(std::process::Stdio::null()))
+}
+
+#[test]
+fn a_blank_or_unbounded_pin_is_refused_and_costs_no_try() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("store");
+    init_store(&dir);
+    let blank = tmp.path().join("blank-pin");
+    std::fs::write(&blank, format!("\n{PIN}\n")).expect("write");
+    let oversized = tmp.path().join("oversized-pin");
+    std::fs::write(&oversized, [b'1'; 4096]).expect("write");
+    let cases = [
+        (blank.as_path(), "the PIN is empty"),
+        (Path::new("/dev/zero"), "longer than 1024 bytes"),
+        (oversized.as_path(), "longer than 1024 bytes"),
+    ];
+    for _ in 0..2 {
+        for (pin_file, why) in cases {
+            let r = list_with_pin_file(&dir, pin_file)
+                .failure()
+                .one_line_stderr();
+            assert!(r.stderr.contains(why), "{pin_file:?}: {}", r.stderr);
+            assert!(
+                r.stderr.contains(&pin_file.display().to_string()),
+                "{pin_file:?}: {}",
+                r.stderr
+            );
+        }
+    }
+    // An empty PIN from the environment, or an empty PUK, is refused as well.
+    let r = vss_store(&dir, "", &["keys", "list"])
+        .failure()
+        .one_line_stderr();
+    assert!(r.stderr.contains("the PIN is empty"), "{}", r.stderr);
+    let r = run(vss()
+        .args(["hsm", "unblock", "--store"])
+        .arg(&dir)
+        .env("VSS_PUK", "")
+        .env("VSS_NEW_PIN", "4321"))
+    .failure()
+    .one_line_stderr();
+    assert!(r.stderr.contains("the PUK is empty"), "{}", r.stderr);
+    // More refusals than there are tries, and not one was counted.
+    let status = status_json(&dir);
+    assert_eq!(status["pin_tries_left"], 3, "{status}");
+    assert_eq!(status["puk_tries_left"], 10, "{status}");
+    vss_store(&dir, PIN, &["keys", "list"]).success();
+}
+
 #[test]
 fn three_wrong_pins_block_and_the_puk_unblocks() {
     let tmp = tempfile::tempdir().expect("tempdir");

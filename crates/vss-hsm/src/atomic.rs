@@ -1,7 +1,8 @@
-//! Atomic file replacement: write a temporary file, fsync it, rename it, fsync the directory.
+//! Atomic file replacement: write a temporary file, fsync it, rename it, fsync the directory;
+//! and bounded reads of the files a store holds.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
 
 use crate::{Error, Result};
@@ -42,6 +43,27 @@ fn write_and_rename(temp: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
     file.sync_all().map_err(Error::io(temp))?;
     drop(file);
     fs::rename(temp, path).map_err(Error::io(path))
+}
+
+/// The largest store file (a key file, the state file) that is read: each is a few hundred
+/// bytes of JSON.
+pub(crate) const MAX_STORE_FILE: u64 = 64 * 1024;
+
+/// Reads a file of the store, no more than [`MAX_STORE_FILE`] + 1 bytes whatever it is (a
+/// link to `/dev/zero`, a huge file): a larger one is [`Error::CorruptFile`].
+pub(crate) fn read_store_file(path: &Path) -> Result<Vec<u8>> {
+    let file = File::open(path).map_err(Error::io(path))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_STORE_FILE + 1)
+        .read_to_end(&mut bytes)
+        .map_err(Error::io(path))?;
+    if bytes.len() as u64 > MAX_STORE_FILE {
+        return Err(Error::CorruptFile {
+            path: path.to_path_buf(),
+            reason: format!("larger than {MAX_STORE_FILE} bytes"),
+        });
+    }
+    Ok(bytes)
 }
 
 /// Makes a directory entry change (create, rename, unlink) durable.

@@ -24,6 +24,9 @@ pub enum Error {
     /// Too many wrong PUKs: the store is locked for good.
     #[error("key store locked for good after too many wrong PUKs")]
     Locked,
+    /// An empty PIN or PUK ("PIN", "PUK"): refused before it is tried, so it costs no try.
+    #[error("the {0} is empty: nothing was tried")]
+    EmptySecret(&'static str),
     /// A new PIN or PUK does not meet the policy.
     #[error("{0}")]
     WeakSecret(&'static str),

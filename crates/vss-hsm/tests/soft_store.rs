@@ -57,6 +57,31 @@ fn three_wrong_pins_block_and_the_puk_unblocks() {
 }
 
 #[test]
+fn an_empty_pin_or_puk_is_refused_without_using_a_try() {
+    let dir = store();
+    for _ in 0..PIN_TRIES + 1 {
+        assert!(matches!(
+            SoftHsm::open(dir.path(), ""),
+            Err(Error::EmptySecret("PIN"))
+        ));
+        assert!(matches!(
+            SoftHsm::change_pin(dir.path(), "", "4321"),
+            Err(Error::EmptySecret("PIN"))
+        ));
+        assert!(matches!(
+            SoftHsm::unblock(dir.path(), "", "4321"),
+            Err(Error::EmptySecret("PUK"))
+        ));
+    }
+    let status = SoftHsm::status(dir.path()).expect("status");
+    assert_eq!(
+        (status.pin_tries_left, status.puk_tries_left),
+        (PIN_TRIES, PUK_TRIES)
+    );
+    SoftHsm::open(dir.path(), PIN).expect("the PIN still opens");
+}
+
+#[test]
 fn a_right_pin_resets_the_counter() {
     let dir = store();
     wrong_pin(dir.path());
@@ -185,4 +210,39 @@ fn a_corrupt_state_file_is_named() {
     std::fs::write(dir.path().join("soft-store.json"), b"{\"version\": 1").expect("damage");
     let err = SoftHsm::open(dir.path(), PIN).expect_err("corrupt");
     assert!(err.to_string().contains("soft-store.json"), "{err}");
+}
+
+#[test]
+fn oversized_store_files_are_refused_without_reading_them_whole() {
+    let dir = store();
+    let hsm = vss_hsm::open(dir.path(), PIN).expect("open");
+    let key = hsm
+        .generate_key(&GenerateKeyRequest::new("big", Curve::P256))
+        .expect("generate");
+    drop(hsm);
+    let key_path = dir.path().join("keys/big.key");
+    let mut padded = std::fs::read(&key_path).expect("read");
+    padded.resize(64 * 1024 + 1, b' ');
+    std::fs::write(&key_path, &padded).expect("pad");
+    let hsm = vss_hsm::open(dir.path(), PIN).expect("open");
+    let err = hsm
+        .sign_digest(&key.handle, &[1u8; 32])
+        .expect_err("oversized");
+    assert!(
+        matches!(&err, Error::CorruptFile { path, reason } if path.ends_with("big.key") && reason.contains("65536")),
+        "{err}"
+    );
+    drop(hsm);
+
+    // The state file as a link to an endless stream.
+    let state = dir.path().join("soft-store.json");
+    std::fs::remove_file(&state).expect("remove");
+    std::os::unix::fs::symlink("/dev/zero", &state).expect("link");
+    let err = SoftHsm::open(dir.path(), PIN).expect_err("endless");
+    assert!(
+        matches!(&err, Error::CorruptFile { path, .. } if path.ends_with("soft-store.json")),
+        "{err}"
+    );
+    let err = SoftHsm::status(dir.path()).expect_err("endless");
+    assert!(err.to_string().contains("larger than 65536 bytes"), "{err}");
 }

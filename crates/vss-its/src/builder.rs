@@ -272,7 +272,9 @@ fn check_profile(request: &CertificateRequest, issuer: Option<&Cert>) -> Result<
 }
 
 /// Builds and signs a certificate. `issuer` is the issuing CA's certificate (`None` for a
-/// root), and `signer` holds its private key (the subject's own key for a root).
+/// root), and `signer` holds its private key (the subject's own key for a root). A start
+/// after the last `Time32`, or a validity period that ends after the end of `Time32`, is an
+/// [`Error::Time`].
 pub fn issue_certificate(
     request: &CertificateRequest,
     issuer: Option<&Cert>,
@@ -286,14 +288,16 @@ pub fn issue_certificate(
         Some(_) => return Err(Error::InvalidRequest("a name longer than 255 bytes".into())),
         None => CertificateId::None(()),
     };
+    let validity_period = ValidityPeriod {
+        start: request.start.to_time32()?,
+        duration: request.duration.clone(),
+    };
+    Validity::checked(&validity_period)?;
     let tbs = ToBeSignedCertificate::builder()
         .id(id)
         .craca_id(AsnHashedId3(rasn::types::FixedOctetString::new([0; 3])))
         .crl_series(CrlSeries(0))
-        .validity_period(ValidityPeriod {
-            start: request.start.to_time32(),
-            duration: request.duration.clone(),
-        })
+        .validity_period(validity_period)
         .maybe_region(request.region.clone())
         .maybe_assurance_level(
             request

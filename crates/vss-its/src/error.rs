@@ -43,6 +43,9 @@ pub enum Error {
     /// not match.
     #[error("cannot decrypt: {0}")]
     Decryption(String),
+    /// A time or a validity period out of the range of its 1609.2 type.
+    #[error(transparent)]
+    Time(#[from] crate::TimeError),
     /// A cryptographic operation failed.
     #[error(transparent)]
     Crypto(#[from] vss_crypto::Error),

@@ -86,7 +86,7 @@ pub use keys::{
 pub use permissions::{allows_psid, psid_value};
 pub use signed_data::{sign_data, unsecured, SignedDataRequest, SignedMessage, SignerKind};
 pub use signer::{HsmKey, KeyAgreement, Signer};
-pub use time::{duration_from_seconds, duration_micros, ItsTime, Validity};
+pub use time::{duration_from_seconds, duration_micros, ItsTime, TimeError, Validity};
 pub use trust::TrustStore;
 pub use validate::{PendingSignature, Policy, Prepared, Report, Validator, Verdict};
 

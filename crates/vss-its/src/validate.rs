@@ -51,6 +51,9 @@ pub enum Verdict {
     Malformed,
     /// The structure uses an algorithm or a form that VSS does not implement.
     UnsupportedAlgorithm,
+    /// The message's generation or expiry time is no real time: after
+    /// [`ItsTime::LAST`] (TS 102 723-8's "invalid timestamp").
+    InvalidTimestamp,
 }
 
 impl Verdict {
@@ -68,6 +71,7 @@ impl Verdict {
             Verdict::OutsideRegion => "OutsideRegion",
             Verdict::Malformed => "Malformed",
             Verdict::UnsupportedAlgorithm => "UnsupportedAlgorithm",
+            Verdict::InvalidTimestamp => "InvalidTimestamp",
         }
     }
 }
@@ -447,6 +451,19 @@ impl Validator {
             );
         }
         let header = message.header();
+        for (field, time) in [
+            ("generation", &header.generation_time),
+            ("expiry", &header.expiry_time),
+        ] {
+            if let Some(time) = time.as_ref().map(ItsTime::from_time64) {
+                if time > ItsTime::LAST {
+                    return fail(
+                        Verdict::InvalidTimestamp,
+                        format!("the {field} time is no real time: {time}"),
+                    );
+                }
+            }
+        }
         if let Some(generated) = header.generation_time.as_ref().map(ItsTime::from_time64) {
             let validity = signer.cert.validity();
             if generated >= validity.end {

@@ -124,6 +124,9 @@ impl Pkcs11Hsm {
 
     /// Opens the token and logs in with the user PIN.
     pub fn open(token: &TokenRef, pin: &str) -> Result<Self> {
+        if pin.is_empty() {
+            return Err(Error::EmptySecret("PIN"));
+        }
         let module = module::load(&token.module)?;
         let slot = module::find_token(&module, &token.module, &token.token_label)?;
         let session = module.open_rw_session(slot).map_err(ckr("C_OpenSession"))?;

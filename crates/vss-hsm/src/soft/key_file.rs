@@ -65,12 +65,11 @@ pub(crate) fn open(master: &MasterKey, path: &Path, label: &str) -> Result<Priva
 }
 
 fn parse(path: &Path, label: &str) -> Result<(KeyFile, Curve)> {
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+    let bytes = match crate::atomic::read_store_file(path) {
+        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
             return Err(Error::KeyNotFound(label.to_owned()))
         }
-        Err(e) => return Err(Error::io(path)(e)),
+        read => read?,
     };
     let corrupt = |reason: String| Error::CorruptFile {
         path: path.to_path_buf(),

@@ -64,6 +64,13 @@ enum Role {
 }
 
 impl Role {
+    fn name(self) -> &'static str {
+        match self {
+            Role::Pin => "PIN",
+            Role::Puk => "PUK",
+        }
+    }
+
     fn aad(self) -> &'static [u8] {
         match self {
             Role::Pin => b"vss soft store v1: master key under PIN",
@@ -141,7 +148,7 @@ impl StateFile {
     pub(crate) fn load(dir: &Path) -> Result<Self> {
         let lock = lock(dir)?;
         let path = dir.join(STATE_FILE);
-        let bytes = std::fs::read(&path).map_err(Error::io(&path))?;
+        let bytes = crate::atomic::read_store_file(&path)?;
         let corrupt = |reason: String| Error::CorruptFile {
             path: path.clone(),
             reason,
@@ -204,6 +211,9 @@ impl StateFile {
     }
 
     fn verify(&mut self, role: Role, secret: &str) -> Result<Option<MasterKey>> {
+        if secret.is_empty() {
+            return Err(Error::EmptySecret(role.name()));
+        }
         let kdf = self.state.kdf;
         let (wrapped, full) = match role {
             Role::Pin => (&mut self.state.pin, PIN_TRIES),

@@ -11,6 +11,7 @@ use vss_its::{
 /// 2026-01-01T00:00:00Z as the tests' "now" reference for certificate starts.
 pub fn start() -> ItsTime {
     ItsTime::from_system_time(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_767_225_600))
+        .expect("2026 is a 1609.2 time")
 }
 
 /// A CAM-like request of `psid` at [`now`], signed as `signer` says.

@@ -258,7 +258,7 @@ fn outcome_name(outcome: &Outcome) -> &str {
 fn now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }
 
 /// A store that measures the time spent in another store's calls (for `vss bench pki`).

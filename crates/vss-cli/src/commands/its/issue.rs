@@ -233,29 +233,35 @@ fn parse_permission(s: &str) -> Result<Permission, String> {
     Ok(Permission { psid, ssp })
 }
 
-/// `5y`, `7d`, `168h`, `30m`, `90s`.
+/// `5y`, `7d`, `168h`, `30m`, `90s`: a length that one of 1609.2's `Duration` choices holds
+/// (16 bits of years, sixty hours, hours, minutes or seconds). Whether it ends by the end of
+/// `Time32` depends on the start, and is checked when the certificate is built.
 fn parse_duration(s: &str) -> Result<Duration, String> {
-    let split = s.len().saturating_sub(1);
-    let (number, unit) = s.split_at(split);
-    let n: u64 = number
-        .parse()
-        .map_err(|_| format!("'{s}': expected a number and a unit (y d h m s)"))?;
-    let too_long = || format!("'{s}' is too long for a certificate's validity");
-    if unit == "y" {
-        return u16::try_from(n)
-            .map(Duration::Years)
-            .map_err(|_| too_long());
-    }
-    let seconds = match unit {
-        "d" => n.checked_mul(86_400),
-        "h" => n.checked_mul(3_600),
-        "m" => n.checked_mul(60),
-        "s" => Some(n),
-        _ => return Err(format!("'{s}': the unit is y, d, h, m or s")),
+    const UNITS: [(&str, u64); 4] = [("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1)];
+    let number = |n: &str| {
+        n.parse::<u64>()
+            .map_err(|_| format!("'{s}': expected a number and a unit (y d h m s)"))
     };
-    seconds
+    if let Some(years) = s.strip_suffix('y') {
+        return u16::try_from(number(years)?)
+            .map(Duration::Years)
+            .map_err(|_| format!("'{s}': a 1609.2 Duration holds at most 65535 years"));
+    }
+    let Some((n, unit)) = UNITS
+        .iter()
+        .find_map(|&(suffix, unit)| s.strip_suffix(suffix).map(|n| (n, unit)))
+    else {
+        return Err(format!("'{s}': the unit is y, d, h, m or s"));
+    };
+    number(n)?
+        .checked_mul(unit)
         .and_then(vss_its::duration_from_seconds)
-        .ok_or_else(too_long)
+        .ok_or_else(|| {
+            format!(
+                "'{s}' fits no 1609.2 Duration (at most 65535 of seconds, minutes, hours or \
+                 sixty hours, or 65535 years)"
+            )
+        })
 }
 
 /// `LAT,LON[,ELEVATION]`.
@@ -309,5 +315,32 @@ mod tests {
             4095
         );
         assert!(parse_location("50.85").is_err());
+    }
+
+    #[test]
+    fn durations_are_checked_against_the_1609_2_choices() {
+        assert_eq!(parse_duration("5y"), Ok(Duration::Years(5)));
+        assert_eq!(parse_duration("7974y"), Ok(Duration::Years(7974)));
+        assert_eq!(parse_duration("65535y"), Ok(Duration::Years(65535)));
+        assert_eq!(parse_duration("7d"), Ok(Duration::Hours(168)));
+        assert_eq!(parse_duration("90s"), Ok(Duration::Seconds(90)));
+        assert_eq!(parse_duration("65535s"), Ok(Duration::Seconds(65535)));
+        // 65536 s is 1092 minutes and 16 s: no choice holds it exactly.
+        assert!(parse_duration("65536s").is_err_and(|e| e.contains("fits no 1609.2 Duration")));
+        assert_eq!(parse_duration("65580s"), Ok(Duration::Minutes(1093)));
+        // Longer than 65535 hours: in sixty-hour periods when they divide it.
+        assert_eq!(parse_duration("163835d"), Ok(Duration::SixtyHours(65534)));
+        for too_long in [
+            "65536y",
+            "18446744073709551615y",
+            "163838d",
+            "18446744073709551615d",
+        ] {
+            assert!(parse_duration(too_long).is_err(), "{too_long}");
+        }
+        for malformed in ["", "y", "7", "-1d", "5w", "1.5y", "5é", "é", "5 y"] {
+            let err = parse_duration(malformed).expect_err(malformed);
+            assert!(err.contains(malformed), "{err}");
+        }
     }
 }

@@ -122,11 +122,11 @@ pub(crate) fn read_cert(path: &Path) -> Result<Cert> {
     Cert::from_bytes(&read(path)?).with_context(|| path.display().to_string())
 }
 
-/// Parses an RFC 3339 time (`2026-11-22T10:00:00Z`).
+/// Parses an RFC 3339 time (`2026-11-22T10:00:00Z`) from the 1609.2 epoch (2004) on.
 fn parse_time(s: &str) -> Result<ItsTime, String> {
-    humantime::parse_rfc3339_weak(s)
-        .map(ItsTime::from_system_time)
-        .map_err(|e| format!("not an RFC 3339 time: {e}"))
+    let time =
+        humantime::parse_rfc3339_weak(s).map_err(|e| format!("not an RFC 3339 time: {e}"))?;
+    ItsTime::from_system_time(time).map_err(|e| format!("'{s}' is {e}"))
 }
 
 /// Encodes `data` and writes it with [`write_output`].
