@@ -47,6 +47,7 @@
 //! max_bytes = 65536              # per file
 //! ```
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Arc;
@@ -377,14 +378,25 @@ mod duration_text {
     }
 }
 
+/// The largest configuration file read: 1 MiB (a real one is a few KiB).
+pub const MAX_CONFIG_LEN: u64 = 1024 * 1024;
+
 impl Config {
     /// Reads and checks the configuration at `path`; relative paths in it are taken from
     /// the file's directory.
     pub fn load(path: &Path) -> Result<Config> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::Config {
+        let error = |detail: String| Error::Config {
             path: path.to_path_buf(),
-            detail: e.to_string(),
-        })?;
+            detail,
+        };
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|file| file.take(MAX_CONFIG_LEN + 1).read_to_end(&mut bytes))
+            .map_err(|e| error(e.to_string()))?;
+        if bytes.len() as u64 > MAX_CONFIG_LEN {
+            return Err(error(format!("larger than {MAX_CONFIG_LEN} bytes")));
+        }
+        let text = String::from_utf8(bytes).map_err(|_| error("not UTF-8 text".into()))?;
         let base = path.parent().unwrap_or(Path::new("."));
         Config::parse(&text, base).map_err(|detail| Error::Config {
             path: path.to_path_buf(),
@@ -548,5 +560,23 @@ mod tests {
         std::fs::write(&path, MINIMAL).expect("write");
         let config = Config::load(&path).expect("load");
         assert_eq!(config.hsm.store, dir.path().join("keys"));
+    }
+
+    #[test]
+    fn an_oversized_or_endless_configuration_is_refused_with_a_bound() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let big = dir.path().join("big.toml");
+        let mut text = MINIMAL.to_string();
+        text.push_str(&"#".repeat(MAX_CONFIG_LEN as usize));
+        std::fs::write(&big, text).expect("write");
+        let endless = dir.path().join("endless.toml");
+        std::os::unix::fs::symlink("/dev/zero", &endless).expect("link");
+        for path in [big, endless] {
+            let err = Config::load(&path).expect_err("too large");
+            assert!(
+                matches!(&err, Error::Config { path: p, detail } if *p == path && detail.contains("larger than 1048576 bytes")),
+                "{err}"
+            );
+        }
     }
 }

@@ -25,8 +25,10 @@ pub enum Backend {
     },
 }
 
-/// The content of `hsm.json`.
+/// The content of `hsm.json`. Reading it refuses any key it does not know (a misspelt
+/// `token_label` is an error, not a default).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "StoreConfigFields")]
 pub struct StoreConfig {
     /// Format version, 1.
     pub version: u32,
@@ -35,17 +37,57 @@ pub struct StoreConfig {
     pub backend: Backend,
 }
 
+/// Every key `hsm.json` may hold, for the check that it holds no other (serde cannot deny
+/// unknown fields through the flattened, tagged backend).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StoreConfigFields {
+    version: u32,
+    backend: String,
+    module: Option<PathBuf>,
+    token_label: Option<String>,
+}
+
+impl TryFrom<StoreConfigFields> for StoreConfig {
+    type Error = String;
+
+    fn try_from(fields: StoreConfigFields) -> std::result::Result<Self, String> {
+        let backend = match (fields.backend.as_str(), fields.module, fields.token_label) {
+            ("soft", None, None) => Backend::Soft,
+            ("soft", _, _) => {
+                return Err("the soft backend takes no module or token_label".into());
+            }
+            ("pkcs11", Some(module), Some(token_label)) => Backend::Pkcs11 {
+                module,
+                token_label,
+            },
+            ("pkcs11", _, _) => {
+                return Err("the pkcs11 backend needs a module and a token_label".into());
+            }
+            (other, _, _) => {
+                return Err(format!("unknown backend '{other}' (soft or pkcs11)"));
+            }
+        };
+        Ok(StoreConfig {
+            version: fields.version,
+            backend,
+        })
+    }
+}
+
 impl StoreConfig {
-    /// Reads `hsm.json` from a store directory.
+    /// Reads `hsm.json` from a store directory (at most [`crate::atomic`]'s bound of a
+    /// store file).
     pub fn read(dir: &Path) -> Result<Self> {
         let path = dir.join(CONFIG_FILE);
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
+        match std::fs::symlink_metadata(&path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(Error::NotAStore(dir.to_path_buf()))
             }
             Err(e) => return Err(Error::io(&path)(e)),
-        };
+            Ok(_) => {}
+        }
+        let bytes = atomic::read_store_file(&path)?;
         let config: StoreConfig =
             serde_json::from_slice(&bytes).map_err(|e| Error::CorruptFile {
                 path: path.clone(),

@@ -33,7 +33,9 @@ pub use config::{open, Backend, StoreConfig};
 pub use error::{Error, Result};
 pub use label::check_label;
 pub use pkcs11::{Pkcs11Hsm, TokenPinStatus, TokenRef};
-pub use soft::{SoftHsm, SoftStoreStatus, PIN_TRIES, PUK_TRIES};
+pub use soft::{
+    SoftHsm, SoftStoreStatus, KDF_LANES, KDF_MEMORY_KIB, KDF_PASSES, PIN_TRIES, PUK_TRIES,
+};
 
 /// An opaque reference to a key inside one HSM; only that HSM can use it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

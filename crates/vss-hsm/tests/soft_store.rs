@@ -246,3 +246,83 @@ fn oversized_store_files_are_refused_without_reading_them_whole() {
     let err = SoftHsm::status(dir.path()).expect_err("endless");
     assert!(err.to_string().contains("larger than 65536 bytes"), "{err}");
 }
+
+/// Sets `field` of the state file's `kdf` object to `value`.
+fn set_kdf(dir: &Path, field: &str, value: u64) {
+    let path = dir.join("soft-store.json");
+    let mut state: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).expect("read")).expect("json");
+    state["kdf"][field] = value.into();
+    std::fs::write(&path, serde_json::to_vec(&state).expect("encode")).expect("write");
+}
+
+#[test]
+fn kdf_parameters_out_of_range_are_refused_before_the_kdf_runs() {
+    // 4e9 KiB of memory aborted the process; zero passes or lanes, and too many, are refused
+    // the same way, and the counters are untouched.
+    for (field, value, range) in [
+        ("m_kib", 4_000_000_000u64, vss_hsm::KDF_MEMORY_KIB),
+        ("m_kib", 1024, vss_hsm::KDF_MEMORY_KIB),
+        ("t", 0, vss_hsm::KDF_PASSES),
+        ("t", 1_000_000_000, vss_hsm::KDF_PASSES),
+        ("p", 0, vss_hsm::KDF_LANES),
+        ("p", 17, vss_hsm::KDF_LANES),
+    ] {
+        let dir = store();
+        set_kdf(dir.path(), field, value);
+        let err = SoftHsm::open(dir.path(), PIN).expect_err("refused");
+        let expected = format!(
+            "KDF {field} {value} outside {}..={}",
+            range.start(),
+            range.end()
+        );
+        assert!(
+            matches!(&err, Error::CorruptFile { path, reason } if path.ends_with("soft-store.json") && *reason == expected),
+            "{field}={value}: {err}"
+        );
+    }
+    // The edges of the ranges are accepted (the store then fails only on the wrong key
+    // derived with them, as a wrong PIN).
+    let dir = store();
+    set_kdf(dir.path(), "t", u64::from(*vss_hsm::KDF_PASSES.end()));
+    assert!(matches!(
+        SoftHsm::open(dir.path(), PIN),
+        Err(Error::WrongPin { .. })
+    ));
+}
+
+#[test]
+fn hsm_json_with_an_unknown_or_misspelt_key_is_refused() {
+    let dir = store();
+    let config = dir.path().join("hsm.json");
+    for (text, why) in [
+        (
+            r#"{"version":1,"backend":"soft","tokn_label":"x"}"#,
+            "unknown field",
+        ),
+        (
+            r#"{"version":1,"backend":"soft","module":"/lib/x.so"}"#,
+            "takes no module",
+        ),
+        (
+            r#"{"version":1,"backend":"pkcs11","module":"/lib/x.so","token_lable":"vss"}"#,
+            "unknown field",
+        ),
+        (
+            r#"{"version":1,"backend":"pkcs11","module":"/lib/x.so"}"#,
+            "needs a module and a token_label",
+        ),
+        (r#"{"version":1,"backend":"tpm"}"#, "unknown backend 'tpm'"),
+    ] {
+        std::fs::write(&config, text).expect("write");
+        let Err(err) = vss_hsm::open(dir.path(), PIN) else {
+            panic!("{text} was accepted");
+        };
+        assert!(
+            matches!(&err, Error::CorruptFile { path, reason } if path.ends_with("hsm.json") && reason.contains(why)),
+            "{text}: {err}"
+        );
+    }
+    std::fs::write(&config, r#"{"version":1,"backend":"soft"}"#).expect("write");
+    vss_hsm::open(dir.path(), PIN).expect("a well-formed hsm.json opens");
+}

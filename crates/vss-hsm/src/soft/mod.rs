@@ -17,7 +17,7 @@ use std::sync::{Arc, RwLock};
 use vss_crypto::{PrivateKey, PublicKey, Signature};
 use zeroize::Zeroizing;
 
-pub use state::{SoftStoreStatus, PIN_TRIES, PUK_TRIES};
+pub use state::{SoftStoreStatus, KDF_LANES, KDF_MEMORY_KIB, KDF_PASSES, PIN_TRIES, PUK_TRIES};
 
 use crate::atomic::{self, TEMP_PREFIX};
 use crate::config::{Backend, StoreConfig};

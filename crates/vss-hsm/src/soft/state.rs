@@ -36,6 +36,32 @@ const DEFAULT_KDF: KdfParams = KdfParams {
     p: 1,
 };
 
+/// The Argon2id memory cost a store may ask for, in KiB: 8 MiB to 1 GiB.
+pub const KDF_MEMORY_KIB: std::ops::RangeInclusive<u32> = 8 * 1024..=1024 * 1024;
+/// The Argon2id passes a store may ask for.
+pub const KDF_PASSES: std::ops::RangeInclusive<u32> = 1..=16;
+/// The Argon2id lanes a store may ask for.
+pub const KDF_LANES: std::ops::RangeInclusive<u32> = 1..=16;
+
+impl KdfParams {
+    /// Why the parameters are out of the ranges above, if they are: a state file that asks
+    /// for 4 TB of memory or a billion passes is refused before the KDF runs.
+    fn out_of_range(&self) -> Option<String> {
+        let check = |what: &str, value: u32, range: &std::ops::RangeInclusive<u32>| {
+            (!range.contains(&value)).then(|| {
+                format!(
+                    "KDF {what} {value} outside {}..={}",
+                    range.start(),
+                    range.end()
+                )
+            })
+        };
+        check("m_kib", self.m_kib, &KDF_MEMORY_KIB)
+            .or_else(|| check("t", self.t, &KDF_PASSES))
+            .or_else(|| check("p", self.p, &KDF_LANES))
+    }
+}
+
 /// The master key encrypted under a key derived from a secret (PIN or PUK).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Wrapped {
@@ -156,6 +182,9 @@ impl StateFile {
         let state: State = serde_json::from_slice(&bytes).map_err(|e| corrupt(e.to_string()))?;
         if state.version != 1 {
             return Err(corrupt(format!("unknown version {}", state.version)));
+        }
+        if let Some(reason) = state.kdf.out_of_range() {
+            return Err(corrupt(reason));
         }
         Ok(StateFile {
             path,
