@@ -465,3 +465,31 @@ fn no_pin_anywhere_and_no_terminal_is_a_clear_error() {
     // None of that used a PIN try.
     assert_eq!(status_json(&dir)["pin_tries_left"], 3);
 }
+
+#[test]
+fn hostile_labels_are_refused_in_one_escaped_bounded_line() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("store");
+    init_store(&dir);
+    let long = "L".repeat(10_000);
+    for label in [long.as_str(), "\u{1b}]0;owned\u{7}\u{1b}[2J", "a\nb"] {
+        for command in [
+            &["keys", "generate", "--label"][..],
+            &["keys", "delete", "--label"],
+        ] {
+            let mut args = command.to_vec();
+            args.push(label);
+            let out = vss_store(&dir, PIN, &args).failure().one_line_stderr();
+            let line = out.stderr.trim_end_matches('\n');
+            assert!(!line.chars().any(char::is_control), "{line:?}");
+            assert!(line.len() < 400, "{} bytes: {line:.80}", line.len());
+            assert!(line.contains("invalid key label"), "{line}");
+        }
+    }
+    // Nothing was written, and no try was spent.
+    let listed = vss_store(&dir, PIN, &["keys", "list", "--format", "json"])
+        .success()
+        .json();
+    assert_eq!(listed, json!([]));
+    assert_eq!(status_json(&dir)["pin_tries_left"], 3);
+}
