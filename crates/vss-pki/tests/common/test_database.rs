@@ -20,9 +20,16 @@ pub struct TestDatabase {
 
 impl TestDatabase {
     /// A fresh database on the server of `VSS_TEST_POSTGRES`, or `None` (and a line on
-    /// stderr) when it is unset.
+    /// stderr saying the test is skipped) when it is unset; a panic when it is unset while
+    /// `VSS_REQUIRE_POSTGRES` is set.
     pub fn create(test: &str) -> Option<TestDatabase> {
         let Ok(server) = std::env::var("VSS_TEST_POSTGRES") else {
+            // scripts/test installs PostgreSQL and sets VSS_REQUIRE_POSTGRES: there a missing
+            // server is a failure, never a quiet pass.
+            assert!(
+                std::env::var_os("VSS_REQUIRE_POSTGRES").is_none(),
+                "{test}: VSS_REQUIRE_POSTGRES is set but VSS_TEST_POSTGRES is not (run under scripts/with-postgres)"
+            );
             eprintln!(
                 "skipping {test}: VSS_TEST_POSTGRES is unset (run under scripts/with-postgres)"
             );
