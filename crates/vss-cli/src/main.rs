@@ -79,7 +79,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("vss: {e:#}");
+            eprintln!("vss: {}", output::error_line(&e));
             ExitCode::FAILURE
         }
     }

@@ -84,14 +84,58 @@ pub fn progress(total: u64, what: &str) -> indicatif::ProgressBar {
     bar
 }
 
+/// An error and its causes as the one line `vss` prints: each cause once (one whose text its
+/// parent already shows, such as an OS error a wrapper quotes, is left out), and control
+/// characters escaped so that nothing from outside breaks the line or drives the terminal.
+pub fn error_line(error: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in error.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line.chars()
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use anyhow::Context;
 
     #[test]
     fn columns_are_aligned() {
         let mut t = Table::new(&["a", "bbb"]);
         t.row(vec!["long".into(), "x".into()]);
         assert_eq!(t.render(), "a     bbb\nlong  x\n");
+    }
+
+    #[test]
+    fn each_cause_once_on_one_line() {
+        let os = std::io::Error::from_raw_os_error(2);
+        let quoted = format!("/x: {os}");
+        let error = anyhow::Error::new(os)
+            .context(quoted)
+            .context("reading the trust store");
+        assert_eq!(
+            error_line(&error),
+            "reading the trust store: /x: No such file or directory (os error 2)"
+        );
+        let hostile: anyhow::Result<()> = Err(anyhow::anyhow!("bad\nlabel \u{1b}[2J"));
+        let line = error_line(&hostile.context("keys").expect_err("error"));
+        assert_eq!(line, "keys: bad\\nlabel \\u{1b}[2J");
     }
 }

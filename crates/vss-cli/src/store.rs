@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 use vss_hsm::Hsm;
 
@@ -23,9 +23,15 @@ impl StoreArgs {
     /// The store directory this command uses.
     pub fn dir(&self) -> Result<PathBuf> {
         if let Some(dir) = &self.store {
+            if dir.as_os_str().is_empty() {
+                bail!("--store is empty: name a key-store directory");
+            }
             return Ok(dir.clone());
         }
         if let Some(dir) = std::env::var_os("VSS_STORE") {
+            if dir.is_empty() {
+                bail!("VSS_STORE is set but empty: name a key-store directory, or unset it");
+            }
             return Ok(PathBuf::from(dir));
         }
         let data = dirs::data_dir()
@@ -43,9 +49,11 @@ impl StoreArgs {
         }
     }
 
-    /// Opens the store with the user PIN.
+    /// Opens the store with the user PIN; a directory that is no store is named as such
+    /// before the PIN is asked for.
     pub fn open(&self) -> Result<Box<dyn Hsm>> {
         let dir = self.dir()?;
+        vss_hsm::StoreConfig::read(&dir)?;
         let pin = self.pin().read()?;
         Ok(vss_hsm::open(&dir, &pin)?)
     }

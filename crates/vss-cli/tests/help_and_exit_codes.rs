@@ -344,3 +344,34 @@ fn a_huge_count_is_refused_at_once_not_an_abort() {
         "the error names --count: {stderr}"
     );
 }
+
+#[test]
+fn each_error_names_its_cause_once_and_the_path_or_variable() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let missing = tmp.path().join("nowhere");
+    let missing = missing.to_str().expect("utf-8 path");
+    let line = |cmd: &mut std::process::Command| {
+        let out = common::run(cmd).failure().one_line_stderr();
+        out.stderr.trim_end().to_string()
+    };
+    // No store there: said before any PIN is asked for (none is set here).
+    let text = line(common::vss().args(["keys", "list", "--store", missing]));
+    assert!(
+        text.contains(&format!("{missing} is not an initialised key store")),
+        "{text}"
+    );
+    // An empty VSS_STORE is named, not mistaken for a missing PIN.
+    let text = line(common::vss().env("VSS_STORE", "").args(["keys", "list"]));
+    assert!(text.contains("VSS_STORE is set but empty"), "{text}");
+    // A PKI directory that is none.
+    let text =
+        line(common::vss().args(["pki", "serve", "--dir", missing, "--listen", "127.0.0.1:0"]));
+    assert!(
+        text.contains(&format!("{missing} is not a PKI directory")),
+        "{text}"
+    );
+    // An OS error quoted by its wrapper is printed once.
+    let text = line(common::vss().args(["its", "verify", missing, "--trust", missing]));
+    assert_eq!(text.matches("(os error 2)").count(), 1, "{text}");
+    assert!(text.contains(missing), "{text}");
+}

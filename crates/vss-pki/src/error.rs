@@ -55,8 +55,17 @@ pub enum Error {
     /// A loopback server could not be started.
     #[error("cannot serve on loopback: {0}")]
     Serve(String),
+    /// The directory is not a PKI made by `vss pki init` (no such directory, or its
+    /// certificates or key store are missing).
+    #[error("{} is not a PKI directory: {missing} is missing (make one with `vss pki init`)", .dir.display())]
+    NotAPkiDir {
+        /// The directory.
+        dir: PathBuf,
+        /// What it lacks.
+        missing: String,
+    },
     /// A file could not be read or written.
-    #[error("{path}: {source}")]
+    #[error("{}: {source}", .path.display())]
     Io {
         /// The file.
         path: PathBuf,

@@ -235,6 +235,7 @@ fn serve(
     database: &DatabaseArgs,
 ) -> Result<()> {
     let dir = PkiDir::new(&pki.dir);
+    dir.check()?;
     let pin = pki.pin(false).read()?;
     let hsm: Arc<dyn Hsm> = Arc::new(SoftHsm::open(&dir.keys(), &pin)?);
     let store: Arc<dyn vss_pki::store::PkiStore> = Arc::from(open_store(

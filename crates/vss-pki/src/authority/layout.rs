@@ -63,6 +63,25 @@ impl PkiDir {
         self.dir.join("trust")
     }
 
+    /// Checks that the directory holds a PKI (the three certificates and the key store), so
+    /// that a wrong `--dir` is named as such before a PIN is asked for.
+    pub fn check(&self) -> crate::Result<()> {
+        let wanted = [Role::Root, Role::Ea, Role::Aa]
+            .map(|role| self.cert_path(role))
+            .into_iter()
+            .chain([self.keys().join("hsm.json")]);
+        for path in wanted {
+            if !path.is_file() {
+                let missing = path.strip_prefix(&self.dir).unwrap_or(&path);
+                return Err(crate::Error::NotAPkiDir {
+                    dir: self.dir.clone(),
+                    missing: missing.display().to_string(),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Reads an authority's certificate.
     pub fn cert(&self, role: Role) -> crate::Result<Cert> {
         let path = self.cert_path(role);
