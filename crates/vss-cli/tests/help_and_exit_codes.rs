@@ -375,3 +375,31 @@ fn each_error_names_its_cause_once_and_the_path_or_variable() {
     assert_eq!(text.matches("(os error 2)").count(), 1, "{text}");
     assert!(text.contains(missing), "{text}");
 }
+
+#[test]
+fn ticket_counts_and_concurrency_out_of_range_are_refused_before_anything_is_sent() {
+    for (flag, value) in [
+        ("--count", "0"),
+        ("--count", "10001"),
+        ("--count", "18446744073709551616"),
+        ("--count", "1.5"),
+        ("--concurrency", "0"),
+        ("--concurrency", "65"),
+    ] {
+        let out = vss_run(&[
+            "station",
+            "pseudonyms",
+            "--aa",
+            "http://127.0.0.1:9",
+            "--aa-cert",
+            "/nonexistent/aa.cert",
+            "--ea-cert",
+            "/nonexistent/ea.cert",
+            flag,
+            value,
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{flag} {value}: {out:#?}");
+        assert!(out.stderr.contains(flag), "{flag} {value}: {}", out.stderr);
+        out.assert_no_panic();
+    }
+}

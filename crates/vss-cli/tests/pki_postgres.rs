@@ -26,7 +26,7 @@ use vss_crypto::Curve;
 use vss_hsm::{GenerateKeyRequest, Hsm, SoftHsm};
 use vss_its::{Cert, ItsTime, TrustStore, Validator, Verdict};
 use vss_pki::http::HttpError;
-use vss_pki::station::{enroll, pseudonyms, CertKind, Repository};
+use vss_pki::station::{enroll, pseudonyms, CertKind, Repository, TicketBatch};
 use vss_pki::store::Role;
 use vss_pki::Error;
 
@@ -70,7 +70,15 @@ fn fill(
     let mut have = count();
     while have < TICKETS {
         let wanted = BATCH.min(TICKETS - have);
-        let result = pseudonyms(hsm, repository, &urls[at], aa, ea, &[36], wanted);
+        let result = pseudonyms(
+            hsm,
+            repository,
+            &urls[at],
+            aa,
+            ea,
+            &[36],
+            TicketBatch::of(wanted),
+        );
         let now = count();
         progress.held.fetch_add(now - have, Ordering::SeqCst);
         progress.delivered[at].fetch_add(now - have, Ordering::SeqCst);

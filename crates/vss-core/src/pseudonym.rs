@@ -93,7 +93,7 @@ impl TicketSource for PkiTickets {
             &self.aa,
             &self.ea,
             &self.psids,
-            count,
+            vss_pki::station::TicketBatch::of(count),
         )?)
     }
 }

@@ -113,7 +113,7 @@ impl TestbedStation {
             &aa.certs.aa,
             &ea.certs.ea,
             &PseudonymConfig::default().psids,
-            count,
+            vss_pki::station::TicketBatch::of(count),
         )?)
     }
 

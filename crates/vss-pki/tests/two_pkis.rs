@@ -14,7 +14,7 @@ use vss_crypto::Curve;
 use vss_hsm::{GenerateKeyRequest, Hsm, SoftHsm};
 use vss_its::{Cert, ItsTime, TrustStore, Validator, Verdict};
 use vss_pki::authority::TrustedPki;
-use vss_pki::station::{enroll, pseudonyms, CertKind, Repository};
+use vss_pki::station::{enroll, pseudonyms, CertKind, Repository, TicketBatch};
 use vss_pki::store::{PkiStore, Role};
 use vss_pki::Error;
 
@@ -97,10 +97,27 @@ fn pseudonyms_from_both_pkis_with_one_enrolment() {
         .expect("EC key in the HSM");
 
     // Test_PSNYMREQ_VB_01: a hundred pseudonyms from A's AA, in parallel.
-    let from_a =
-        pseudonyms(&hsm, &repository, &a.url, a.aa(), a.ea(), &[36, 37], 100).expect("tickets");
+    let from_a = pseudonyms(
+        &hsm,
+        &repository,
+        &a.url,
+        a.aa(),
+        a.ea(),
+        &[36, 37],
+        TicketBatch::of(100),
+    )
+    .expect("tickets");
     // Test_PSNYMREQ_VB_03: five from B's AA, with A's enrolment credential.
-    let from_b = pseudonyms(&hsm, &repository, &b.url, b.aa(), a.ea(), &[36], 5).expect("tickets");
+    let from_b = pseudonyms(
+        &hsm,
+        &repository,
+        &b.url,
+        b.aa(),
+        a.ea(),
+        &[36],
+        TicketBatch::of(5),
+    )
+    .expect("tickets");
     for (tickets, pki) in [(&from_a, &a), (&from_b, &b)] {
         for t in tickets {
             valid_under(&t.cert, &pki.certs.root, pki.aa());
@@ -119,8 +136,16 @@ fn pseudonyms_from_both_pkis_with_one_enrolment() {
 
     // A PSID the station may not have: refused, and no ticket key is left behind.
     let keys_before = hsm.keys().expect("keys").len();
-    let err =
-        pseudonyms(&hsm, &repository, &b.url, b.aa(), a.ea(), &[138], 1).expect_err("refused");
+    let err = pseudonyms(
+        &hsm,
+        &repository,
+        &b.url,
+        b.aa(),
+        a.ea(),
+        &[138],
+        TicketBatch::of(1),
+    )
+    .expect_err("refused");
     assert!(
         matches!(&err, Error::Refused { code, .. } if code == "deniedpermissions"),
         "{err}"
@@ -157,7 +182,7 @@ fn pseudonyms_from_both_pkis_with_one_enrolment() {
         b.aa(),
         b.ea(),
         &[36, 37],
-        100,
+        TicketBatch::of(100),
     )
     .expect("tickets");
     for t in &own {
@@ -174,7 +199,7 @@ fn pseudonyms_from_both_pkis_with_one_enrolment() {
         a.aa(),
         b.ea(),
         &[37],
-        100,
+        TicketBatch::of(100),
     )
     .expect("tickets");
     for t in &crossed {
@@ -202,7 +227,16 @@ fn an_aa_without_the_other_pki_in_its_trust_list_refuses_its_credentials() {
         repository,
     } = new_station(&a, "car-2", &[36]);
     enroll(&hsm, &repository, "car-2", "canonical", &a.url, a.ea()).expect("enrol");
-    let err = pseudonyms(&hsm, &repository, &b.url, b.aa(), a.ea(), &[36], 1).expect_err("refused");
+    let err = pseudonyms(
+        &hsm,
+        &repository,
+        &b.url,
+        b.aa(),
+        a.ea(),
+        &[36],
+        TicketBatch::of(1),
+    )
+    .expect_err("refused");
     assert!(
         matches!(&err, Error::Refused { code, .. } if code == "its-aa-unknownea"),
         "{err}"

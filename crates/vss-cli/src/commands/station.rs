@@ -9,7 +9,10 @@ use anyhow::Result;
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
-use vss_pki::station::{enroll, pseudonyms, CertKind, Entry, Repository};
+use vss_pki::station::{
+    enroll, pseudonyms, CertKind, Entry, Repository, TicketBatch, DEFAULT_TICKET_CONCURRENCY,
+    MAX_TICKETS, MAX_TICKET_CONCURRENCY,
+};
 
 use super::its::read_cert;
 use crate::output::{Format, Table};
@@ -48,9 +51,12 @@ pub enum StationCommand {
         /// The certificate of the EA that issued the enrolment credential.
         #[arg(long, value_name = "FILE")]
         ea_cert: PathBuf,
-        /// How many tickets.
-        #[arg(long, default_value_t = 1)]
-        count: usize,
+        /// How many tickets (at most 10000); checked before anything is sent.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=MAX_TICKETS as u64))]
+        count: u64,
+        /// Requests in flight at once (at most 64).
+        #[arg(long, default_value_t = DEFAULT_TICKET_CONCURRENCY as u64, value_parser = clap::value_parser!(u64).range(1..=MAX_TICKET_CONCURRENCY as u64))]
+        concurrency: u64,
         /// A PSID the tickets carry [default: 36 and 37]. Repeatable.
         #[arg(long = "psid")]
         psids: Vec<u64>,
@@ -114,6 +120,7 @@ impl StationCommand {
                 aa_cert,
                 ea_cert,
                 count,
+                concurrency,
                 psids,
             } => {
                 let repository = station.repository()?;
@@ -134,7 +141,10 @@ impl StationCommand {
                     &read_cert(&aa_cert)?,
                     &read_cert(&ea_cert)?,
                     &psids,
-                    count,
+                    TicketBatch {
+                        count: count as usize,
+                        concurrency: concurrency as usize,
+                    },
                 );
                 spinner.finish_and_clear();
                 show(station.format, &result?)?;

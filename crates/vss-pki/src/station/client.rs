@@ -1,6 +1,8 @@
 //! The station client: enrolment and pseudonyms over HTTP with keys in the station's HSM,
 //! the certificates stored in its repository beside their key labels.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use vss_hsm::{GenerateKeyRequest, Hsm};
 use vss_its::{Cert, HsmKey, ItsTime};
 
@@ -67,9 +69,37 @@ pub fn enroll(
     })
 }
 
-/// Asks the AA at `aa_url` for `count` tickets for `psids` (in parallel), with the newest
-/// stored enrolment credential from `ea`; each ticket goes to `repository` beside its key.
-/// Returns the stored tickets; the first failure, if any, after all requests ended.
+/// The most tickets one [`pseudonyms`] call asks for.
+pub const MAX_TICKETS: usize = 10_000;
+/// The most requests one [`pseudonyms`] call has in flight at once.
+pub const MAX_TICKET_CONCURRENCY: usize = 64;
+/// Requests in flight at once unless told otherwise.
+pub const DEFAULT_TICKET_CONCURRENCY: usize = 8;
+
+/// How many tickets to ask for, and how many requests to have in flight at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TicketBatch {
+    /// Tickets, 1 to [`MAX_TICKETS`].
+    pub count: usize,
+    /// Requests in flight at once, 1 to [`MAX_TICKET_CONCURRENCY`].
+    pub concurrency: usize,
+}
+
+impl TicketBatch {
+    /// `count` tickets, [`DEFAULT_TICKET_CONCURRENCY`] requests at once.
+    pub fn of(count: usize) -> Self {
+        TicketBatch {
+            count,
+            concurrency: DEFAULT_TICKET_CONCURRENCY,
+        }
+    }
+}
+
+/// Asks the AA at `aa_url` for `batch.count` tickets for `psids`, `batch.concurrency`
+/// requests at a time, with the newest stored enrolment credential from `ea`; each ticket
+/// goes to `repository` beside its key. Both numbers are checked against their ranges
+/// before anything is sent. Returns the stored tickets; the first failure, if any, after
+/// all requests ended.
 pub fn pseudonyms(
     hsm: &dyn Hsm,
     repository: &Repository,
@@ -77,22 +107,43 @@ pub fn pseudonyms(
     aa: &Cert,
     ea: &Cert,
     psids: &[u64],
-    count: usize,
+    batch: TicketBatch,
 ) -> Result<Vec<Entry>> {
+    let TicketBatch { count, concurrency } = batch;
+    if !(1..=MAX_TICKETS).contains(&count) {
+        return Err(Error::InvalidRequest(format!(
+            "{count} tickets: ask for 1 to {MAX_TICKETS} at a time"
+        )));
+    }
+    if !(1..=MAX_TICKET_CONCURRENCY).contains(&concurrency) {
+        return Err(Error::InvalidRequest(format!(
+            "{concurrency} requests at once: 1 to {MAX_TICKET_CONCURRENCY}"
+        )));
+    }
     let ec = repository
         .list(CertKind::Enrolment)?
         .pop()
         .ok_or_else(|| Error::InvalidRequest("no enrolment credential: enrol first".into()))?;
     let url = format!("{}/aa/authorization", base(aa_url));
+    let next = AtomicUsize::new(0);
+    let worker = || {
+        let mut done = Vec::new();
+        while next.fetch_add(1, Ordering::Relaxed) < count {
+            done.push(one_ticket(hsm, repository, &url, aa, ea, &ec, psids));
+        }
+        done
+    };
     let results: Vec<Result<Entry>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..count)
-            .map(|_| scope.spawn(|| one_ticket(hsm, repository, &url, aa, ea, &ec, psids)))
+        let handles: Vec<_> = (0..concurrency.min(count))
+            .map(|_| scope.spawn(worker))
             .collect();
         handles
             .into_iter()
-            .map(|h| {
+            .flat_map(|h| {
                 h.join().unwrap_or_else(|_| {
-                    Err(Error::InvalidRequest("a request thread panicked".into()))
+                    vec![Err(Error::InvalidRequest(
+                        "a request thread panicked".into(),
+                    ))]
                 })
             })
             .collect()

@@ -8,6 +8,9 @@ mod repository;
 pub use authorization::{
     app_permissions, authorization_request, AuthorizationRequest, AuthorizationResponse,
 };
-pub use client::{enroll, pseudonyms};
+pub use client::{
+    enroll, pseudonyms, TicketBatch, DEFAULT_TICKET_CONCURRENCY, MAX_TICKETS,
+    MAX_TICKET_CONCURRENCY,
+};
 pub use enrolment::{enrolment_request, EnrolmentRequest, EnrolmentResponse, Outer};
 pub use repository::{CertKind, Entry, Meta, Repository, RepositoryError};
