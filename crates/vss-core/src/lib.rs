@@ -23,6 +23,7 @@ pub mod filter;
 pub mod frame;
 pub mod policy;
 pub mod pseudonym;
+pub mod replay;
 pub mod selftest;
 pub mod sign;
 pub mod stats;

@@ -8,6 +8,9 @@
 //! through the service's [`VerifyEngine`] ([`VerifyService::receive_batch`]). A lone
 //! signature is checked in place with the signer's parsed key, so one message at a time
 //! ([`VerifyService::receive`]) costs what it did before engines.
+//!
+//! With a replay window ([`VerifyService::with_replay_window`]) a valid message is accepted
+//! once. The service's locks are never held two at a time.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,11 +19,12 @@ use std::sync::{Arc, Mutex};
 use vss_engine::{VerifyEngine, VerifyJob};
 use vss_its::asn::SignerIdentifier;
 use vss_its::{
-    Cert, HashedId8, PendingSignature, Prepared, Report, SignedMessage, Validator, Verdict,
+    Cert, HashedId8, ItsTime, PendingSignature, Prepared, Report, SignedMessage, Validator, Verdict,
 };
 
 use crate::policy::{Decision, PolicyCounts, VerificationPolicy};
 use crate::pseudonym::Clock;
+use crate::replay::{ReplayConfig, ReplayRefusal, ReplayWindow};
 use crate::{Error, Result};
 
 /// Skipped messages kept for verification on demand; older ones are dropped (and counted).
@@ -75,6 +79,8 @@ pub struct VerifyService {
     pending: Mutex<VecDeque<(u64, SignedMessage)>>,
     next_id: AtomicU64,
     counts: Mutex<VerifyCounts>,
+    /// Accepted messages, when replays are refused ([`VerifyService::with_replay_window`]).
+    replay: Option<Mutex<ReplayWindow>>,
     clock: Arc<dyn Clock>,
 }
 
@@ -115,8 +121,18 @@ impl VerifyService {
             pending: Mutex::new(VecDeque::new()),
             next_id: AtomicU64::new(1),
             counts: Mutex::new(VerifyCounts::default()),
+            replay: None,
             clock,
         }
+    }
+
+    /// The service refusing replays: a message whose signature verified is accepted once,
+    /// and only when generated inside the window of `config` around the service's clock
+    /// (else [`Verdict::DuplicateMessage`] or [`Verdict::InvalidTimestamp`]). The filter and
+    /// the entity turn this on by default.
+    pub fn with_replay_window(mut self, config: ReplayConfig) -> Self {
+        self.replay = Some(Mutex::new(ReplayWindow::new(config)));
+        self
     }
 
     /// Receives `bytes` (`Ieee1609Dot2Data`, COER).
@@ -216,7 +232,12 @@ impl VerifyService {
                 Step::Done(outcome) => outcome,
                 Step::Pending(message, signature) => {
                     let valid = verdicts.next().unwrap_or(false);
-                    self.outcome(&message, signature.finish(valid))
+                    let digest = signature.digest().to_vec();
+                    let report = signature.finish(valid);
+                    match self.refuse_replay(&message, &report, &digest) {
+                        Some(refused) => refused,
+                        None => self.outcome(&message, report),
+                    }
                 }
             })
             .collect()
@@ -246,6 +267,41 @@ impl VerifyService {
                 self.engine.verify_batch(&jobs)
             }
         }
+    }
+
+    /// The refusal of a verified message the replay window does not accept, counted; `None`
+    /// when there is no window, the message is refused anyway, or it is accepted (once).
+    fn refuse_replay(
+        &self,
+        message: &SignedMessage,
+        report: &Report,
+        digest: &[u8],
+    ) -> Option<Outcome> {
+        let window = self.replay.as_ref()?;
+        if report.verdict != Verdict::Valid {
+            return None;
+        }
+        let generated = message
+            .header()
+            .generation_time
+            .as_ref()
+            .map(ItsTime::from_time64);
+        let refusal = window
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .accept(generated, digest, self.clock.now())
+            .err()?;
+        self.count(|c| c.invalid += 1);
+        let verdict = match refusal {
+            ReplayRefusal::Duplicate => Verdict::DuplicateMessage,
+            ReplayRefusal::NoGenerationTime | ReplayRefusal::OutsideWindow { .. } => {
+                Verdict::InvalidTimestamp
+            }
+        };
+        Some(Outcome::Invalid {
+            verdict,
+            reason: refusal.to_string(),
+        })
     }
 
     /// The outcome of a verified message, counted.

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use common::{manager, rules, station, Station};
 use vss_core::config::{PolicyKind, VerificationConfig};
+use vss_core::replay::ReplayConfig;
 use vss_core::sign::Signed;
 use vss_core::verify::Outcome;
 use vss_core::{Error, SignService, VerificationPolicy, VerifyService};
@@ -232,4 +233,62 @@ fn services_can_be_shared_between_threads() {
     let stats = tx.pseudonyms().stats();
     assert_eq!(stats.changes, 1);
     assert_eq!(stats.retire_failures, 0);
+}
+
+#[test]
+fn a_replay_window_accepts_a_message_once_and_only_inside_the_window() {
+    let s = station(1);
+    let tx = signer(&s, 100);
+    let rx = receiver(&s, PolicyKind::Always, 1).with_replay_window(ReplayConfig::default());
+    let signed = tx.sign(36, b"cam").expect("sign");
+    assert_eq!(payload_of(rx.receive(&signed.bytes)), b"cam");
+    // 199 more copies, one at a time and in a batch: each refused as a duplicate.
+    let is_duplicate = |o: &Outcome| {
+        matches!(
+            o,
+            Outcome::Invalid {
+                verdict: Verdict::DuplicateMessage,
+                ..
+            }
+        )
+    };
+    for _ in 0..99 {
+        assert!(is_duplicate(&rx.receive(&signed.bytes)));
+    }
+    let copies: Vec<&[u8]> = (0..100).map(|_| signed.bytes.as_slice()).collect();
+    assert!(rx.receive_batch(&copies).iter().all(is_duplicate));
+    let counts = rx.counts();
+    assert_eq!((counts.valid, counts.invalid), (1, 199));
+
+    // A forged copy (a flipped signature byte) refused first does not take the real
+    // message's place.
+    let fresh = tx.sign(36, b"cam 2").expect("sign");
+    let mut forged = fresh.bytes.clone();
+    let last = forged.len() - 1;
+    forged[last] ^= 1;
+    assert!(matches!(
+        rx.receive(&forged),
+        Outcome::Invalid {
+            verdict: Verdict::FalseSignature,
+            ..
+        }
+    ));
+    assert_eq!(payload_of(rx.receive(&fresh.bytes)), b"cam 2");
+
+    // Generated more than max_age ago: refused as a timestamp out of the window.
+    let old = tx.sign(36, b"cam 3").expect("sign");
+    s.clock.advance(Duration::from_secs(11));
+    match rx.receive(&old.bytes) {
+        Outcome::Invalid {
+            verdict: Verdict::InvalidTimestamp,
+            reason,
+        } => assert!(reason.contains("outside the replay window"), "{reason}"),
+        other => panic!("an old message: {other:?}"),
+    }
+
+    // Without the window (the service's default) copies are accepted, as before.
+    let plain = receiver(&s, PolicyKind::Always, 1);
+    let again = tx.sign(36, b"cam 4").expect("sign");
+    assert_eq!(payload_of(plain.receive(&again.bytes)), b"cam 4");
+    assert_eq!(payload_of(plain.receive(&again.bytes)), b"cam 4");
 }

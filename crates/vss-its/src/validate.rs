@@ -52,8 +52,11 @@ pub enum Verdict {
     /// The structure uses an algorithm or a form that VSS does not implement.
     UnsupportedAlgorithm,
     /// The message's generation or expiry time is no real time: after
-    /// [`ItsTime::LAST`] (TS 102 723-8's "invalid timestamp").
+    /// [`ItsTime::LAST`] (TS 102 723-8's "invalid timestamp"); or, where a receiver keeps a
+    /// replay window, outside it or missing.
     InvalidTimestamp,
+    /// A copy of a message already accepted (TS 102 723-8's "duplicate message").
+    DuplicateMessage,
 }
 
 impl Verdict {
@@ -72,6 +75,7 @@ impl Verdict {
             Verdict::Malformed => "Malformed",
             Verdict::UnsupportedAlgorithm => "UnsupportedAlgorithm",
             Verdict::InvalidTimestamp => "InvalidTimestamp",
+            Verdict::DuplicateMessage => "DuplicateMessage",
         }
     }
 }
