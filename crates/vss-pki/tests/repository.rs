@@ -128,15 +128,8 @@ fn ticket_batches_out_of_range_are_refused_before_anything_is_sent() {
     let root = root();
     // The AA "at" a port nothing listens on, and no enrolment credential: a batch that got
     // past its checks would fail on those instead.
-    for (count, concurrency, what) in [
-        (0, 8, "0 tickets"),
-        (MAX_TICKETS + 1, 8, "10001 tickets"),
-        (usize::MAX, 8, "tickets: ask for 1 to 10000"),
-        (1, 0, "0 requests at once"),
-        (1, MAX_TICKET_CONCURRENCY + 1, "65 requests at once"),
-    ] {
-        let batch = TicketBatch { count, concurrency };
-        let err = pseudonyms(
+    let ask = |batch| {
+        pseudonyms(
             &hsm,
             &repo,
             "http://127.0.0.1:9",
@@ -145,22 +138,22 @@ fn ticket_batches_out_of_range_are_refused_before_anything_is_sent() {
             &[36],
             batch,
         )
-        .expect_err("refused");
+    };
+    for (count, concurrency, what) in [
+        (0, 8, "0 tickets"),
+        (MAX_TICKETS + 1, 8, "10001 tickets"),
+        (usize::MAX, 8, "tickets: ask for 1 to 10000"),
+        (1, 0, "0 requests at once"),
+        (1, MAX_TICKET_CONCURRENCY + 1, "65 requests at once"),
+    ] {
+        let batch = TicketBatch { count, concurrency };
+        let err = ask(batch).expect_err("refused");
         assert!(
             matches!(&err, Error::InvalidRequest(text) if text.contains(what)),
             "{batch:?}: {err}"
         );
     }
-    let err = pseudonyms(
-        &hsm,
-        &repo,
-        "http://127.0.0.1:9",
-        &root.0,
-        &root.0,
-        &[36],
-        TicketBatch::of(3),
-    )
-    .expect_err("no credential");
+    let err = ask(TicketBatch::of(3)).expect_err("no credential");
     assert!(err.to_string().contains("enrol first"), "{err}");
     assert!(repo.list(CertKind::Pseudonym).expect("list").is_empty());
 }
