@@ -99,16 +99,15 @@ pub fn error_line(error: &anyhow::Error) -> String {
         }
         line.push_str(&text);
     }
-    line.chars()
-        .flat_map(|c| {
-            let escaped: Vec<char> = if c.is_control() {
-                c.escape_default().collect()
-            } else {
-                vec![c]
-            };
-            escaped
-        })
-        .collect()
+    let mut printable = String::with_capacity(line.len());
+    for c in line.chars() {
+        if c.is_control() {
+            printable.extend(c.escape_default());
+        } else {
+            printable.push(c);
+        }
+    }
+    printable
 }
 
 #[cfg(test)]

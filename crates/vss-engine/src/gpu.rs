@@ -139,14 +139,19 @@ struct Slot {
 impl Slot {
     fn new(context: &Arc<CudaContext>, chunk: usize) -> Result<Slot, GpuError> {
         let stream = context.new_stream()?;
-        // SAFETY: both buffers are written (the words of a chunk's jobs, its verdict bytes)
-        // before any of their elements is read (`submit`, `finish`).
-        let (input_host, verdicts_host) = unsafe {
+        // SAFETY: the buffers come uninitialised; both are zeroed below, before any slice
+        // of them is made for a read.
+        let (mut input_host, mut verdicts_host) = unsafe {
             (
                 context.alloc_pinned::<u32>(chunk * JOB_WORDS)?,
                 context.alloc_pinned_with_flags::<u8>(chunk, 0)?,
             )
         };
+        // SAFETY: as above; the pointers cover `len` elements, and zero is a valid u32 and u8.
+        unsafe {
+            std::ptr::write_bytes(input_host.as_mut_ptr()?, 0, input_host.len());
+            std::ptr::write_bytes(verdicts_host.as_mut_ptr()?, 0, verdicts_host.len());
+        }
         Ok(Slot {
             input: stream.alloc_zeros::<u32>(chunk * JOB_WORDS)?,
             verdicts: stream.alloc_zeros::<u8>(chunk)?,
@@ -168,11 +173,8 @@ impl Slot {
             let words = count * JOB_WORDS;
             self.stream
                 .memcpy_htod(&host[..words], &mut self.input.slice_mut(..words))?;
-            let mut first = 0;
-            for group in &staged.groups {
-                let jobs = group.jobs.len();
-                engine.launch(self, group.curve, first, jobs)?;
-                first += jobs;
+            for (curve, first, jobs) in staged.launches() {
+                engine.launch(self, curve, first, jobs)?;
             }
             let out = self.verdicts_host.as_mut_slice()?;
             self.stream

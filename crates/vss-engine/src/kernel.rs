@@ -574,6 +574,17 @@ impl Staged {
         self.groups.iter().map(|g| g.jobs.len()).sum()
     }
 
+    /// One kernel run per group: its curve, its first kernel job and how many it has.
+    pub(crate) fn launches(
+        &self,
+    ) -> impl Iterator<Item = (&'static KernelCurve, usize, usize)> + '_ {
+        self.groups.iter().scan(0, |first, group| {
+            let at = *first;
+            *first += group.jobs.len();
+            Some((group.curve, at, group.jobs.len()))
+        })
+    }
+
     /// Takes the kernel's verdict bytes, one per kernel job in the groups' order.
     pub(crate) fn set(&mut self, kernel_verdicts: &[u8]) {
         let indices = self.groups.iter().flat_map(|g| &g.jobs);
@@ -608,23 +619,20 @@ impl VerifyEngine for HostKernelEngine {
             input.resize(part.len() * JOB_WORDS, 0);
             let mut staged = Staged::new(part, &mut input);
             let mut out = vec![0u8; staged.kernel_jobs()];
-            let mut first = 0;
-            for group in &staged.groups {
-                let count = group.jobs.len();
+            for (curve, first, count) in staged.launches() {
                 // SAFETY: `input` holds `JOB_WORDS` words for each of the kernel's jobs, the
                 // groups one after the other, and `out` one byte per kernel job; the kernel
                 // reads `count` jobs from `first` (at most MAX_KERNEL_JOBS, so it fits
                 // u32); the table holds `G_TABLE_LEN` points.
                 unsafe {
                     ffi::vss_ecdsa_verify_batch(
-                        &group.curve.params,
-                        group.curve.table.as_ptr(),
+                        &curve.params,
+                        curve.table.as_ptr(),
                         input[first * JOB_WORDS..].as_ptr(),
                         out[first..].as_mut_ptr(),
                         count as u32,
                     )
                 };
-                first += count;
             }
             staged.set(&out);
             verdicts.extend(staged.verdicts);

@@ -1,6 +1,7 @@
 //! Valid signatures to measure engines with: a pool of distinct (key, digest, signature)
 //! triples, signed on all cores, that a batch of any size cycles through.
 
+use rayon::prelude::*;
 use vss_crypto::{Curve, PrivateKey};
 
 use crate::VerifyJob;
@@ -23,43 +24,26 @@ impl SamplePool {
             .map(|_| PrivateKey::generate(curve))
             .collect::<Result<Vec<_>, _>>()?;
         let hash = curve.default_hash();
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let per_thread = distinct.div_ceil(threads);
-        let parts = std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..distinct)
-                .step_by(per_thread)
-                .map(|start| {
-                    let (keys, hash) = (&keys, hash);
-                    scope.spawn(move || {
-                        (start..(start + per_thread).min(distinct))
-                            .map(|i| {
-                                let key = &keys[i % keys.len()];
-                                let digest = hash.digest(&(i as u64).to_be_bytes());
-                                let signature = key.sign_digest(&digest)?.to_p1363().to_vec();
-                                Ok((i % keys.len(), digest, signature))
-                            })
-                            .collect::<Result<Vec<_>, vss_crypto::Error>>()
-                    })
-                })
-                .collect();
-            workers
-                .into_iter()
-                .map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                .collect::<Vec<_>>()
-        });
+        let signed = (0..distinct)
+            .into_par_iter()
+            .map(|i| {
+                let digest = hash.digest(&(i as u64).to_be_bytes());
+                let signature = keys[i % keys.len()].sign_digest(&digest)?;
+                Ok((digest, signature.to_p1363().to_vec()))
+            })
+            .collect::<Result<Vec<_>, vss_crypto::Error>>()?;
         let mut pool = SamplePool {
             curve,
             keys: Vec::with_capacity(distinct),
             digests: Vec::with_capacity(distinct),
             signatures: Vec::with_capacity(distinct),
         };
-        for part in parts {
-            for (signer, digest, signature) in part? {
-                pool.keys
-                    .push(keys[signer].public_key().to_sec1_uncompressed().to_vec());
-                pool.digests.push(digest);
-                pool.signatures.push(signature);
-            }
+        for (i, (digest, signature)) in signed.into_iter().enumerate() {
+            let signer = &keys[i % keys.len()];
+            pool.keys
+                .push(signer.public_key().to_sec1_uncompressed().to_vec());
+            pool.digests.push(digest);
+            pool.signatures.push(signature);
         }
         Ok(pool)
     }

@@ -80,14 +80,12 @@ impl StoreConfig {
     /// store file).
     pub fn read(dir: &Path) -> Result<Self> {
         let path = dir.join(CONFIG_FILE);
-        match std::fs::symlink_metadata(&path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        let bytes = match atomic::read_store_file(&path) {
+            Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
                 return Err(Error::NotAStore(dir.to_path_buf()))
             }
-            Err(e) => return Err(Error::io(&path)(e)),
-            Ok(_) => {}
-        }
-        let bytes = atomic::read_store_file(&path)?;
+            other => other?,
+        };
         let config: StoreConfig =
             serde_json::from_slice(&bytes).map_err(|e| Error::CorruptFile {
                 path: path.clone(),
