@@ -221,6 +221,7 @@ fn each_failure_is_a_verdict_and_exit_status_one() {
     .failure()
     .json();
     assert_eq!(late["verdict"], "Expired", "{late}");
+    assert_eq!(late["sn_verify_report"], "invalid_certificate", "{late}");
     // One byte of the signature changed.
     let mut bytes = std::fs::read(pki.path("cam.oer")).expect("read");
     let last = bytes.len() - 1;
@@ -228,6 +229,7 @@ fn each_failure_is_a_verdict_and_exit_status_one() {
     std::fs::write(pki.path("bad.oer"), &bytes).expect("write");
     let out = pki.verify("bad.oer", &["--chain", &aa]).failure().json();
     assert_eq!(out["verdict"], "FalseSignature");
+    assert_eq!(out["sn_verify_report"], "false_signature");
     // Truncated.
     std::fs::write(pki.path("short.oer"), &bytes[..bytes.len() / 2]).expect("write");
     let out = pki.verify("short.oer", &[]).failure().json();

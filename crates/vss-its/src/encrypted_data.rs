@@ -14,6 +14,7 @@ use crate::asn::{
     Ieee1609Dot2Data, One28BitCcmCiphertext, PKRecipientInfo, PreSharedKeyRecipientInfo,
     RecipientInfo, SequenceOfRecipientInfo, SymmetricCiphertext, SymmetricEncryptionKey,
 };
+use crate::error::DecryptionError;
 use crate::hashing::HashedId8;
 use crate::keys::{compressed_256, encryption_key, public_encryption_key, sec1_256};
 use crate::{codec, Cert, Error, KeyAgreement, Result};
@@ -151,7 +152,7 @@ pub fn decrypt_data(data: &Ieee1609Dot2Data, decryptor: Decryptor<'_>) -> Result
     let plaintext = Zeroizing::new(
         AesCcm::new(key.as_bytes())?
             .open(ccm.nonce.as_ref(), &[], &ccm.ccm_ciphertext.0)
-            .map_err(|_| Error::Decryption("the AES-CCM tag does not match".into()))?,
+            .map_err(|_| Error::Decryption(DecryptionError::CiphertextTag))?,
     );
     let inner = codec::decode("Ieee1609Dot2Data", &plaintext)?;
     Ok(Decrypted {
@@ -233,7 +234,7 @@ fn named<'a>(
 }
 
 fn not_a_recipient(id: HashedId8) -> Error {
-    Error::Decryption(format!("no recipient info names key {id}"))
+    Error::Decryption(DecryptionError::NotARecipient(id))
 }
 
 /// The ECIES public key in a certificate's `encryptionKey` field.
@@ -289,13 +290,14 @@ fn decrypt_key(
         }
     };
     if key_curve != curve {
-        return Err(Error::Decryption(format!(
-            "the key is encrypted on {key_curve}, the recipient's key is on {curve}"
-        )));
+        return Err(Error::Decryption(DecryptionError::CurveMismatch {
+            key: key_curve,
+            recipient: curve,
+        }));
     }
     let v = sec1_256(&asn.v)
         .and_then(|sec1| Ok(PublicKey::from_sec1(curve, &sec1)?))
-        .map_err(|_| Error::Decryption("V is not a point of the curve".into()))?;
+        .map_err(|_| Error::Decryption(DecryptionError::InvalidEphemeralKey))?;
     let sealed = EncryptedKey {
         v,
         c: *asn.c,
@@ -305,7 +307,7 @@ fn decrypt_key(
         .decrypt(p1, |peer| agreement.ecdh(peer))
         .map_err(|e| match e {
             Error::Crypto(vss_crypto::Error::KemRejected(_)) => {
-                Error::Decryption("the ECIES tag does not match".into())
+                Error::Decryption(DecryptionError::KeyTag)
             }
             other => other,
         })?;

@@ -42,7 +42,7 @@ pub enum Error {
     /// Encrypted data could not be decrypted: not addressed to the key, or a tag that does
     /// not match.
     #[error("cannot decrypt: {0}")]
-    Decryption(String),
+    Decryption(DecryptionError),
     /// A time or a validity period out of the range of its 1609.2 type.
     #[error(transparent)]
     Time(#[from] crate::TimeError),
@@ -60,6 +60,32 @@ pub enum Error {
         /// The operating system's reason.
         source: std::io::Error,
     },
+}
+
+/// Why encrypted data could not be decrypted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum DecryptionError {
+    /// No recipient info names the key (the HashedId8 it was looked for by).
+    #[error("no recipient info names key {0}")]
+    NotARecipient(crate::HashedId8),
+    /// The data-encryption key was encrypted on another curve than the recipient's key.
+    #[error("the key is encrypted on {key}, the recipient's key is on {recipient}")]
+    CurveMismatch {
+        /// The curve of the encrypted key.
+        key: vss_crypto::Curve,
+        /// The curve of the recipient's key.
+        recipient: vss_crypto::Curve,
+    },
+    /// The ECIES ephemeral key V is not a point of the curve.
+    #[error("V is not a point of the curve")]
+    InvalidEphemeralKey,
+    /// The ECIES tag of the encrypted key does not match (the wrong private key, or a
+    /// changed byte).
+    #[error("the ECIES tag does not match")]
+    KeyTag,
+    /// The AES-CCM tag of the ciphertext does not match (the wrong key, or a changed byte).
+    #[error("the AES-CCM tag does not match")]
+    CiphertextTag,
 }
 
 /// `Result` with [`Error`].

@@ -57,6 +57,7 @@ mod permissions;
 pub mod region;
 mod signed_data;
 mod signer;
+mod sn_verify;
 mod time;
 mod trust;
 mod validate;
@@ -77,7 +78,7 @@ pub use codec::MAX_ENCODED_LEN;
 pub use encrypted_data::{
     decrypt_data, encrypt_data, DataEncryptionKey, Decrypted, Decryptor, Recipient, MAX_RECIPIENTS,
 };
-pub use error::{Error, Result};
+pub use error::{DecryptionError, Error, Result};
 pub use hashing::{signing_digest, HashedId3, HashedId8};
 pub use keys::{
     encryption_key, hash_for_curve, public_encryption_key, public_verification_key,
@@ -86,6 +87,7 @@ pub use keys::{
 pub use permissions::{allows_psid, psid_value};
 pub use signed_data::{sign_data, unsecured, SignedDataRequest, SignedMessage, SignerKind};
 pub use signer::{HsmKey, KeyAgreement, Signer};
+pub use sn_verify::SnVerifyReport;
 pub use time::{duration_from_seconds, duration_micros, ItsTime, TimeError, Validity};
 pub use trust::TrustStore;
 pub use validate::{PendingSignature, Policy, Prepared, Report, Validator, Verdict};

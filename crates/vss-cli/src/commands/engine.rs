@@ -73,10 +73,6 @@ pub fn open_engine(choice: EngineChoice, threads: Option<usize>) -> Result<Arc<d
 fn gpu_info() -> serde_json::Value {
     match EngineKind::Gpu.engine() {
         Ok(gpu) => json!({"engine": gpu.name(), "available": true, "device": gpu.device()}),
-        Err(e) => {
-            let reason = format!("{e}");
-            let reason = reason.split_once(": ").map_or(reason.as_str(), |(_, r)| r);
-            json!({"engine": "gpu", "available": false, "device": format!("none: {reason}")})
-        }
+        Err(e) => json!({"engine": "gpu", "available": false, "device": format!("none: {e}")}),
     }
 }

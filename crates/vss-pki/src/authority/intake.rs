@@ -4,7 +4,7 @@
 
 use vss_hsm::Hsm;
 use vss_its::asn::Ieee1609Dot2Content;
-use vss_its::{Cert, Decrypted, Decryptor, HsmKey};
+use vss_its::{Cert, Decrypted, DecryptionError, Decryptor, HsmKey};
 
 /// Why a request could not be opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,9 +33,7 @@ pub(crate) fn open_request(
     }
     let key = HsmKey::new(hsm, label).map_err(|_| Unopened::Decryption)?;
     vss_its::decrypt_data(&data, Decryptor::Certificate(cert, &key)).map_err(|e| match e {
-        vss_its::Error::Decryption(why) if why.contains("no recipient info") => {
-            Unopened::NotRecipient
-        }
+        vss_its::Error::Decryption(DecryptionError::NotARecipient(_)) => Unopened::NotRecipient,
         vss_its::Error::Decryption(_) => Unopened::Decryption,
         _ => Unopened::Parse,
     })

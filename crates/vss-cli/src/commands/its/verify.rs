@@ -77,7 +77,11 @@ impl VerifyArgs {
         let signer = report.signer.map(|id| id.to_string());
         match self.format {
             Format::Json => {
-                let mut out = json!({ "verdict": report.verdict.name(), key: signer });
+                let mut out = json!({
+                    "verdict": report.verdict.name(),
+                    "sn_verify_report": report.verdict.sn_verify_report().name(),
+                    key: signer,
+                });
                 if self.kind == Kind::Data {
                     out["psid"] = json!(report.psid);
                 }
@@ -89,6 +93,10 @@ impl VerifyArgs {
             Format::Table => {
                 let mut table = Table::new(&["field", "value"]);
                 table.row(vec!["verdict".into(), report.verdict.name().into()]);
+                table.row(vec![
+                    "SN-VERIFY report".into(),
+                    report.verdict.sn_verify_report().name().into(),
+                ]);
                 table.row(vec![key.into(), signer.unwrap_or_else(|| "-".into())]);
                 if let Some(psid) = report.psid {
                     table.row(vec!["psid".into(), psid.to_string()]);
