@@ -1,7 +1,8 @@
 //! `vss filter` over real UDP sockets on loopback: 10,000 valid messages are forwarded
 //! (payloads only, each once, unchanged, in order) and 10,000 invalid ones of every kind
 //! (forged generation times among them) are dropped and counted by verdict, none wrongly,
-//! one at a time and in batches; bad arguments are one-line errors.
+//! one at a time and in batches; under a flood of copies each message goes out once (every
+//! copy without the replay check); bad arguments are one-line errors.
 
 mod common;
 
@@ -235,6 +236,9 @@ fn filter_ten_thousand_each(batching: &[&str]) {
             "--format",
             "json",
         ])
+        // The messages are all signed before the first is sent: on a slow machine that can
+        // take longer than the default 10 s window.
+        .args(["--replay-max-age-ms", "600000"])
         .args(batching)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -286,6 +290,123 @@ fn filter_ten_thousand_each(batching: &[&str]) {
     assert_eq!(summary["forwarded"], VALID as u64);
     assert_eq!(summary["dropped"], INVALID as u64);
     assert_eq!(summary["dropped_by_reason"], serde_json::json!(expected));
+}
+
+/// Starts `vss filter` trusting `trusted`, with `extra` options, for `count` datagrams; the
+/// child, where it listens, and the socket payloads come to.
+fn start_filter(
+    dir: &std::path::Path,
+    trusted: &Authority,
+    count: usize,
+    extra: &[&str],
+) -> (std::process::Child, String, UdpSocket) {
+    std::fs::write(dir.join("root.cert"), trusted.root.bytes()).expect("root");
+    std::fs::write(dir.join("aa.cert"), trusted.aa.bytes()).expect("aa");
+    let receiver = UdpSocket::bind("127.0.0.1:0").expect("receiver");
+    receiver
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    let listen = format!("127.0.0.1:{}", free_udp_port());
+    let mut child = vss()
+        .args(["filter", "--listen", &format!("udp:{listen}"), "--forward"])
+        .arg(format!("udp:{}", receiver.local_addr().expect("address")))
+        .arg("--anchor")
+        .arg(dir.join("root.cert"))
+        .arg("--authority")
+        .arg(dir.join("aa.cert"))
+        .args(["--count", &count.to_string(), "--format", "json"])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("vss filter");
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    stderr.read_line(&mut line).expect("first line");
+    assert!(line.starts_with("filtering udp:"), "{line}");
+    (child, listen, receiver)
+}
+
+#[test]
+fn under_a_replay_flood_each_message_is_forwarded_once_and_every_copy_without_the_check() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let trusted = Authority::new("trusted");
+    let ticket = trusted.ticket(36, ItsTime::now());
+    const COPIES: usize = 200;
+    for (extra, forwarded) in [(&[][..], 1), (&["--no-replay-check"][..], COPIES)] {
+        let datagram = sign(&ticket, b"one CAM", SignerKind::Certificate);
+        let (child, listen, receiver) = start_filter(dir.path(), &trusted, COPIES, extra);
+        let sender = UdpSocket::bind("127.0.0.1:0").expect("sender");
+        for i in 0..COPIES {
+            sender.send_to(&datagram, &listen).expect("send");
+            if i % 16 == 15 {
+                // Keeps the filter's receive buffer from overflowing.
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }
+        let output = child.wait_with_output().expect("vss filter ends");
+        assert!(output.status.success(), "{output:?}");
+        let summary: serde_json::Value =
+            serde_json::from_slice(&output.stdout).expect("JSON summary");
+        assert_eq!(summary["received"], COPIES as u64, "{extra:?}");
+        assert_eq!(summary["forwarded"], forwarded as u64, "{extra:?}");
+        let duplicates = summary["dropped_by_reason"]["DuplicateMessage"].as_u64();
+        assert_eq!(
+            duplicates.unwrap_or(0),
+            (COPIES - forwarded) as u64,
+            "{extra:?}"
+        );
+        let mut buffer = [0u8; 64];
+        for _ in 0..forwarded {
+            let (len, _) = receiver.recv_from(&mut buffer).expect("a payload");
+            assert_eq!(&buffer[..len], b"one CAM");
+        }
+        receiver
+            .set_read_timeout(Some(Duration::from_millis(200)))
+            .expect("timeout");
+        assert!(receiver.recv_from(&mut buffer).is_err(), "nothing more");
+    }
+}
+
+#[test]
+fn a_stale_message_is_refused_as_an_invalid_timestamp_and_windows_out_of_range_are_errors() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let trusted = Authority::new("trusted");
+    let ticket = trusted.ticket(36, shifted(-1));
+    let minute_ago = ItsTime::from_system_time(SystemTime::now() - Duration::from_secs(60))
+        .expect("a 1609.2 time");
+    let stale = sign_at(&ticket, b"old CAM", SignerKind::Certificate, minute_ago);
+    let (child, listen, _receiver) = start_filter(dir.path(), &trusted, 1, &[]);
+    UdpSocket::bind("127.0.0.1:0")
+        .expect("sender")
+        .send_to(&stale, &listen)
+        .expect("send");
+    let output = child.wait_with_output().expect("vss filter ends");
+    let summary: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(summary["forwarded"], 0);
+    assert_eq!(summary["dropped_by_reason"]["InvalidTimestamp"], 1);
+
+    for (flag, value) in [
+        ("--replay-max-age-ms", "0"),
+        ("--replay-max-age-ms", "3600001"),
+        ("--replay-max-lead-ms", "60001"),
+        ("--replay-capacity", "0"),
+        ("--replay-capacity", "16777217"),
+    ] {
+        let out = run(vss().args([
+            "filter",
+            "--listen",
+            "udp:127.0.0.1:0",
+            "--forward",
+            "udp:127.0.0.1:9",
+            "--anchor",
+            "root.cert",
+            flag,
+            value,
+        ]))
+        .failure();
+        assert!(out.stderr.contains(flag), "{flag} {value}: {}", out.stderr);
+    }
 }
 
 #[test]

@@ -32,6 +32,12 @@
 //! policy = "sampling"            # always | sampling | on_demand
 //! sample_every = 10              # sampling: one message in N per sender
 //!
+//! [replay]                       # received messages accepted once, and only when fresh
+//! enabled = true
+//! max_age = "10s"                # older generation times are refused (at most 1h)
+//! max_lead = "1s"                # … and those this far ahead of the clock (at most 1m)
+//! capacity = 65536               # accepted messages remembered (at most 16777216)
+//!
 //! [engine]
 //! kind = "cpu"                   # where batches of signatures are checked: cpu (all
 //!                                # cores) | gpu (CUDA; a vss built with the gpu feature)
@@ -56,6 +62,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use vss_engine::{CpuEngine, VerifyEngine};
 
+use crate::replay::ReplayConfig;
 use crate::{Error, Result};
 
 /// The whole configuration.
@@ -77,6 +84,9 @@ pub struct Config {
     /// The verification policy.
     #[serde(default)]
     pub verification: VerificationConfig,
+    /// Replay protection of verified messages.
+    #[serde(default)]
+    pub replay: ReplayCheckConfig,
     /// The engine that checks batches of signatures.
     #[serde(default)]
     pub engine: EngineConfig,
@@ -234,6 +244,59 @@ impl Default for VerificationConfig {
             policy: PolicyKind::default(),
             sample_every: default_sample_every(),
         }
+    }
+}
+
+/// `[replay]`: a verified message is accepted once, and only when its generation time is
+/// inside a window around now ([`crate::replay`]); on by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplayCheckConfig {
+    /// Whether replays and stale messages are refused.
+    #[serde(default = "default_true")]
+    pub enabled: bool,
+    /// How old a generation time may be (e.g. "10s").
+    #[serde(default = "default_replay_max_age", with = "duration_text")]
+    pub max_age: Duration,
+    /// How far ahead of the clock a generation time may be (e.g. "1s").
+    #[serde(default = "default_replay_max_lead", with = "duration_text")]
+    pub max_lead: Duration,
+    /// Accepted messages remembered.
+    #[serde(default = "default_replay_capacity")]
+    pub capacity: usize,
+}
+
+fn default_replay_max_age() -> Duration {
+    ReplayConfig::default().max_age
+}
+
+fn default_replay_max_lead() -> Duration {
+    ReplayConfig::default().max_lead
+}
+
+fn default_replay_capacity() -> usize {
+    ReplayConfig::default().capacity
+}
+
+impl Default for ReplayCheckConfig {
+    fn default() -> Self {
+        ReplayCheckConfig {
+            enabled: true,
+            max_age: default_replay_max_age(),
+            max_lead: default_replay_max_lead(),
+            capacity: default_replay_capacity(),
+        }
+    }
+}
+
+impl ReplayCheckConfig {
+    /// The replay window, when the check is on.
+    pub fn window(&self) -> Option<ReplayConfig> {
+        self.enabled.then_some(ReplayConfig {
+            max_age: self.max_age,
+            max_lead: self.max_lead,
+            capacity: self.capacity,
+        })
     }
 }
 
@@ -429,6 +492,9 @@ impl Config {
         if self.verification.policy == PolicyKind::Sampling && self.verification.sample_every == 0 {
             return Err("verification.sample_every: must be at least 1".into());
         }
+        if let Some(window) = self.replay.window() {
+            window.check().map_err(|e| format!("replay.{e}"))?;
+        }
         if self.statistics.files == 0 || self.statistics.max_bytes == 0 {
             return Err("statistics.files and statistics.max_bytes: must be at least 1".into());
         }
@@ -481,6 +547,7 @@ mod tests {
         assert!(config.pki.is_none());
         assert!(config.frames.is_none());
         assert!(!config.statistics.enabled);
+        assert_eq!(config.replay.window(), Some(ReplayConfig::default()));
     }
 
     #[test]
@@ -506,6 +573,10 @@ mod tests {
             policy = \"on_demand\"
             [engine]
             kind = \"gpu\"
+            [replay]
+            max_age = \"30s\"
+            max_lead = \"500ms\"
+            capacity = 1000
             [statistics]
             enabled = true
             files = 3
@@ -520,6 +591,14 @@ mod tests {
         assert!(!p.change_needs_listener);
         assert_eq!(config.verification.policy, PolicyKind::OnDemand);
         assert_eq!(config.engine.kind, EngineKind::Gpu);
+        assert_eq!(
+            config.replay.window(),
+            Some(ReplayConfig {
+                max_age: Duration::from_secs(30),
+                max_lead: Duration::from_millis(500),
+                capacity: 1000,
+            })
+        );
         assert_eq!(config.pki.expect("pki").aa_cert, Path::new("/c/aa.cert"));
         assert_eq!(config.statistics.dir, Path::new("/c/stats"));
         let frames = config.frames.expect("frames");
@@ -542,11 +621,21 @@ mod tests {
                 "[verification]\npolicy = \"sampling\"\nsample_every = 0",
                 "sample_every",
             ),
+            ("[replay]\nmax_age = \"2h\"", "replay.max_age"),
+            ("[replay]\nmax_lead = \"2m\"", "replay.max_lead"),
+            ("[replay]\ncapacity = 0", "replay.capacity"),
+            ("[replay]\nwindow = \"10s\"", "window"),
         ] {
             let err =
                 Config::parse(&format!("{MINIMAL}\n{extra}"), Path::new("/")).expect_err(extra);
             assert!(err.contains(names), "{extra}: {err}");
         }
+        let off = Config::parse(
+            &format!("{MINIMAL}\n[replay]\nenabled = false\ncapacity = 0"),
+            Path::new("/"),
+        )
+        .expect("a window that is off is not checked");
+        assert_eq!(off.replay.window(), None);
         let err = Config::parse("[hsm]\nstore = \"k\"", Path::new("/")).expect_err("missing");
         assert!(err.contains("repository"), "{err}");
     }

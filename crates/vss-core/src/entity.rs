@@ -100,7 +100,8 @@ impl Vss {
                 VerificationPolicy::new(&config.verification),
                 clock,
                 engine,
-            ),
+            )
+            .with_replay_window(config.replay.window()),
             hsm,
             stats: StatsLog::open(&config.statistics)?,
         })

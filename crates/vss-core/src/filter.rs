@@ -5,6 +5,10 @@
 //! Datagrams are gathered into batches ([`BatchConfig`]): a batch is verified when it is
 //! full or when its deadline, counted from its first datagram, has passed, so latency stays
 //! bounded while the engine gets enough signatures at once to be fast.
+//!
+//! With a replay window (on by default in `vss filter`) each message is forwarded once, and
+//! only while its generation time is fresh: copies are dropped as `DuplicateMessage`, stale
+//! or early ones as `InvalidTimestamp`.
 
 use std::collections::BTreeMap;
 use std::io;
@@ -18,6 +22,7 @@ use vss_its::Validator;
 
 use crate::config::{PolicyKind, VerificationConfig};
 use crate::pseudonym::SystemClock;
+use crate::replay::ReplayConfig;
 use crate::verify::Outcome;
 use crate::{VerificationPolicy, VerifyService};
 
@@ -167,14 +172,21 @@ fn timed_out(e: &io::Error) -> bool {
 
 impl Filter {
     /// A filter trusting what `validator` trusts, verifying batches gathered as `batch`
-    /// says on `engine`.
-    pub fn new(validator: Validator, engine: Arc<dyn VerifyEngine>, batch: BatchConfig) -> Self {
+    /// says on `engine`, and forwarding each message once, only while it is fresh, as
+    /// `replay` says (none: copies and stale messages are forwarded too).
+    pub fn new(
+        validator: Validator,
+        engine: Arc<dyn VerifyEngine>,
+        batch: BatchConfig,
+        replay: Option<ReplayConfig>,
+    ) -> Self {
         let policy = VerificationPolicy::new(&VerificationConfig {
             policy: PolicyKind::Always,
             ..VerificationConfig::default()
         });
         Filter {
-            verify: VerifyService::new(validator, policy, Arc::new(SystemClock), engine),
+            verify: VerifyService::new(validator, policy, Arc::new(SystemClock), engine)
+                .with_replay_window(replay),
             batch,
         }
     }

@@ -21,6 +21,63 @@ pub struct ReplayConfig {
     pub capacity: usize,
 }
 
+/// The longest `max_age` a window takes: one hour (the window only bounds how long a key is
+/// remembered; the capacity bounds how many).
+pub const MAX_AGE_LIMIT: Duration = Duration::from_secs(3600);
+
+/// The longest `max_lead` a window takes: one minute.
+pub const MAX_LEAD_LIMIT: Duration = Duration::from_secs(60);
+
+/// The largest `capacity` a window takes: 16,777,216 messages (some 1.5 GiB of keys).
+pub const MAX_CAPACITY: usize = 1 << 24;
+
+/// A [`ReplayConfig`] value out of its range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplayConfigError {
+    /// `max_age` is zero or above [`MAX_AGE_LIMIT`].
+    MaxAge,
+    /// `max_lead` is above [`MAX_LEAD_LIMIT`].
+    MaxLead,
+    /// `capacity` is zero or above [`MAX_CAPACITY`].
+    Capacity,
+}
+
+impl std::fmt::Display for ReplayConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReplayConfigError::MaxAge => write!(
+                f,
+                "max_age: more than 0 and at most {} s",
+                MAX_AGE_LIMIT.as_secs()
+            ),
+            ReplayConfigError::MaxLead => {
+                write!(f, "max_lead: at most {} s", MAX_LEAD_LIMIT.as_secs())
+            }
+            ReplayConfigError::Capacity => {
+                write!(f, "capacity: from 1 to {MAX_CAPACITY} messages")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ReplayConfigError {}
+
+impl ReplayConfig {
+    /// Whether every value is inside its range.
+    pub fn check(&self) -> Result<(), ReplayConfigError> {
+        if self.max_age.is_zero() || self.max_age > MAX_AGE_LIMIT {
+            return Err(ReplayConfigError::MaxAge);
+        }
+        if self.max_lead > MAX_LEAD_LIMIT {
+            return Err(ReplayConfigError::MaxLead);
+        }
+        if self.capacity == 0 || self.capacity > MAX_CAPACITY {
+            return Err(ReplayConfigError::Capacity);
+        }
+        Ok(())
+    }
+}
+
 impl Default for ReplayConfig {
     fn default() -> Self {
         ReplayConfig {
@@ -200,6 +257,36 @@ mod tests {
             ),
             Err(ReplayRefusal::OutsideWindow { .. })
         ));
+    }
+
+    #[test]
+    fn every_value_is_checked_against_its_range() {
+        let default = ReplayConfig::default();
+        assert_eq!(default.check(), Ok(()));
+        let with = |change: fn(&mut ReplayConfig)| {
+            let mut config = default;
+            change(&mut config);
+            config.check()
+        };
+        assert_eq!(
+            with(|c| c.max_age = Duration::ZERO),
+            Err(ReplayConfigError::MaxAge)
+        );
+        assert_eq!(
+            with(|c| c.max_age = MAX_AGE_LIMIT + Duration::from_micros(1)),
+            Err(ReplayConfigError::MaxAge)
+        );
+        assert_eq!(with(|c| c.max_age = MAX_AGE_LIMIT), Ok(()));
+        assert_eq!(with(|c| c.max_lead = Duration::ZERO), Ok(()));
+        assert_eq!(
+            with(|c| c.max_lead = Duration::from_secs(61)),
+            Err(ReplayConfigError::MaxLead)
+        );
+        assert_eq!(with(|c| c.capacity = 0), Err(ReplayConfigError::Capacity));
+        assert_eq!(
+            with(|c| c.capacity = MAX_CAPACITY + 1),
+            Err(ReplayConfigError::Capacity)
+        );
     }
 
     #[test]

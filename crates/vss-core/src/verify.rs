@@ -10,7 +10,11 @@
 //! ([`VerifyService::receive`]) costs what it did before engines.
 //!
 //! With a replay window ([`VerifyService::with_replay_window`]) a valid message is accepted
-//! once. The service's locks are never held two at a time.
+//! once.
+//!
+//! The service has two locks, never held together: the validator's (held while a chain is
+//! checked) and its bookkeeping's ([`State`]: the policy, the pending queue, the counts and
+//! the replay window, each held only for a few operations).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -75,13 +79,18 @@ pub struct VerifyCounts {
 pub struct VerifyService {
     validator: Mutex<Validator>,
     engine: Arc<dyn VerifyEngine>,
-    policy: Mutex<VerificationPolicy>,
-    pending: Mutex<VecDeque<(u64, SignedMessage)>>,
+    state: Mutex<State>,
     next_id: AtomicU64,
-    counts: Mutex<VerifyCounts>,
-    /// Accepted messages, when replays are refused ([`VerifyService::with_replay_window`]).
-    replay: Option<Mutex<ReplayWindow>>,
     clock: Arc<dyn Clock>,
+}
+
+/// The service's bookkeeping, under one lock.
+struct State {
+    policy: VerificationPolicy,
+    pending: VecDeque<(u64, SignedMessage)>,
+    counts: VerifyCounts,
+    /// Accepted messages, when replays are refused ([`VerifyService::with_replay_window`]).
+    replay: Option<ReplayWindow>,
 }
 
 /// A received message on its way to an outcome.
@@ -117,21 +126,23 @@ impl VerifyService {
         VerifyService {
             validator: Mutex::new(validator),
             engine,
-            policy: Mutex::new(policy),
-            pending: Mutex::new(VecDeque::new()),
+            state: Mutex::new(State {
+                policy,
+                pending: VecDeque::new(),
+                counts: VerifyCounts::default(),
+                replay: None,
+            }),
             next_id: AtomicU64::new(1),
-            counts: Mutex::new(VerifyCounts::default()),
-            replay: None,
             clock,
         }
     }
 
     /// The service refusing replays: a message whose signature verified is accepted once,
     /// and only when generated inside the window of `config` around the service's clock
-    /// (else [`Verdict::DuplicateMessage`] or [`Verdict::InvalidTimestamp`]). The filter and
-    /// the entity turn this on by default.
-    pub fn with_replay_window(mut self, config: ReplayConfig) -> Self {
-        self.replay = Some(Mutex::new(ReplayWindow::new(config)));
+    /// (else [`Verdict::DuplicateMessage`] or [`Verdict::InvalidTimestamp`]); `None` accepts
+    /// copies. The filter and the entity turn this on by default.
+    pub fn with_replay_window(self, config: Option<ReplayConfig>) -> Self {
+        self.lock_state().replay = config.map(ReplayWindow::new);
         self
     }
 
@@ -151,23 +162,26 @@ impl VerifyService {
     /// Verifies a message the policy skipped.
     pub fn verify_on_demand(&self, id: u64) -> Result<Outcome> {
         let message = {
-            let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
-            let index = pending
+            let mut state = self.lock_state();
+            let index = state
+                .pending
                 .iter()
                 .position(|(i, _)| *i == id)
                 .ok_or(Error::UnknownMessage(id))?;
-            pending.remove(index).map(|(_, m)| m)
+            state.counts.on_demand += 1;
+            state.pending.remove(index).map(|(_, m)| m)
         }
         .ok_or(Error::UnknownMessage(id))?;
-        self.count(|c| c.on_demand += 1);
         Ok(self.complete_one(self.prepare(message)))
     }
 
     /// What the service has seen.
     pub fn counts(&self) -> VerifyCounts {
-        let mut counts = *self.counts.lock().unwrap_or_else(|p| p.into_inner());
-        counts.policy = self.lock_policy().counts();
-        counts
+        let state = self.lock_state();
+        VerifyCounts {
+            policy: state.policy.counts(),
+            ..state.counts
+        }
     }
 
     /// What the certificate cache did (hits are signers resolved without a chain check).
@@ -188,17 +202,19 @@ impl VerifyService {
                 });
             }
         };
-        let decision = self.lock_policy().decide(|| sender(&message));
-        match decision {
-            Decision::Verify => self.prepare(message),
+        let mut state = self.lock_state();
+        match state.policy.decide(|| sender(&message)) {
+            Decision::Verify => {
+                drop(state);
+                self.prepare(message)
+            }
             Decision::Skip => {
                 let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-                let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
-                if pending.len() >= PENDING_CAPACITY {
-                    pending.pop_front();
-                    self.count(|c| c.dropped += 1);
+                if state.pending.len() >= PENDING_CAPACITY {
+                    state.pending.pop_front();
+                    state.counts.dropped += 1;
                 }
-                pending.push_back((id, message));
+                state.pending.push_back((id, message));
                 Step::Done(Outcome::Skipped { id })
             }
         }
@@ -277,7 +293,6 @@ impl VerifyService {
         report: &Report,
         digest: &[u8],
     ) -> Option<Outcome> {
-        let window = self.replay.as_ref()?;
         if report.verdict != Verdict::Valid {
             return None;
         }
@@ -286,12 +301,17 @@ impl VerifyService {
             .generation_time
             .as_ref()
             .map(ItsTime::from_time64);
-        let refusal = window
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .accept(generated, digest, self.clock.now())
-            .err()?;
-        self.count(|c| c.invalid += 1);
+        let now = self.clock.now();
+        let refusal = {
+            let mut state = self.lock_state();
+            let refusal = state
+                .replay
+                .as_mut()?
+                .accept(generated, digest, now)
+                .err()?;
+            state.counts.invalid += 1;
+            refusal
+        };
         let verdict = match refusal {
             ReplayRefusal::Duplicate => Verdict::DuplicateMessage,
             ReplayRefusal::NoGenerationTime | ReplayRefusal::OutsideWindow { .. } => {
@@ -341,11 +361,11 @@ impl VerifyService {
         self.validator.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn lock_policy(&self) -> std::sync::MutexGuard<'_, VerificationPolicy> {
-        self.policy.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock_state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn count(&self, change: impl FnOnce(&mut VerifyCounts)) {
-        change(&mut self.counts.lock().unwrap_or_else(|p| p.into_inner()));
+        change(&mut self.lock_state().counts);
     }
 }

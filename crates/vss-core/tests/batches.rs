@@ -1,7 +1,8 @@
 //! Bulk verification: `VerifyService::receive_batch` gives the outcomes, counts, pending
 //! queue and cache behaviour of one message at a time under every policy; the filter in
 //! bulk mode forwards exactly the valid payloads in arrival order over UDP, and a partial
-//! batch goes out when its deadline passes.
+//! batch goes out when its deadline passes; under a flood of copies each message passes
+//! once, and a flood of forged generation times does not hold up valid traffic.
 
 mod common;
 
@@ -13,6 +14,7 @@ use std::time::{Duration, Instant};
 use common::{manager, rules, station, Station};
 use vss_core::config::{PolicyKind, VerificationConfig};
 use vss_core::filter::{listen_socket, BatchConfig, Filter};
+use vss_core::replay::ReplayConfig;
 use vss_core::verify::Outcome;
 use vss_core::{SignService, VerificationPolicy, VerifyService};
 use vss_engine::CpuEngine;
@@ -183,7 +185,12 @@ fn the_filter_in_bulk_mode_forwards_exactly_the_valid_payloads_in_order() {
         max_batch: 16,
         deadline: Duration::from_millis(20),
     };
-    let filter = Filter::new(common::validator(&s), Arc::new(CpuEngine::new(2)), batch);
+    let filter = Filter::new(
+        common::validator(&s),
+        Arc::new(CpuEngine::new(2)),
+        batch,
+        Some(ReplayConfig::default()),
+    );
     let sockets = Sockets::new(&batch);
     let counts = std::thread::scope(|scope| {
         let running = scope.spawn(|| filter.run(&sockets.listen, &sockets.forward, Some(120)));
@@ -219,7 +226,12 @@ fn a_partial_batch_goes_out_when_its_deadline_passes() {
         max_batch: 256,
         deadline: Duration::from_millis(2),
     };
-    let filter = Filter::new(common::validator(&s), Arc::new(CpuEngine::new(2)), batch);
+    let filter = Filter::new(
+        common::validator(&s),
+        Arc::new(CpuEngine::new(2)),
+        batch,
+        Some(ReplayConfig::default()),
+    );
     let sockets = Sockets::new(&batch);
     std::thread::scope(|scope| {
         let running = scope.spawn(|| filter.run(&sockets.listen, &sockets.forward, Some(4)));
@@ -239,4 +251,64 @@ fn a_partial_batch_goes_out_when_its_deadline_passes() {
         let counts = running.join().expect("filter thread").expect("filter");
         assert_eq!(counts.received, 4);
     });
+}
+
+#[test]
+fn under_a_replay_flood_each_message_is_forwarded_once_and_forged_times_do_not_hold_it_up() {
+    let s = station(4);
+    let Corpus {
+        messages: now,
+        valid,
+        ..
+    } = messages(&s, 10);
+    // Signed an hour ahead of the clock by a station whose clock is wrong (or a forger's).
+    s.clock.advance(Duration::from_secs(3600));
+    let Corpus {
+        messages: ahead,
+        valid: well_signed_ahead,
+        ..
+    } = messages(&s, 20);
+    let filter = Filter::new(
+        common::validator(&s),
+        Arc::new(CpuEngine::new(2)),
+        BatchConfig::default(),
+        Some(ReplayConfig::default()),
+    );
+    // Each message, then 20 copies of it between the 20 messages from an hour ahead, in
+    // batches of 16.
+    let flood: Vec<&[u8]> = now
+        .iter()
+        .flat_map(|message| {
+            std::iter::once(message.as_slice()).chain(
+                ahead
+                    .iter()
+                    .flat_map(move |later| [message.as_slice(), later.as_slice()]),
+            )
+        })
+        .collect();
+    let mut forwarded = Vec::new();
+    let mut dropped: BTreeMap<&str, u64> = BTreeMap::new();
+    for batch in flood.chunks(16) {
+        for result in filter.inspect_batch(batch) {
+            match result {
+                Ok(payload) => forwarded.push(payload),
+                Err(reason) => *dropped.entry(reason).or_default() += 1,
+            }
+        }
+    }
+    assert_eq!(forwarded, valid, "{dropped:?}");
+    assert_eq!(
+        dropped.remove("DuplicateMessage"),
+        Some(20 * valid.len() as u64)
+    );
+    // The rest, each refused: the invalid messages and their copies, and the messages from
+    // an hour ahead (too early, tampered or truncated).
+    let rest = 21 * (now.len() - valid.len()) + 20 * now.len();
+    assert_eq!(dropped.values().sum::<u64>(), rest as u64, "{dropped:?}");
+    // Each well-signed message from an hour ahead was sent once per message of now.
+    assert_eq!(
+        dropped["NotYetValid"],
+        (now.len() * well_signed_ahead.len()) as u64,
+        "{dropped:?}"
+    );
 }

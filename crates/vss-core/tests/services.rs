@@ -239,7 +239,7 @@ fn services_can_be_shared_between_threads() {
 fn a_replay_window_accepts_a_message_once_and_only_inside_the_window() {
     let s = station(1);
     let tx = signer(&s, 100);
-    let rx = receiver(&s, PolicyKind::Always, 1).with_replay_window(ReplayConfig::default());
+    let rx = receiver(&s, PolicyKind::Always, 1).with_replay_window(Some(ReplayConfig::default()));
     let signed = tx.sign(36, b"cam").expect("sign");
     assert_eq!(payload_of(rx.receive(&signed.bytes)), b"cam");
     // 199 more copies, one at a time and in a batch: each refused as a duplicate.

@@ -1,7 +1,8 @@
 //! `vss filter`: seed 001's transparent mode. Secured messages (IEEE 1609.2 signed data, one
 //! per UDP datagram) are verified, the payloads of valid ones are forwarded in arrival order,
 //! the rest are dropped and counted by reason. Datagrams are verified in batches on an
-//! engine, each batch sent on when it is full or its deadline has passed.
+//! engine, each batch sent on when it is full or its deadline has passed. Each message is
+//! forwarded once, and only while fresh (`--replay-*`, `--no-replay-check`).
 
 use std::net::{SocketAddr, UdpSocket};
 use std::path::PathBuf;
@@ -12,6 +13,7 @@ use std::time::Duration;
 use anyhow::{anyhow, Context, Result};
 use serde_json::json;
 use vss_core::filter::{listen_socket, BatchConfig, Filter, FilterCounts};
+use vss_core::replay::{ReplayConfig, MAX_AGE_LIMIT, MAX_CAPACITY, MAX_LEAD_LIMIT};
 use vss_engine::VerifyEngine;
 use vss_its::{TrustStore, Validator, Verdict};
 
@@ -58,6 +60,8 @@ pub struct FilterArgs {
     cache_capacity: usize,
     #[command(flatten)]
     bulk: BulkArgs,
+    #[command(flatten)]
+    replay: ReplayArgs,
     /// Stop after this many datagrams and print what happened [default: run until killed].
     #[arg(long, value_name = "N")]
     count: Option<u64>,
@@ -82,6 +86,40 @@ pub struct BulkArgs {
     #[arg(long, value_name = "MS", default_value_t = 2,
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     deadline_ms: u32,
+}
+
+/// Replay protection of `vss filter`: each message forwarded once, and only while fresh.
+#[derive(clap::Args)]
+pub struct ReplayArgs {
+    /// Forward copies of a message and stale messages too (no replay check).
+    #[arg(long)]
+    no_replay_check: bool,
+    /// How old a message's generation time may be.
+    #[arg(long, value_name = "MS",
+          default_value_t = ReplayConfig::default().max_age.as_millis() as u32,
+          value_parser = clap::value_parser!(u32).range(1..=MAX_AGE_LIMIT.as_millis() as i64))]
+    replay_max_age_ms: u32,
+    /// How far ahead of this clock a generation time may be.
+    #[arg(long, value_name = "MS",
+          default_value_t = ReplayConfig::default().max_lead.as_millis() as u32,
+          value_parser = clap::value_parser!(u32).range(0..=MAX_LEAD_LIMIT.as_millis() as i64))]
+    replay_max_lead_ms: u32,
+    /// Accepted messages remembered (their keys: about 100 bytes each).
+    #[arg(long, value_name = "N",
+          default_value_t = ReplayConfig::default().capacity as u32,
+          value_parser = clap::value_parser!(u32).range(1..=MAX_CAPACITY as i64))]
+    replay_capacity: u32,
+}
+
+impl ReplayArgs {
+    /// The replay window these options ask for (none: off).
+    pub fn window(&self) -> Option<ReplayConfig> {
+        (!self.no_replay_check).then(|| ReplayConfig {
+            max_age: Duration::from_millis(self.replay_max_age_ms.into()),
+            max_lead: Duration::from_millis(self.replay_max_lead_ms.into()),
+            capacity: self.replay_capacity as usize,
+        })
+    }
 }
 
 impl BulkArgs {
@@ -133,16 +171,25 @@ impl FilterArgs {
         forward
             .connect(self.forward.0)
             .with_context(|| format!("cannot forward to udp:{}", self.forward.0))?;
+        let replay = self.replay.window();
         eprintln!(
-            "filtering udp:{} -> udp:{} (batches of up to {} within {} ms on {}: {})",
+            "filtering udp:{} -> udp:{} (batches of up to {} within {} ms on {}: {}; {})",
             listen.local_addr()?,
             self.forward.0,
             self.bulk.batch,
             self.bulk.deadline_ms,
             engine.name(),
-            engine.device()
+            engine.device(),
+            match replay {
+                Some(window) => format!(
+                    "each message once, generated at most {} ms before and {} ms after now",
+                    window.max_age.as_millis(),
+                    window.max_lead.as_millis()
+                ),
+                None => "no replay check".into(),
+            }
         );
-        let counts = Filter::new(validator, engine, batch)
+        let counts = Filter::new(validator, engine, batch, replay)
             .run(&listen, &forward, self.count)
             .context("the filter stopped")?;
         summary(self.format, &counts)?;

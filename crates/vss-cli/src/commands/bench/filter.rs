@@ -11,6 +11,7 @@ use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use serde_json::json;
 use vss_core::filter::{buffered_datagrams, listen_socket, BatchConfig, Filter};
+use vss_core::replay::{ReplayConfig, MAX_AGE_LIMIT};
 use vss_crypto::Curve;
 use vss_engine::VerifyEngine;
 use vss_its::{ItsTime, SignerKind, Validator};
@@ -24,6 +25,14 @@ use crate::output::{progress, Format, Table};
 /// (so one fills while the last is verified), as far as the filter's receive buffer holds
 /// them (a forwarded payload proves every earlier datagram was handled).
 const WINDOW: usize = 64;
+
+/// The filter's replay check as `vss filter` runs it, but an hour wide: the messages are
+/// all signed before the first of the four runs starts.
+const REPLAY: ReplayConfig = ReplayConfig {
+    max_age: MAX_AGE_LIMIT,
+    max_lead: Duration::from_secs(1),
+    capacity: 65_536,
+};
 
 /// Options of `vss bench filter`.
 #[derive(Args)]
@@ -63,6 +72,7 @@ impl Mode {
             validator(pki)?,
             self.engine.clone(),
             self.batch,
+            Some(REPLAY),
         ))
     }
 
