@@ -14,8 +14,8 @@ use vss_pki::station::{CertKind, Entry, Repository};
 use vss_pki::store::{PkiStore, Role, SqliteStore, Station};
 
 use crate::config::{
-    EngineConfig, HsmConfig, PkiConfig, PseudonymConfig, RepositoryConfig, StatisticsConfig,
-    TrustConfig, VerificationConfig,
+    EngineConfig, HsmConfig, PkiConfig, PseudonymConfig, ReplayCheckConfig, RepositoryConfig,
+    StatisticsConfig, TrustConfig, VerificationConfig,
 };
 use crate::{Config, Result};
 
@@ -172,6 +172,7 @@ impl TestbedStation {
             }),
             pseudonyms: PseudonymConfig::default(),
             verification: VerificationConfig::default(),
+            replay: ReplayCheckConfig::default(),
             engine: EngineConfig::default(),
             frames: None,
             statistics: StatisticsConfig {
@@ -235,7 +236,8 @@ impl Testbed {
         for pki in &mut pkis {
             let store: Arc<dyn PkiStore> = pki.store.clone();
             let served = services(&pki.dir, pki.hsm.clone(), store, pki.server.url())?;
-            pki.server.serve(served)?;
+            pki.server
+                .serve(served, vss_pki::http::ServeConfig::default())?;
         }
         Ok(Testbed { pkis, dir })
     }

@@ -12,6 +12,9 @@ use serde_json::json;
 use vss_crypto::{Curve, PublicKey};
 use vss_hsm::{Hsm, SoftHsm};
 use vss_pki::authority::{init, InitRequest, PkiDir, TrustedPki};
+use vss_pki::http::{
+    raise_open_file_limit, serve as serve_http, ServeConfig, MAX_CONNECTIONS, MAX_TIMEOUT,
+};
 use vss_pki::store::{open_store, Role, Station};
 
 use super::hsm::PukArgs;
@@ -50,6 +53,8 @@ pub enum PkiCommand {
         url: Option<String>,
         #[command(flatten)]
         database: DatabaseArgs,
+        #[command(flatten)]
+        limits: ServeLimits,
     },
     /// Register a station at the EA: its canonical id and key, and the PSIDs of its tickets.
     RegisterStation {
@@ -89,6 +94,50 @@ pub enum PkiCommand {
         #[arg(long, value_name = "URL")]
         ea_url: String,
     },
+}
+
+/// How long `vss pki serve` waits for clients, and how many it serves at once.
+#[derive(clap::Args)]
+pub struct ServeLimits {
+    /// The longest wait for a request head, on a new connection or a kept-alive one.
+    #[arg(long, value_name = "MS", default_value_t = millis(ServeConfig::default().header_timeout),
+          value_parser = timeout_ms())]
+    header_timeout_ms: u64,
+    /// The longest wait for a request body once its head arrived (then 408).
+    #[arg(long, value_name = "MS", default_value_t = millis(ServeConfig::default().body_timeout),
+          value_parser = timeout_ms())]
+    body_timeout_ms: u64,
+    /// How long an answered connection may sit idle before it is closed.
+    #[arg(long, value_name = "MS",
+          default_value_t = millis(ServeConfig::default().keep_alive_timeout),
+          value_parser = timeout_ms())]
+    keep_alive_timeout_ms: u64,
+    /// Connections served at once; more are answered 503 with Retry-After and closed (at
+    /// most the open-file limit less 64).
+    #[arg(long, value_name = "N", default_value_t = ServeConfig::default().max_connections as u64,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_CONNECTIONS as u64))]
+    max_connections: u64,
+}
+
+fn millis(duration: std::time::Duration) -> u64 {
+    duration.as_millis() as u64
+}
+
+fn timeout_ms() -> clap::builder::RangedU64ValueParser {
+    clap::value_parser!(u64).range(1..=millis(MAX_TIMEOUT))
+}
+
+impl ServeLimits {
+    fn config(&self) -> ServeConfig {
+        use std::time::Duration;
+        ServeConfig {
+            header_timeout: Duration::from_millis(self.header_timeout_ms),
+            body_timeout: Duration::from_millis(self.body_timeout_ms),
+            keep_alive_timeout: Duration::from_millis(self.keep_alive_timeout_ms),
+            max_connections: self.max_connections as usize,
+            ..ServeConfig::default()
+        }
+    }
 }
 
 /// The PKI directory and the PIN of its key store.
@@ -157,7 +206,8 @@ impl PkiCommand {
                 listen,
                 url,
                 database,
-            } => serve(&pki, listen, url, &database)?,
+                limits,
+            } => serve(&pki, listen, url, &database, &limits)?,
             PkiCommand::RegisterStation {
                 dir,
                 canonical_id,
@@ -233,7 +283,10 @@ fn serve(
     listen: SocketAddr,
     url: Option<String>,
     database: &DatabaseArgs,
+    limits: &ServeLimits,
 ) -> Result<()> {
+    let open_files = raise_open_file_limit().context("cannot raise the open-file limit")?;
+    let config = limits.config().fitted(open_files);
     let dir = PkiDir::new(&pki.dir);
     dir.check()?;
     let pin = pki.pin(false).read()?;
@@ -253,12 +306,17 @@ fn serve(
             .await
             .with_context(|| format!("cannot listen on {listen}"))?;
         eprintln!(
-            "serving {} (EA {}, AA {}) at {url}",
+            "serving {} (EA {}, AA {}) at {url}: up to {} connections (open-file limit \
+             {open_files}), heads within {} ms, bodies within {} ms, idle ones closed after {} ms",
             dir.path().display(),
             dir.cert(Role::Ea)?.hashed_id8(),
-            dir.cert(Role::Aa)?.hashed_id8()
+            dir.cert(Role::Aa)?.hashed_id8(),
+            config.max_connections,
+            limits.header_timeout_ms,
+            limits.body_timeout_ms,
+            limits.keep_alive_timeout_ms,
         );
-        axum::serve(listener, vss_pki::http::router(services))
+        serve_http(listener, services, config)
             .await
             .context("the HTTP server stopped")
     })

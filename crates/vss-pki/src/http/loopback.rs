@@ -3,7 +3,7 @@
 
 use std::net::SocketAddr;
 
-use super::{router, Services};
+use super::{serve, ServeConfig, Services};
 use crate::{Error, Result};
 
 /// A loopback port bound now and served once [`LoopbackServer::serve`] is given the
@@ -43,14 +43,15 @@ impl LoopbackServer {
         &self.url
     }
 
-    /// Serves `services` on the bound port; a second call is refused.
-    pub fn serve(&mut self, services: Services) -> Result<()> {
+    /// Serves `services` on the bound port within the bounds of `config`; a second call is
+    /// refused.
+    pub fn serve(&mut self, services: Services, config: ServeConfig) -> Result<()> {
         let listener = self
             .listener
             .take()
             .ok_or_else(|| Error::Serve(format!("{} is already served", self.url)))?;
         self.runtime
-            .spawn(async move { axum::serve(listener, router(services)).await });
+            .spawn(async move { serve(listener, services, config).await });
         Ok(())
     }
 }

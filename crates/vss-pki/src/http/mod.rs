@@ -1,11 +1,17 @@
-//! TS 102 941 over HTTP: the authorities' routes (axum) and the client (ureq).
+//! TS 102 941 over HTTP: the authorities' routes (axum) served with bounded waits and
+//! connections (hyper), and the client (ureq).
 
 mod client;
 mod loopback;
 mod media_type;
+mod serve;
 mod server;
 
 pub use client::{post, HttpEaLink, HttpError};
 pub use loopback::LoopbackServer;
 pub use media_type::is_media_type;
-pub use server::{router, services, Services, CODE_HEADER, REQUEST_TYPE, RESPONSE_TYPE};
+pub use serve::{
+    raise_open_file_limit, serve, ServeConfig, ServeConfigError, MAX_CONNECTIONS, MAX_TIMEOUT,
+    RESERVED_DESCRIPTORS,
+};
+pub use server::{services, Services, CODE_HEADER, REQUEST_TYPE, RESPONSE_TYPE};

@@ -5,16 +5,19 @@
 //! A request the authority could not open is answered 400 with the standard's response code
 //! in the `X-Its-Response-Code` header (there is no key to encrypt an answer with); a wrong
 //! content type is 415 (type and subtype compared without case, parameters ignored), an
-//! oversized body 413; only the server's own failures are 500.
+//! oversized body 413, a body that does not arrive within the body timeout 408; only the
+//! server's own failures are 500.
 
 use std::sync::Arc;
+use std::time::Duration;
 
-use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, State};
+use axum::body::{Body, Bytes};
+use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use http_body_util::BodyExt;
 use vss_its::ItsTime;
 
 use super::is_media_type;
@@ -37,18 +40,27 @@ pub struct Services {
     pub aa: Option<Arc<Aa>>,
 }
 
-/// The routes of `services`.
-pub fn router(services: Services) -> Router {
+/// What the handlers share: the authorities, and how long a request body may take.
+#[derive(Clone)]
+struct Routes {
+    services: Services,
+    body_timeout: Duration,
+}
+
+/// The routes of `services`, each request body read within `body_timeout`.
+pub(super) fn router(services: Services, body_timeout: Duration) -> Router {
     Router::new()
         .route("/health", get(health))
         .route("/ea/enrolment", post(enrolment))
         .route("/ea/authorization-validation", post(validation))
         .route("/aa/authorization", post(authorization))
-        .layer(DefaultBodyLimit::max(MAX_MESSAGE_LEN))
-        .with_state(services)
+        .with_state(Routes {
+            services,
+            body_timeout,
+        })
 }
 
-async fn health(State(services): State<Services>) -> Json<serde_json::Value> {
+async fn health(State(Routes { services, .. }): State<Routes>) -> Json<serde_json::Value> {
     Json(serde_json::json!({
         "status": "ok",
         "ea": services.ea.as_ref().map(|ea| ea.cert().hashed_id8().to_string()),
@@ -56,39 +68,44 @@ async fn health(State(services): State<Services>) -> Json<serde_json::Value> {
     }))
 }
 
-async fn enrolment(State(s): State<Services>, headers: HeaderMap, body: Bytes) -> Response {
-    let Some(ea) = s.ea else {
+async fn enrolment(State(r): State<Routes>, headers: HeaderMap, body: Body) -> Response {
+    let Some(ea) = r.services.ea else {
         return (StatusCode::NOT_FOUND, "this process serves no EA").into_response();
     };
-    answer(&headers, body, move |request| {
+    answer(&headers, body, r.body_timeout, move |request| {
         ea.enrol(request, ItsTime::now())
     })
     .await
 }
 
-async fn validation(State(s): State<Services>, headers: HeaderMap, body: Bytes) -> Response {
-    let Some(ea) = s.ea else {
+async fn validation(State(r): State<Routes>, headers: HeaderMap, body: Body) -> Response {
+    let Some(ea) = r.services.ea else {
         return (StatusCode::NOT_FOUND, "this process serves no EA").into_response();
     };
-    answer(&headers, body, move |request| {
+    answer(&headers, body, r.body_timeout, move |request| {
         ea.validate(request, ItsTime::now())
     })
     .await
 }
 
-async fn authorization(State(s): State<Services>, headers: HeaderMap, body: Bytes) -> Response {
-    let Some(aa) = s.aa else {
+async fn authorization(State(r): State<Routes>, headers: HeaderMap, body: Body) -> Response {
+    let Some(aa) = r.services.aa else {
         return (StatusCode::NOT_FOUND, "this process serves no AA").into_response();
     };
-    answer(&headers, body, move |request| {
+    answer(&headers, body, r.body_timeout, move |request| {
         aa.authorize(request, ItsTime::now())
     })
     .await
 }
 
 /// Runs an authority's handler off the async threads (it signs in the HSM and writes to the
-/// store) and turns its answer into a response.
-async fn answer<C, F>(headers: &HeaderMap, body: Bytes, handle: F) -> Response
+/// store) on the body, read within `body_timeout`, and turns its answer into a response.
+async fn answer<C, F>(
+    headers: &HeaderMap,
+    body: Body,
+    body_timeout: Duration,
+    handle: F,
+) -> Response
 where
     C: rasn::Encode + Copy + Send + 'static,
     F: FnOnce(&[u8]) -> crate::Result<Answer<C>> + Send + 'static,
@@ -104,6 +121,10 @@ where
         )
             .into_response();
     }
+    let body = match read_body(body, body_timeout).await {
+        Ok(body) => body,
+        Err(refused) => return refused,
+    };
     match tokio::task::spawn_blocking(move || handle(&body)).await {
         Ok(Ok(Answer::Response { body, .. })) => {
             ([(header::CONTENT_TYPE, RESPONSE_TYPE)], body).into_response()
@@ -119,6 +140,33 @@ where
         }
         Ok(Err(e)) => (StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n")).into_response(),
         Err(_) => (StatusCode::INTERNAL_SERVER_ERROR, "the handler failed\n").into_response(),
+    }
+}
+
+/// The request body, at most [`MAX_MESSAGE_LEN`] bytes, read within `timeout`; else the
+/// answer: 413 when it is larger, 408 when it is late, 400 when the client broke it off.
+async fn read_body(body: Body, timeout: Duration) -> Result<Bytes, Response> {
+    let limited = http_body_util::Limited::new(body, MAX_MESSAGE_LEN);
+    match tokio::time::timeout(timeout, limited.collect()).await {
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err((
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("a request is at most {MAX_MESSAGE_LEN} bytes\n"),
+        )
+            .into_response()),
+        Ok(Err(e)) => Err((
+            StatusCode::BAD_REQUEST,
+            format!("the request body could not be read: {e}\n"),
+        )
+            .into_response()),
+        Err(_) => Err((
+            StatusCode::REQUEST_TIMEOUT,
+            format!(
+                "the request body did not arrive within {} s\n",
+                timeout.as_secs_f64()
+            ),
+        )
+            .into_response()),
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::ops::Deref;
 
-use vss_pki::http::{services, LoopbackServer};
+use vss_pki::http::{services, LoopbackServer, ServeConfig};
 use vss_pki::store::PkiStore;
 
 use crate::made_pki::MadePki;
@@ -26,12 +26,12 @@ impl Loopback {
         }
     }
 
-    /// Serves the PKI (with the trust list as it is now).
-    pub fn start(&mut self) {
+    /// Serves the PKI (with the trust list as it is now) within the bounds of `config`.
+    pub fn start(&mut self, config: ServeConfig) {
         let store: std::sync::Arc<dyn PkiStore> = self.made.store.clone();
         let services =
             services(&self.pki(), self.made.hsm.clone(), store, &self.url).expect("services");
-        self.server.serve(services).expect("served once");
+        self.server.serve(services, config).expect("served once");
     }
 }
 

@@ -258,7 +258,9 @@ impl PkiArgs {
         let url = format!("http://{}", listener.local_addr()?);
         let store: Arc<dyn PkiStore> = bench.store.clone();
         let services = vss_pki::http::services(&bench.dir, bench.hsm.clone(), store, &url)?;
-        runtime.spawn(async move { axum::serve(listener, vss_pki::http::router(services)).await });
+        runtime.spawn(async move {
+            vss_pki::http::serve(listener, services, vss_pki::http::ServeConfig::default()).await
+        });
         let enrolments = bench.enrolment_requests(e)?;
         let enrol_url = format!("{url}/ea/enrolment");
         let (http_enrol_time, http_enrol_ok) =
