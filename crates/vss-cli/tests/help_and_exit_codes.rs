@@ -371,6 +371,12 @@ fn each_error_names_its_cause_once_and_the_path_or_variable() {
         text.contains(&format!("{missing} is not a PKI directory")),
         "{text}"
     );
+    // An endless input is read only as far as the longest 1609.2 encoding.
+    let text = line(common::vss().args(["its", "decode", "/dev/zero"]));
+    assert!(
+        text.contains("/dev/zero: larger than 1048576 bytes"),
+        "{text}"
+    );
     // An OS error quoted by its wrapper is printed once.
     let text = line(common::vss().args(["its", "verify", missing, "--trust", missing]));
     assert_eq!(text.matches("(os error 2)").count(), 1, "{text}");
