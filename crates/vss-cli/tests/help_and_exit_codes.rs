@@ -371,6 +371,16 @@ fn each_error_names_its_cause_once_and_the_path_or_variable() {
         text.contains(&format!("{missing} is not a PKI directory")),
         "{text}"
     );
+    // A station's wrong --store is named, and no repository is made there.
+    let text = line(common::vss().args(["station", "list", "--store", missing]));
+    assert!(
+        text.contains(&format!("{missing} is not an initialised key store")),
+        "{text}"
+    );
+    assert!(
+        !std::path::Path::new(missing).exists(),
+        "{missing} was created"
+    );
     // An endless input is read only as far as the longest 1609.2 encoding.
     let text = line(common::vss().args(["its", "decode", "/dev/zero"]));
     assert!(
