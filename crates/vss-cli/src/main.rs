@@ -7,7 +7,7 @@ mod store;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// VSS: V2X security subsystem — key store, ECDSA, key encapsulation, ITS certificates and
 /// signed data, the TS 102 941 PKI and its station client, and benchmarks.
@@ -59,8 +59,23 @@ enum Command {
     Bench(commands::bench::BenchCommand),
 }
 
+/// Parses the command line. A group named without its subcommand (`vss keys`) is a usage
+/// error like any other, not its help printed on stderr.
+fn parse() -> Result<Cli, clap::Error> {
+    fn no_help_when_empty(command: clap::Command) -> clap::Command {
+        command
+            .arg_required_else_help(false)
+            .mut_subcommands(no_help_when_empty)
+    }
+    let mut matches = no_help_when_empty(Cli::command()).try_get_matches()?;
+    Cli::from_arg_matches_mut(&mut matches)
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match parse() {
+        Ok(cli) => cli,
+        Err(e) => return output::usage_error(e),
+    };
     let result = match cli.command {
         Command::Demo(c) => c.run(),
         Command::Hsm(c) => c.run(),

@@ -27,9 +27,10 @@ impl Table {
         }
     }
 
-    /// Appends a row.
+    /// Appends a row; control characters in its cells are escaped.
     pub fn row(&mut self, cells: Vec<String>) {
-        self.rows.push(cells);
+        self.rows
+            .push(cells.iter().map(|cell| printable(cell)).collect());
     }
 
     /// Renders the table with two spaces between columns.
@@ -99,15 +100,80 @@ pub fn error_line(error: &anyhow::Error) -> String {
         }
         line.push_str(&text);
     }
-    let mut printable = String::with_capacity(line.len());
-    for c in line.chars() {
-        if c.is_control() {
-            printable.extend(c.escape_default());
+    printable(&line)
+}
+
+/// Reports a command-line error as clap found it: help and version as clap prints them (on
+/// stdout, exit 0); a usage error as one line on stderr, exit 2.
+pub fn usage_error(error: clap::Error) -> std::process::ExitCode {
+    use clap::error::ErrorKind;
+    if let ErrorKind::DisplayHelp | ErrorKind::DisplayVersion = error.kind() {
+        // A closed stdout leaves nothing to tell.
+        let _ = error.print();
+        return std::process::ExitCode::SUCCESS;
+    }
+    let code = u8::try_from(error.exit_code()).unwrap_or(2);
+    eprintln!("vss: {}", usage_line(error));
+    std::process::ExitCode::from(code)
+}
+
+/// A clap usage error (several lines: what is wrong, a list or a tip, the usage, where
+/// help is) as one line: without its "error: " prefix, the items of a list that follows a
+/// colon joined with commas, the other lines with semicolons. The arguments clap quotes
+/// are escaped before it renders them, so they show as given and cannot split the line;
+/// what is left (a value parser's message may quote the value too) is escaped after.
+fn usage_line(mut error: clap::Error) -> String {
+    use clap::error::ContextValue;
+    let escaped: Vec<_> = error
+        .context()
+        .filter_map(|(kind, value)| match value {
+            ContextValue::String(s) => Some((kind, ContextValue::String(printable(s)))),
+            ContextValue::Strings(all) => Some((
+                kind,
+                ContextValue::Strings(all.iter().map(|s| printable(s)).collect()),
+            )),
+            _ => None,
+        })
+        .collect();
+    for (kind, value) in escaped {
+        error.insert(kind, value);
+    }
+    let text = error.render().to_string();
+    let mut line = String::new();
+    let mut listing = false;
+    for raw in text.lines() {
+        let item = raw.trim();
+        if item.is_empty() {
+            continue;
+        }
+        let indented = raw.starts_with(char::is_whitespace);
+        if line.is_empty() {
+            line.push_str(item.strip_prefix("error: ").unwrap_or(item));
+        } else if indented && listing {
+            line.push_str(if line.ends_with(':') { " " } else { ", " });
+            line.push_str(item);
+            continue;
         } else {
-            printable.push(c);
+            line.push_str("; ");
+            line.push_str(item);
+        }
+        listing = item.ends_with(':');
+    }
+    printable(&line)
+}
+
+/// `text` with its control characters escaped (`\n`, `\u{1b}`): safe to print as (part of)
+/// one line on a terminal.
+pub fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
         }
     }
-    printable
+    out
 }
 
 #[cfg(test)]
@@ -136,5 +202,46 @@ mod tests {
         let hostile: anyhow::Result<()> = Err(anyhow::anyhow!("bad\nlabel \u{1b}[2J"));
         let line = error_line(&hostile.context("keys").expect_err("error"));
         assert_eq!(line, "keys: bad\\nlabel \\u{1b}[2J");
+    }
+
+    #[test]
+    fn usage_errors_are_one_line() {
+        use clap::{Arg, Command};
+        let command = || {
+            Command::new("vss")
+                .arg(Arg::new("label").long("label").required(true))
+                .arg(Arg::new("out").long("out").required(true))
+                .arg(
+                    Arg::new("count")
+                        .long("count")
+                        .value_parser(clap::value_parser!(u32)),
+                )
+        };
+        let line = |args: &[&str]| {
+            usage_line(
+                command()
+                    .try_get_matches_from(args)
+                    .expect_err("usage error"),
+            )
+        };
+        assert_eq!(
+            line(&["vss"]),
+            "the following required arguments were not provided: --label <label>, \
+             --out <out>; Usage: vss --label <label> --out <out>; \
+             For more information, try '--help'."
+        );
+        let hostile = line(&["vss", "--label", "x", "--out", "y", "--count", "7\n\t\u{7}"]);
+        assert!(
+            hostile.starts_with("invalid value '7\\n\\t\\u{7}' for '--count <count>'"),
+            "{hostile}"
+        );
+        assert!(!hostile.contains(char::is_control), "{hostile}");
+    }
+
+    #[test]
+    fn table_cells_are_escaped() {
+        let mut t = Table::new(&["file"]);
+        t.row(vec!["a\u{1b}[2J\nb".into()]);
+        assert_eq!(t.render(), "file\na\\u{1b}[2J\\nb\n");
     }
 }

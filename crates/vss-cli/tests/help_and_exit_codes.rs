@@ -129,9 +129,9 @@ fn help_works_on_every_subcommand() {
     assert!(r.stdout.starts_with("vss "), "{}", r.stdout);
 }
 
-/// Runs `vss ARGS`, which must fail with a message on stderr that names `named`.
+/// Runs `vss ARGS`, which must fail with one line on stderr that names `named`.
 fn refused(args: &[&str], named: &str) {
-    let r = vss_run(args).failure();
+    let r = vss_run(args).failure().one_line_stderr();
     assert!(r.stdout.is_empty(), "{args:?}: {r:?}");
     assert!(
         r.stderr.contains(named),
@@ -145,11 +145,12 @@ fn unknown_subcommands_and_options_exit_non_zero() {
     refused(&["frobnicate"], "frobnicate");
     for group in ["hsm", "keys", "ecdsa", "bench"] {
         refused(&[group, "frobnicate"], "frobnicate");
-        // A group without its subcommand is a usage error too.
-        let r = vss_run(&[group]).failure();
+        // A group without its subcommand is a usage error too, in one line that lists them.
+        let r = vss_run(&[group]).failure().one_line_stderr();
         assert!(r.stderr.contains("Usage"), "{group}: {}", r.stderr);
+        assert!(r.stderr.contains("[subcommands: "), "{group}: {}", r.stderr);
     }
-    let r = vss_run(&[]).failure();
+    let r = vss_run(&[]).failure().one_line_stderr();
     assert!(r.stderr.contains("Usage"), "{}", r.stderr);
     refused(&["keys", "list", "--frobnicate"], "--frobnicate");
     refused(&["ecdsa", "verify-jsonl", "extra"], "extra");
@@ -368,6 +369,22 @@ fn each_error_names_its_cause_once_and_the_path_or_variable() {
         line(common::vss().args(["pki", "serve", "--dir", missing, "--listen", "127.0.0.1:0"]));
     assert!(
         text.contains(&format!("{missing} is not a PKI directory")),
+        "{text}"
+    );
+    // A station's wrong --store is named, and no repository is made there.
+    let text = line(common::vss().args(["station", "list", "--store", missing]));
+    assert!(
+        text.contains(&format!("{missing} is not an initialised key store")),
+        "{text}"
+    );
+    assert!(
+        !std::path::Path::new(missing).exists(),
+        "{missing} was created"
+    );
+    // An endless input is read only as far as the longest 1609.2 encoding.
+    let text = line(common::vss().args(["its", "decode", "/dev/zero"]));
+    assert!(
+        text.contains("/dev/zero: larger than 1048576 bytes"),
         "{text}"
     );
     // An OS error quoted by its wrapper is printed once.

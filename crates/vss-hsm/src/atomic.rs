@@ -11,8 +11,13 @@ use crate::{Error, Result};
 pub(crate) const TEMP_PREFIX: &str = ".tmp-";
 
 /// Replaces `path` with `bytes` so that a reader (or a crash) sees either the old or the new
-/// content, never a mixture. Files are created readable by the owner only.
+/// content, never a mixture. Files are created readable by the owner only. Only a regular
+/// file (or nothing) is replaced: anything else at `path`, or at the end of a link there, is
+/// [`Error::NotAFile`] (renaming over `/dev/null` would replace the device with a file).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    if fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(Error::NotAFile(path.to_path_buf()));
+    }
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -76,6 +81,8 @@ pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(unix)]
+    use std::os::unix::fs::FileTypeExt;
 
     #[test]
     fn replaces_content_and_leaves_no_temporary_file() {
@@ -89,6 +96,29 @@ mod tests {
             .map(|e| e.expect("entry").file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("f.json")]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn what_is_not_a_regular_file_is_not_replaced() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        // A socket stands in for a device: a regression must not replace a real one.
+        let socket = dir.path().join("socket");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).expect("socket");
+        let link = dir.path().join("null");
+        std::os::unix::fs::symlink("/dev/null", &link).expect("symlink");
+        let sub = dir.path().join("sub");
+        fs::create_dir(&sub).expect("mkdir");
+        for path in [&socket, &link, &sub] {
+            let err = write_atomic(path, b"x").expect_err("not a file");
+            assert!(matches!(&err, Error::NotAFile(p) if p == path), "{err}");
+        }
+        assert!(fs::symlink_metadata(&socket)
+            .expect("socket")
+            .file_type()
+            .is_socket());
+        assert!(fs::symlink_metadata(&link).expect("link").is_symlink());
+        assert_eq!(fs::read_dir(dir.path()).expect("list").count(), 3);
     }
 
     #[test]

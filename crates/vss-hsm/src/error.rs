@@ -88,6 +88,10 @@ pub enum Error {
     /// The store names a backend this build does not have.
     #[error("{0}")]
     Unsupported(String),
+    /// An output path holds something other than a regular file (a device such as
+    /// `/dev/null`, a FIFO, a socket, a directory): replacing it would put a file in its place.
+    #[error("{} is not a regular file: refusing to replace it", .0.display())]
+    NotAFile(PathBuf),
     /// Reading or writing a file failed.
     #[error("{}: {source}", path.display())]
     Io {

@@ -2,13 +2,14 @@
 //! directory (`*.oer`, `*.cert`, `*.coer`).
 
 use std::collections::HashMap;
+use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
 use crate::cache::ValidatedCert;
 use crate::cert::Issuer;
 use crate::hashing::HashedId8;
-use crate::{Cert, Error, Result};
+use crate::{Cert, Error, Result, MAX_ENCODED_LEN};
 
 /// The trusted certificates, by HashedId8.
 #[derive(Debug, Clone, Default)]
@@ -93,10 +94,43 @@ impl TrustStore {
     }
 }
 
-/// Reads a file, with its path in the error.
-pub(crate) fn read(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|source| Error::Io {
+/// Reads a certificate file, with its path in the error: no more than
+/// [`MAX_ENCODED_LEN`] + 1 bytes whatever it is (`/dev/zero`, a huge file), since nothing
+/// longer decodes.
+fn read(path: &Path) -> Result<Vec<u8>> {
+    let io = |source| Error::Io {
         path: path.display().to_string(),
         source,
-    })
+    };
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| {
+            file.take(MAX_ENCODED_LEN as u64 + 1)
+                .read_to_end(&mut bytes)
+        })
+        .map_err(io)?;
+    if bytes.len() > MAX_ENCODED_LEN {
+        return Err(io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("larger than {MAX_ENCODED_LEN} bytes: not a certificate"),
+        )));
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_endless_file_is_read_only_up_to_the_bound() {
+        let err = TrustStore::new()
+            .add_file(Path::new("/dev/zero"))
+            .expect_err("not a certificate");
+        assert!(
+            err.to_string()
+                .contains("/dev/zero: larger than 1048576 bytes"),
+            "{err}"
+        );
+    }
 }

@@ -4,7 +4,7 @@
 use vss_crypto::Curve;
 use vss_hsm::{Hsm, SoftHsm};
 use vss_its::{ItsTime, TrustStore, Validator, Verdict};
-use vss_pki::authority::{init, labels, InitRequest, PkiDir};
+use vss_pki::authority::{init, labels, InitRequest, PkiDir, TrustedPki};
 use vss_pki::store::Role;
 
 #[test]
@@ -39,6 +39,26 @@ fn init_makes_three_authorities_that_validate_to_the_root() {
         ] {
             hsm.key(label).expect("key in the HSM");
         }
+        // A name that is no label is refused before anything is made.
+        let empty = PkiDir::new(&dir.path().join("other"));
+        for name in ["", "a\u{1b}[2Jb", "a/b"] {
+            assert!(matches!(
+                init(&empty, &hsm, &InitRequest::new(name)),
+                Err(vss_pki::Error::InvalidRequest(_))
+            ));
+        }
+        // Nor is a trusted PKI added where there is no PKI.
+        let trusted = TrustedPki {
+            name: "other".into(),
+            ea: made.ea.clone(),
+            root: made.root.clone(),
+            ea_url: "http://127.0.0.1:9".into(),
+        };
+        assert!(matches!(
+            empty.add_trusted(&trusted),
+            Err(vss_pki::Error::NotAPkiDir { .. })
+        ));
+        assert!(!empty.path().exists());
         // A second init in the same directory is refused and changes nothing.
         let before = std::fs::read(pki.cert_path(Role::Root)).expect("read");
         assert!(matches!(

@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 use serde_json::json;
 use vss_hsm::{Backend, Pkcs11Hsm, SoftHsm, StoreConfig, TokenRef};
 
-use crate::output::{emit, print_json, Format, Table};
+use crate::output::{emit, print_json, printable, Format, Table};
 use crate::secrets::SecretSource;
 use crate::store::StoreArgs;
 
@@ -139,7 +139,10 @@ impl HsmCommand {
                 .read()?;
                 let puk = puk.source(true).read()?;
                 SoftHsm::init(&dir, &pin, &puk)?;
-                eprintln!("initialised key store {} (backend: soft)", dir.display());
+                eprintln!(
+                    "initialised key store {} (backend: soft)",
+                    printable(&dir.display().to_string())
+                );
             }
             HsmCommand::Init {
                 store,
@@ -197,14 +200,14 @@ fn init_pkcs11(store: &StoreArgs, args: &TokenArgs) -> Result<()> {
         }
         .read()?;
         Pkcs11Hsm::init_token(&token, &so_pin, &pin)?;
-        eprintln!("initialised token '{}'", token.token_label);
+        eprintln!("initialised token '{}'", printable(&token.token_label));
     }
     StoreConfig::create_pkcs11(&dir, &token)?;
     eprintln!(
         "initialised key store {} (backend: pkcs11, token '{}' in {})",
-        dir.display(),
-        token.token_label,
-        token.module.display()
+        printable(&dir.display().to_string()),
+        printable(&token.token_label),
+        printable(&token.module.display().to_string())
     );
     Ok(())
 }

@@ -82,10 +82,16 @@ pub struct StationArgs {
 }
 
 impl StationArgs {
+    /// The repository (created if absent); the default one only inside a key store, so
+    /// that a wrong --store is named as such, not given a repository.
     fn repository(&self) -> Result<Repository> {
         let dir = match &self.repository {
             Some(dir) => dir.clone(),
-            None => self.store.dir()?.join("repository"),
+            None => {
+                let store = self.store.dir()?;
+                vss_hsm::StoreConfig::read(&store)?;
+                store.join("repository")
+            }
         };
         Ok(Repository::open(&dir)?)
     }

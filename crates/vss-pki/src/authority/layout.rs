@@ -96,7 +96,8 @@ impl PkiDir {
 /// What `init` creates.
 #[derive(Debug, Clone)]
 pub struct InitRequest {
-    /// The PKI's name: the certificates are named `<name>-root`, `<name>-ea`, `<name>-aa`.
+    /// The PKI's name, 1–64 characters of `A-Z a-z 0-9 . _ -`: the certificates are named
+    /// `<name>-root`, `<name>-ea`, `<name>-aa`.
     pub name: String,
     /// The curve of the authorities' signing keys (their encryption keys are p256, or bp256
     /// with brainpool).
@@ -136,6 +137,9 @@ pub struct Authorities {
 /// Creates the authorities' keys in `hsm` and their certificates (root self-signed, EA and AA
 /// signed by the root) in `dir`. Refuses a directory that already holds a PKI.
 pub fn init(dir: &PkiDir, hsm: &dyn Hsm, request: &InitRequest) -> crate::Result<Authorities> {
+    vss_hsm::check_label(&request.name).map_err(|_| {
+        crate::Error::InvalidRequest(format!("'{}' is not a name for a PKI", request.name))
+    })?;
     if dir.cert_path(Role::Root).exists() {
         return Err(crate::Error::InvalidRequest(format!(
             "{} holds a PKI already",

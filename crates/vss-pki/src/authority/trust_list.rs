@@ -35,8 +35,11 @@ fn read_cert(path: &Path) -> Result<Cert> {
 }
 
 impl PkiDir {
-    /// Adds (or replaces) a trusted PKI. Its EA must be issued by its root.
+    /// Adds (or replaces) a trusted PKI. This directory must hold a PKI
+    /// ([`Error::NotAPkiDir`] otherwise, and nothing is created); the other PKI's EA must be
+    /// issued by its root.
     pub fn add_trusted(&self, pki: &TrustedPki) -> Result<()> {
+        self.check()?;
         vss_hsm::check_label(&pki.name).map_err(|_| {
             Error::InvalidRequest(format!("'{}' is not a name for a trusted PKI", pki.name))
         })?;

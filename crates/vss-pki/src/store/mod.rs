@@ -66,6 +66,15 @@ pub struct Station {
     pub psids: Vec<u64>,
 }
 
+/// Refuses a canonical id that is no label (see [`StoreError::InvalidCanonicalId`]): it is
+/// written to the audit log and printed, so it holds nothing that could break a line.
+fn check_canonical_id(id: &str) -> Result<(), StoreError> {
+    vss_hsm::check_label(id).map_err(|e| match e {
+        vss_hsm::Error::InvalidLabel(shown) => StoreError::InvalidCanonicalId(shown),
+        other => StoreError::InvalidCanonicalId(other.to_string()),
+    })
+}
+
 /// PSIDs as stored: decimal, comma-separated.
 fn psids_text(psids: &[u64]) -> String {
     psids
@@ -149,6 +158,12 @@ pub enum StoreError {
     /// A station with this canonical id is registered already.
     #[error("station '{0}' is registered already")]
     StationExists(String),
+    /// A canonical id to register is not 1–64 characters of `A-Z a-z 0-9 . _ -` (not
+    /// starting with `.`); the id is shown escaped and cut to 64 characters.
+    #[error(
+        "invalid canonical id '{0}': use 1-64 characters of A-Z a-z 0-9 . _ - (not starting with '.')"
+    )]
+    InvalidCanonicalId(String),
     /// The database holds something this code cannot read.
     #[error("corrupt store: {0}")]
     Corrupt(String),
@@ -159,7 +174,8 @@ pub enum StoreError {
 
 /// The records of one PKI; shared by the threads of its services.
 pub trait PkiStore: Send + Sync {
-    /// Registers a station at the EA.
+    /// Registers a station at the EA; its canonical id must be a label
+    /// ([`StoreError::InvalidCanonicalId`] otherwise).
     fn register_station(&self, station: &Station) -> Result<(), StoreError>;
 
     /// The station with this canonical id.

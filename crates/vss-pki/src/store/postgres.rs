@@ -183,6 +183,7 @@ fn issued_from(row: &Row) -> Result<IssuedCertificate, StoreError> {
 
 impl PkiStore for PostgresStore {
     fn register_station(&self, station: &Station) -> Result<(), StoreError> {
+        super::check_canonical_id(&station.canonical_id)?;
         self.with(|c| {
             let mut tx = transaction(c)?;
             let inserted = tx

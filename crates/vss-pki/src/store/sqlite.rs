@@ -93,6 +93,7 @@ fn issued_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<IssuedRow> {
 
 impl PkiStore for SqliteStore {
     fn register_station(&self, station: &Station) -> Result<(), StoreError> {
+        super::check_canonical_id(&station.canonical_id)?;
         self.with(|c| {
             let tx = c
                 .transaction_with_behavior(TransactionBehavior::Immediate)

@@ -27,8 +27,23 @@ fn issued(n: u8, station: Option<&str>) -> IssuedCertificate {
     }
 }
 
-/// A station registers once; a second registration is refused with its id.
+/// A station registers once; a second registration is refused with its id. A canonical id
+/// that is no label is refused, shown escaped and cut short.
 pub fn stations_register_once(store: &dyn PkiStore) {
+    let long = "x".repeat(65);
+    for id in ["", ".car", "car 1", "car\x1b[2J", "car/1", long.as_str()] {
+        assert!(
+            matches!(
+                store.register_station(&station(id)),
+                Err(StoreError::InvalidCanonicalId(_))
+            ),
+            "{id:?}"
+        );
+    }
+    match store.register_station(&station("car\n\x1b")) {
+        Err(e) => assert!(e.to_string().contains("'car\\n\\u{1b}'"), "{e}"),
+        Ok(()) => panic!("a canonical id with control characters was registered"),
+    }
     store.register_station(&station("car-1")).expect("register");
     assert!(matches!(
         store.register_station(&station("car-1")),
