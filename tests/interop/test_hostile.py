@@ -436,11 +436,7 @@ ACCEPTED: dict[tuple[str, str, str], str] = {
 }
 
 # (leaf, option, hostile value) -> why the case fails today, for a file of someone else's.
-XFAIL: dict[tuple[str, str, str], str] = {
-    ("pki serve", "--url", "control"):
-        "crates/vss-cli/src/commands/pki.rs prints --url raw on stderr ('serving … at URL'), "
-        "and nothing checks that --url is a URL",
-}
+XFAIL: dict[tuple[str, str, str], str] = {}
 
 # --------------------------------------------------------------------------------------
 # The cases

@@ -150,6 +150,52 @@ fn a_station_enrols_and_gets_pseudonyms_from_a_served_pki() {
 }
 
 #[test]
+fn a_refused_init_makes_nothing_and_serve_refuses_a_url_that_is_not_one() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let pki = tmp.path().join("pki");
+    for name in ["", "a\u{1b}[2Jb", "has space"] {
+        let out = run(vss()
+            .args(["pki", "init", "--name", name, "--dir"])
+            .arg(&pki)
+            .env("VSS_PIN", PIN)
+            .env("VSS_PUK", PUK))
+        .failure()
+        .one_line_stderr();
+        assert!(
+            out.stderr.contains("not a name for a PKI"),
+            "{}",
+            out.stderr
+        );
+        assert!(!out.stderr.contains('\u{1b}'), "{}", out.stderr);
+        assert!(!pki.exists(), "{name:?} left {}", pki.display());
+    }
+    run(vss()
+        .args(["pki", "init", "--name", "alpha", "--dir"])
+        .arg(&pki)
+        .env("VSS_PIN", PIN)
+        .env("VSS_PUK", PUK))
+    .success();
+    for url in ["", "127.0.0.1:8080", "http://h/\u{1b}[2J"] {
+        let out = run(vss()
+            .args([
+                "pki",
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--url",
+                url,
+                "--dir",
+            ])
+            .arg(&pki)
+            .env("VSS_PIN", PIN))
+        .failure()
+        .one_line_stderr();
+        assert!(out.stderr.contains("--url"), "{}", out.stderr);
+        assert!(!out.stderr.contains('\u{1b}'), "{}", out.stderr);
+    }
+}
+
+#[test]
 fn bench_pki_reports_rates_against_the_raw_sign_rate() {
     let out = common::vss_run(&[
         "bench",

@@ -21,12 +21,12 @@ pub fn check_label(label: &str) -> Result<()> {
     Ok(())
 }
 
-/// `label` as it may be shown: at most [`MAX_LABEL_LEN`] characters, escaped, with `…` and
-/// the full length when it was cut.
-fn printable(label: &str) -> String {
-    let shown: String = label.chars().take(MAX_LABEL_LEN).collect();
+/// Refused text (a label, a name, a URL) as an error may show it: at most
+/// [`MAX_LABEL_LEN`] characters, escaped, with `…` and the full length when it was cut.
+pub fn printable(text: &str) -> String {
+    let shown: String = text.chars().take(MAX_LABEL_LEN).collect();
     let mut out: String = shown.escape_debug().collect();
-    let total = label.chars().count();
+    let total = text.chars().count();
     if total > MAX_LABEL_LEN {
         out.push_str(&format!("… ({total} characters)"));
     }

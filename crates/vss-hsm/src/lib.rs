@@ -31,7 +31,7 @@ use zeroize::Zeroizing;
 pub use atomic::write_atomic;
 pub use config::{open, Backend, StoreConfig};
 pub use error::{Error, Result};
-pub use label::{check_label, MAX_LABEL_LEN};
+pub use label::{check_label, printable, MAX_LABEL_LEN};
 pub use pkcs11::{Pkcs11Hsm, TokenPinStatus, TokenRef};
 pub use soft::{
     SoftHsm, SoftStoreStatus, KDF_LANES, KDF_MEMORY_KIB, KDF_PASSES, PIN_TRIES, PUK_TRIES,

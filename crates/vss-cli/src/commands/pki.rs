@@ -13,7 +13,8 @@ use vss_crypto::{Curve, PublicKey};
 use vss_hsm::{Hsm, SoftHsm};
 use vss_pki::authority::{init, InitRequest, PkiDir, TrustedPki};
 use vss_pki::http::{
-    raise_open_file_limit, serve as serve_http, ServeConfig, MAX_CONNECTIONS, MAX_TIMEOUT,
+    check_base_url, raise_open_file_limit, serve as serve_http, ServeConfig, MAX_CONNECTIONS,
+    MAX_TIMEOUT,
 };
 use vss_pki::store::{open_store, Role, Station};
 
@@ -183,12 +184,13 @@ impl PkiCommand {
                 format,
             } => {
                 let dir = PkiDir::new(&pki.dir);
+                let mut request = InitRequest::new(&name);
+                request.curve = curve;
+                request.check(&dir)?;
                 let pin = pki.pin(true).read()?;
                 let puk = puk.source(true).read()?;
                 SoftHsm::init(&dir.keys(), &pin, &puk)?;
                 let hsm = SoftHsm::open(&dir.keys(), &pin)?;
-                let mut request = InitRequest::new(&name);
-                request.curve = curve;
                 let made = init(&dir, &hsm, &request)?;
                 summary(
                     format,
@@ -296,6 +298,7 @@ fn serve(
         &dir.database(),
     )?);
     let url = url.unwrap_or_else(|| format!("http://{listen}"));
+    check_base_url(&url).context("--url")?;
     let services = vss_pki::http::services(&dir, hsm, store, &url)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -111,6 +111,24 @@ pub struct InitRequest {
 }
 
 impl InitRequest {
+    /// Whether [`init`] would take this request for `dir`: the name is a label and `dir`
+    /// holds no PKI yet. Checked before anything is made (the key store included).
+    pub fn check(&self, dir: &PkiDir) -> crate::Result<()> {
+        vss_hsm::check_label(&self.name).map_err(|_| {
+            crate::Error::InvalidRequest(format!(
+                "'{}' is not a name for a PKI",
+                vss_hsm::printable(&self.name)
+            ))
+        })?;
+        if dir.cert_path(Role::Root).exists() {
+            return Err(crate::Error::InvalidRequest(format!(
+                "{} holds a PKI already",
+                dir.path().display()
+            )));
+        }
+        Ok(())
+    }
+
     /// A PKI named `name` on p256 starting now: root 10 years, EA and AA 4 years.
     pub fn new(name: &str) -> Self {
         InitRequest {
@@ -137,15 +155,7 @@ pub struct Authorities {
 /// Creates the authorities' keys in `hsm` and their certificates (root self-signed, EA and AA
 /// signed by the root) in `dir`. Refuses a directory that already holds a PKI.
 pub fn init(dir: &PkiDir, hsm: &dyn Hsm, request: &InitRequest) -> crate::Result<Authorities> {
-    vss_hsm::check_label(&request.name).map_err(|_| {
-        crate::Error::InvalidRequest(format!("'{}' is not a name for a PKI", request.name))
-    })?;
-    if dir.cert_path(Role::Root).exists() {
-        return Err(crate::Error::InvalidRequest(format!(
-            "{} holds a PKI already",
-            dir.path().display()
-        )));
-    }
+    request.check(dir)?;
     let encryption_curve = match request.curve {
         Curve::Bp256 | Curve::Bp384 => Curve::Bp256,
         _ => Curve::P256,

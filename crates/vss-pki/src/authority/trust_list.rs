@@ -51,12 +51,7 @@ impl PkiDir {
                 pki.root.hashed_id8()
             )));
         }
-        if !(pki.ea_url.starts_with("http://") || pki.ea_url.starts_with("https://")) {
-            return Err(Error::InvalidRequest(format!(
-                "'{}' is not an http(s) URL",
-                pki.ea_url
-            )));
-        }
+        crate::http::check_base_url(&pki.ea_url)?;
         let dir = self.trust_list().join(&pki.name);
         std::fs::create_dir_all(&dir).map_err(io(&dir))?;
         vss_hsm::write_atomic(&dir.join("ea.cert"), pki.ea.bytes())?;

@@ -6,6 +6,7 @@ mod loopback;
 mod media_type;
 mod serve;
 mod server;
+mod url;
 
 pub use client::{post, HttpEaLink, HttpError};
 pub use loopback::LoopbackServer;
@@ -15,3 +16,4 @@ pub use serve::{
     RESERVED_DESCRIPTORS,
 };
 pub use server::{services, Services, CODE_HEADER, REQUEST_TYPE, RESPONSE_TYPE};
+pub use url::{check_base_url, MAX_URL_LEN};
