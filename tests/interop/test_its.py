@@ -764,8 +764,8 @@ def test_vss_signed_data_decodes_and_verifies(its, curve, rng, seed_note):
                 extra = ["--chain", at.path] if signer_form == "digest" else []
                 rc, reply, args = its.verify(path, "--trust", root.path, "--chain", aa.path,
                                              *extra, "--at", ref.rfc3339(generation))
-                assert (rc, reply) == (0, {"verdict": "Valid", "psid": psid,
-                                           "signer": ref.hashed_id8(at.data)}), (
+                assert (rc, reply) == (0, {"verdict": "Valid", "sn_verify_report": "success",
+                                           "psid": psid, "signer": ref.hashed_id8(at.data)}), (
                     f"{_cmd(args)} -> {rc} {reply}{seed_note}")
 
 
@@ -1102,7 +1102,8 @@ def test_ectl_verifies_against_the_tlm(its):
     tlm_id = ref.hashed_id8(_TLM.read_bytes())
     assert tlm_id == "E7A4B2B045E7ACF9"
     rc, reply, args = its.verify(_ECTL, "--trust", _TLM, "--at", ref.rfc3339(generated))
-    assert (rc, reply) == (0, {"verdict": "Valid", "signer": tlm_id, "psid": 624}), (
+    assert (rc, reply) == (0, {"verdict": "Valid", "sn_verify_report": "success",
+                               "signer": tlm_id, "psid": 624}), (
         f"{_cmd(args)} -> {rc} {reply}")
     # The same with the trust anchors given as a directory (the TLM and the two roots).
     anchors = its.fresh("anchors")
@@ -1114,7 +1115,8 @@ def test_ectl_verifies_against_the_tlm(its):
     # Trusting only a root CA of the list: the TLM is a self-signed stranger.
     other = VECTORS / "ectl/extracted/eu_rca_L2_1_EU-ROOT-CA_L2_624E2E81B7945C4F.oer"
     rc, reply, args = its.verify(_ECTL, "--trust", other, "--at", ref.rfc3339(generated))
-    assert (rc, reply["verdict"]) == (1, "UntrustedRoot"), f"{_cmd(args)} -> {reply}"
+    assert (rc, reply["verdict"], reply["sn_verify_report"]) == (
+        1, "UntrustedRoot", "invalid_certificate"), f"{_cmd(args)} -> {reply}"
     # After the TLM certificate's end (4 years from its start).
     tlm = ref.decode_cert(_TLM.read_bytes())["toBeSigned"]["validityPeriod"]
     end = ref.utc_of_time32(tlm["start"]) + timedelta(

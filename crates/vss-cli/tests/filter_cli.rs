@@ -201,8 +201,6 @@ fn the_same_in_batches_of_256_within_2_ms() {
 fn filter_ten_thousand_each(batching: &[&str]) {
     let dir = tempfile::tempdir().expect("tempdir");
     let trusted = Authority::new("trusted");
-    std::fs::write(dir.path().join("root.cert"), trusted.root.bytes()).expect("root");
-    std::fs::write(dir.path().join("aa.cert"), trusted.aa.bytes()).expect("aa");
     let tickets: Vec<_> = (0..4).map(|_| trusted.ticket(36, ItsTime::now())).collect();
     let valid: Vec<(Vec<u8>, Vec<u8>)> = (0..VALID)
         .map(|i| {
@@ -218,36 +216,10 @@ fn filter_ten_thousand_each(batching: &[&str]) {
         .collect();
     let invalid = invalid_messages(&trusted);
 
-    let receiver = UdpSocket::bind("127.0.0.1:0").expect("receiver");
-    receiver
-        .set_read_timeout(Some(Duration::from_secs(20)))
-        .expect("timeout");
-    let listen = format!("127.0.0.1:{}", free_udp_port());
-    let mut child = vss()
-        .args(["filter", "--listen", &format!("udp:{listen}"), "--forward"])
-        .arg(format!("udp:{}", receiver.local_addr().expect("address")))
-        .arg("--anchor")
-        .arg(dir.path().join("root.cert"))
-        .arg("--authority")
-        .arg(dir.path().join("aa.cert"))
-        .args([
-            "--count",
-            &(VALID + INVALID).to_string(),
-            "--format",
-            "json",
-        ])
-        // The messages are all signed before the first is sent: on a slow machine that can
-        // take longer than the default 10 s window.
-        .args(["--replay-max-age-ms", "600000"])
-        .args(batching)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("vss filter");
-    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
-    let mut line = String::new();
-    stderr.read_line(&mut line).expect("first line");
-    assert!(line.starts_with("filtering udp:"), "{line}");
+    // The messages are all signed before the first is sent: on a slow machine that can take
+    // longer than the default 10 s window.
+    let options = [&["--replay-max-age-ms", "600000"][..], batching].concat();
+    let (child, listen, receiver) = start_filter(dir.path(), &trusted, VALID + INVALID, &options);
 
     let sender = UdpSocket::bind("127.0.0.1:0").expect("sender");
     let mut forwarded: Vec<Vec<u8>> = Vec::with_capacity(VALID);
