@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Fills fuzz/corpus/<target>/ with the published vectors (tests/vectors/its), for
 # its_decode encrypted data made by `vss its encrypt` to the ETSI ticket the targets decrypt
-# with, and for its_times the committed seeds of fuzz/seeds/its_times. Run from anywhere
-# after `cargo build -p vss-cli`.
+# with, and for its_times and pki_intake their committed seeds (fuzz/seeds/<target>). Run
+# from anywhere after `cargo build -p vss-cli`.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 vss="${VSS_BIN:-$root/target/debug/vss}"
 corpus="$root/fuzz/corpus"
-mkdir -p "$corpus"/its_decode "$corpus"/its_certificate "$corpus"/its_verify "$corpus"/its_times
-cp "$root"/fuzz/seeds/its_times/* "$corpus/its_times/"
+mkdir -p "$corpus"/its_decode "$corpus"/its_certificate "$corpus"/its_verify
+for target in its_times pki_intake; do
+  mkdir -p "$corpus/$target"
+  cp "$root"/fuzz/seeds/"$target"/* "$corpus/$target/"
+done
 while IFS= read -r -d '' file; do
   for target in its_decode its_certificate its_verify; do
     cp "$file" "$corpus/$target/"

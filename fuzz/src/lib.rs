@@ -1,10 +1,14 @@
 //! What the fuzz targets check, and the fixed environment they check it in: trust anchors,
 //! chain certificates and a decryption key, all from the published vectors
-//! (tests/vectors/its), compiled in.
+//! (tests/vectors/its), compiled in; for [`pki_intake`], a fixed PKI (see its module).
 //!
 //! Every function here must return normally for every input: a panic is a finding.
 
+mod intake;
+
 use std::sync::OnceLock;
+
+pub use intake::pki_intake;
 
 use vss_crypto::{Curve, PrivateKey};
 use vss_its::asn::Ieee1609Dot2Data;
@@ -87,7 +91,10 @@ pub fn decode_data(bytes: &[u8]) {
         return;
     };
     let again = vss_its::encode_data(&data).expect("a decoded structure encodes");
-    assert_eq!(again, bytes, "strict decoding accepted a non-canonical encoding");
+    assert_eq!(
+        again, bytes,
+        "strict decoding accepted a non-canonical encoding"
+    );
     let _ = vss_its::data_to_json(&data);
     read_signed(&data);
     let env = environment();
@@ -129,21 +136,30 @@ pub fn certificate(bytes: &[u8]) {
     let mut validator = Validator::new(env.trust.clone(), 8);
     let first = validator.verify_certificate(&cert, &env.chain, env.now);
     let second = validator.verify_certificate(&cert, &env.chain, env.now);
-    assert_eq!(first.verdict, second.verdict, "a warm cache changed the verdict");
+    assert_eq!(
+        first.verdict, second.verdict,
+        "a warm cache changed the verdict"
+    );
 }
 
 /// Verifying signed data: one verdict, the same with the cache cold and warm, at the
 /// message's own generation time (so captured messages can be Valid) and at a fixed time.
 pub fn verify(bytes: &[u8]) {
     let env = environment();
-    let generated = SignedMessage::from_bytes(bytes)
-        .ok()
-        .and_then(|m| m.header().generation_time.as_ref().map(ItsTime::from_time64));
+    let generated = SignedMessage::from_bytes(bytes).ok().and_then(|m| {
+        m.header()
+            .generation_time
+            .as_ref()
+            .map(ItsTime::from_time64)
+    });
     for now in [generated.unwrap_or(env.now), env.now] {
         let mut validator = Validator::new(env.trust.clone(), 8);
         let first = validator.verify_data(bytes, &env.chain, now);
         let second = validator.verify_data(bytes, &env.chain, now);
-        assert_eq!(first.verdict, second.verdict, "a warm cache changed the verdict");
+        assert_eq!(
+            first.verdict, second.verdict,
+            "a warm cache changed the verdict"
+        );
         if first.verdict == Verdict::Valid {
             assert!(first.signer.is_some() && first.psid.is_some(), "{first:?}");
         }
