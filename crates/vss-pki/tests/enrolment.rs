@@ -130,6 +130,20 @@ fn bad_requests_get_their_codes_and_nothing_is_issued() {
     let good = request(&f, "car-1", &key);
     assert_eq!(answered(&f, &good).0, Code::Ok);
     assert_eq!(answered(&f, &good).0, Code::DeniedRequest);
+    // The same request re-wrapped with its recipient entry twice (other bytes, the same
+    // decrypted request) is a replay too, and gets no second credential.
+    let mut rewrapped = vss_its::decode_data(&good.bytes).expect("decode");
+    let vss_its::asn::Ieee1609Dot2Content::EncryptedData(sealed) = &mut rewrapped.content else {
+        panic!("an encrypted request");
+    };
+    let first = sealed.recipients.0[0].clone();
+    sealed.recipients.0.push(first);
+    let rewrapped = vss_its::encode_data(&rewrapped).expect("encode");
+    assert_ne!(rewrapped, good.bytes);
+    match f.ea.enrol(&rewrapped, now()).expect("enrol") {
+        Answer::Response { code, .. } => assert_eq!(code, Code::DeniedRequest),
+        other => panic!("{other:?}"),
+    }
     // Re-enrolment with a credential this EA never issued.
     let foreign = made_pki::foreign_credential(&key);
     let stranger = enrolment_request(

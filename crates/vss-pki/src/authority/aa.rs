@@ -86,14 +86,17 @@ impl Aa {
             Ok(o) => o,
             Err(failure) => return Ok(Answer::Refused(failure.into())),
         };
+        // Replays are told by the decrypted request, whatever wraps it: the same request
+        // re-sent with another recipient list is still a replay.
+        let request_id = request_hash(&opened.bytes);
         let checked = self
-            .check(opened.data, &hash, now)
+            .check(opened.data, &request_id, now)
             .map(|ticket| (ticket, None))
             .map_err(|Refusal(code, why)| (code, why));
         let (code, ticket) = conclude(
             self.store.as_ref(),
             Role::Aa,
-            &hash,
+            &request_id,
             checked,
             Code::Ok,
             Code::ItsAaOutOfSyncRequest,
@@ -113,7 +116,7 @@ impl Aa {
     fn check(
         &self,
         data: vss_its::asn::Ieee1609Dot2Data,
-        hash: &[u8; 16],
+        request_id: &[u8; 16],
         now: ItsTime,
     ) -> std::result::Result<Cert, Refusal> {
         // With proof of possession the request is signed by the ticket's key; without, it is
@@ -167,7 +170,7 @@ impl Aa {
                 "the keyTag does not match the keys",
             );
         }
-        if self.store.seen(Role::Aa, hash).unwrap_or(false) {
+        if self.store.seen(Role::Aa, request_id).unwrap_or(false) {
             return refuse(Code::ItsAaOutOfSyncRequest, "a replay");
         }
         let ea_id = HashedId8::from_asn(&inner.shared_at_request.ea_id);

@@ -93,14 +93,17 @@ impl Ea {
             Ok(o) => o,
             Err(failure) => return Ok(Answer::Refused(failure.into())),
         };
+        // Replays are told by the decrypted request, whatever wraps it: the same request
+        // re-sent with another recipient list is still a replay.
+        let request_id = request_hash(&opened.bytes);
         let checked = self
-            .check(opened.data, &hash, now)
+            .check(opened.data, &request_id, now)
             .map(|(cert, station)| (cert, Some(station)))
             .map_err(|Refusal(code, why)| (code, why));
         let (code, certificate) = conclude(
             self.store.as_ref(),
             Role::Ea,
-            &hash,
+            &request_id,
             checked,
             Code::Ok,
             Code::DeniedRequest,
@@ -136,7 +139,10 @@ impl Ea {
             Ok(o) => o,
             Err(failure) => return Ok(Answer::Refused(failure.into())),
         };
-        let (code, confirmed, why) = match self.check_validation(opened.data, &hash, now) {
+        // Replays are told by the decrypted request, whatever wraps it: the same request
+        // re-sent with another recipient list is still a replay.
+        let request_id = request_hash(&opened.bytes);
+        let (code, confirmed, why) = match self.check_validation(opened.data, &request_id, now) {
             Ok(confirmed) => (VCode::Ok, Some(confirmed), String::new()),
             Err(Refusal(code, why)) => (code, None, why),
         };
@@ -144,7 +150,7 @@ impl Ea {
             VCode::Ok => Outcome::Answered("ok".into()),
             _ => Outcome::Refused(format!("{}: {why}", messages::code_name(&code))),
         };
-        let (code, confirmed) = match self.store.record(Role::Ea, &hash, &outcome) {
+        let (code, confirmed) = match self.store.record(Role::Ea, &request_id, &outcome) {
             Ok(()) => (code, confirmed),
             Err(crate::store::StoreError::Replay(_)) => (VCode::DeniedRequest, None),
             Err(e) => return Err(e.into()),
@@ -164,7 +170,7 @@ impl Ea {
     fn check_validation(
         &self,
         outer: vss_its::asn::Ieee1609Dot2Data,
-        hash: &[u8; 16],
+        request_id: &[u8; 16],
         now: ItsTime,
     ) -> std::result::Result<CertificateSubjectAttributes, Refusal<VCode>> {
         let outer = protocol::signed_message(outer)
@@ -188,7 +194,7 @@ impl Ea {
                 "not an authorization validation request",
             );
         };
-        if self.store.seen(Role::Ea, hash).unwrap_or(false) {
+        if self.store.seen(Role::Ea, request_id).unwrap_or(false) {
             return refuse(VCode::DeniedRequest, "a replay");
         }
         let shared = &request.shared_at_request;
@@ -271,7 +277,7 @@ impl Ea {
     fn check(
         &self,
         outer: vss_its::asn::Ieee1609Dot2Data,
-        hash: &[u8; 16],
+        request_id: &[u8; 16],
         now: ItsTime,
     ) -> std::result::Result<(Cert, String), Refusal> {
         let outer = match protocol::signed_message(outer) {
@@ -312,7 +318,7 @@ impl Ea {
             );
         }
         self.check_outer(&outer, &its_id, now)?;
-        if self.store.seen(Role::Ea, hash).unwrap_or(false) {
+        if self.store.seen(Role::Ea, request_id).unwrap_or(false) {
             return refuse(Code::DeniedRequest, "a replay");
         }
         if let Some(apps) = &inner.requested_subject_attributes.app_permissions {
