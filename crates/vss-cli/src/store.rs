@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::Args;
 use vss_hsm::Hsm;
 
@@ -20,7 +20,7 @@ pub struct StoreArgs {
 }
 
 impl StoreArgs {
-    /// The store directory this command uses.
+    /// The store directory this command uses: `--store`, else [`vss_hsm::default_store_dir`].
     pub fn dir(&self) -> Result<PathBuf> {
         if let Some(dir) = &self.store {
             if dir.as_os_str().is_empty() {
@@ -28,15 +28,7 @@ impl StoreArgs {
             }
             return Ok(dir.clone());
         }
-        if let Some(dir) = std::env::var_os("VSS_STORE") {
-            if dir.is_empty() {
-                bail!("VSS_STORE is set but empty: name a key-store directory, or unset it");
-            }
-            return Ok(PathBuf::from(dir));
-        }
-        let data = dirs::data_dir()
-            .context("no --store, no VSS_STORE, and no user data directory to default to")?;
-        Ok(data.join("vss").join("store"))
+        Ok(vss_hsm::default_store_dir()?)
     }
 
     /// Where the user PIN comes from.

@@ -49,6 +49,12 @@ impl HashAlg {
         digest::digest(self.algorithm(), data).as_ref().to_vec()
     }
 
+    /// An incremental hash: feed it with [`Hasher::update`], read it with
+    /// [`Hasher::finish`].
+    pub fn hasher(self) -> Hasher {
+        Hasher(digest::Context::new(self.algorithm()))
+    }
+
     pub(crate) fn algorithm(self) -> &'static digest::Algorithm {
         match self {
             HashAlg::Sha224 => &digest::SHA224,
@@ -56,6 +62,28 @@ impl HashAlg {
             HashAlg::Sha384 => &digest::SHA384,
             HashAlg::Sha512 => &digest::SHA512,
         }
+    }
+}
+
+/// A hash computed over data given in parts (from [`HashAlg::hasher`]).
+#[derive(Clone)]
+pub struct Hasher(digest::Context);
+
+impl Hasher {
+    /// Adds the next part of the data.
+    pub fn update(&mut self, data: &[u8]) {
+        self.0.update(data);
+    }
+
+    /// The digest of every part given.
+    pub fn finish(self) -> Vec<u8> {
+        self.0.finish().as_ref().to_vec()
+    }
+}
+
+impl fmt::Debug for Hasher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Hasher").field(&self.0.algorithm()).finish()
     }
 }
 
@@ -79,6 +107,17 @@ impl FromStr for HashAlg {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hash_in_parts_equals_the_hash_in_one() {
+        for alg in HashAlg::ALL {
+            let mut hasher = alg.hasher();
+            for part in [&b"a"[..], b"", b"bc"] {
+                hasher.update(part);
+            }
+            assert_eq!(hasher.finish(), alg.digest(b"abc"), "{alg}");
+        }
+    }
 
     #[test]
     fn fips_180_abc_digests() {

@@ -31,7 +31,7 @@ mod verifying_key;
 pub use aead::{AesCcm, AesGcm, NONCE_LEN, TAG_LEN};
 pub use curve::Curve;
 pub use error::{Error, Result};
-pub use hash::HashAlg;
+pub use hash::{HashAlg, Hasher};
 pub use kdf::kdf2;
 pub use mac::{constant_time_eq, hmac_sha256, hmac_sha256_verify, mac1, MAC1_TAG_LEN};
 pub use private_key::PrivateKey;

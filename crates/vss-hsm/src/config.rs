@@ -4,7 +4,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::{atomic, Error, Hsm, Pkcs11Hsm, Result, SoftHsm, TokenRef};
+use crate::{atomic, Error, Hsm, Pkcs11Hsm, Result, SoftHsm, TokenPinStatus, TokenRef};
+
+/// The environment variable that names the key-store directory.
+pub const STORE_ENV: &str = "VSS_STORE";
 
 /// File name of the configuration inside a store directory.
 pub(crate) const CONFIG_FILE: &str = "hsm.json";
@@ -144,5 +147,34 @@ pub fn open(dir: &Path, pin: &str) -> Result<Box<dyn Hsm>> {
             },
             pin,
         )?)),
+    }
+}
+
+/// The key-store directory when none is named explicitly: `$VSS_STORE`, else
+/// `vss/store` in the user's data directory. The directory need not exist yet.
+pub fn default_store_dir() -> Result<PathBuf> {
+    if let Some(dir) = std::env::var_os(STORE_ENV) {
+        if dir.is_empty() {
+            return Err(Error::EmptyStoreEnv);
+        }
+        return Ok(PathBuf::from(dir));
+    }
+    dirs::data_dir()
+        .map(|data| data.join("vss").join("store"))
+        .ok_or(Error::NoStoreDir)
+}
+
+/// The user-PIN state of the store in `dir`, whatever its backend, read without using a
+/// try: the soft store's counters as flags, or the token's own flags.
+pub fn pin_status(dir: &Path) -> Result<TokenPinStatus> {
+    match StoreConfig::read(dir)?.backend {
+        Backend::Soft => Ok(SoftHsm::status(dir)?.pin_flags()),
+        Backend::Pkcs11 {
+            module,
+            token_label,
+        } => Pkcs11Hsm::pin_status(&TokenRef {
+            module,
+            token_label,
+        }),
     }
 }

@@ -44,6 +44,12 @@ pub enum Error {
     /// The directory is not an initialised key store.
     #[error("{} is not an initialised key store (run `vss hsm init`)", .0.display())]
     NotAStore(PathBuf),
+    /// `VSS_STORE` is set to the empty string.
+    #[error("VSS_STORE is set but empty: name a key-store directory, or unset it")]
+    EmptyStoreEnv,
+    /// No store directory was named and there is no user data directory to default to.
+    #[error("no key-store directory named and no user data directory to default to")]
+    NoStoreDir,
     /// The directory holds a key store, or other files, already.
     #[error("{} is not empty: refusing to initialise a key store there", .0.display())]
     NotEmpty(PathBuf),

@@ -29,10 +29,10 @@ use vss_crypto::{Curve, PrivateKey, PublicKey, Signature};
 use zeroize::Zeroizing;
 
 pub use atomic::write_atomic;
-pub use config::{open, Backend, StoreConfig};
+pub use config::{default_store_dir, open, pin_status, Backend, StoreConfig, STORE_ENV};
 pub use error::{Error, Result};
 pub use label::{check_label, printable, MAX_LABEL_LEN};
-pub use pkcs11::{Pkcs11Hsm, TokenPinStatus, TokenRef};
+pub use pkcs11::{ec as pkcs11_ec, Pkcs11Hsm, TokenPinStatus, TokenRef};
 pub use soft::{
     SoftHsm, SoftStoreStatus, KDF_LANES, KDF_MEMORY_KIB, KDF_PASSES, PIN_TRIES, PUK_TRIES,
 };

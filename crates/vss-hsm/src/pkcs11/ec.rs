@@ -4,7 +4,7 @@
 use vss_crypto::Curve;
 
 /// `CKA_EC_PARAMS` for a curve: the DER encoding of its named-curve OID.
-pub(crate) fn ec_params(curve: Curve) -> Vec<u8> {
+pub fn ec_params(curve: Curve) -> Vec<u8> {
     let arcs: Vec<u64> = curve
         .oid()
         .split('.')
@@ -31,12 +31,12 @@ fn base128(mut value: u64) -> Vec<u8> {
 }
 
 /// The curve whose `CKA_EC_PARAMS` these are, if it is one VSS supports.
-pub(crate) fn curve_of(params: &[u8]) -> Option<Curve> {
+pub fn curve_of(params: &[u8]) -> Option<Curve> {
     Curve::ALL.into_iter().find(|&c| ec_params(c) == params)
 }
 
 /// `CKA_EC_POINT` for a SEC1 point: DER OCTET STRING (every supported point is < 128 bytes).
-pub(crate) fn ec_point(sec1: &[u8]) -> Vec<u8> {
+pub fn ec_point(sec1: &[u8]) -> Vec<u8> {
     let mut der = vec![0x04, sec1.len() as u8];
     der.extend_from_slice(sec1);
     der
@@ -44,7 +44,7 @@ pub(crate) fn ec_point(sec1: &[u8]) -> Vec<u8> {
 
 /// The uncompressed SEC1 point inside a `CKA_EC_POINT` value of a curve; tokens that store
 /// the bare point (one byte shorter than DER's two-byte header allows) are accepted too.
-pub(crate) fn sec1_of(curve: Curve, ec_point: &[u8]) -> &[u8] {
+pub fn sec1_of(curve: Curve, ec_point: &[u8]) -> &[u8] {
     let point_len = 1 + 2 * curve.scalar_len();
     match ec_point {
         [0x04, len, rest @ ..] if usize::from(*len) == point_len && rest.len() == point_len => rest,

@@ -2,7 +2,7 @@
 //! the token as sensitive and not extractable; ECDSA with `CKM_ECDSA` on a digest, ECDH with
 //! `CKM_ECDH1_DERIVE`.
 
-mod ec;
+pub mod ec;
 mod module;
 
 use std::collections::HashMap;

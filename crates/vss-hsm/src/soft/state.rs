@@ -114,6 +114,19 @@ pub struct SoftStoreStatus {
     pub puk_tries_left: u8,
 }
 
+impl SoftStoreStatus {
+    /// The counters as a token's user-PIN flags: a wrong PIN since the last success, one
+    /// try left, or no try left (the PIN blocked, or the store locked for good).
+    pub fn pin_flags(&self) -> crate::TokenPinStatus {
+        let locked = self.pin_tries_left == 0 || self.puk_tries_left == 0;
+        crate::TokenPinStatus {
+            count_low: !locked && self.pin_tries_left < PIN_TRIES,
+            final_try: !locked && self.pin_tries_left == 1,
+            locked,
+        }
+    }
+}
+
 /// The state file of one store, with the store's lock held for as long as this lives.
 pub(crate) struct StateFile {
     path: PathBuf,
@@ -335,5 +348,27 @@ fn unwrap(
             Ok(Some(master))
         }
         Err(_) => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_become_the_token_pin_flags() {
+        let flags = |pin_tries_left, puk_tries_left| {
+            let f = SoftStoreStatus {
+                pin_tries_left,
+                puk_tries_left,
+            }
+            .pin_flags();
+            (f.count_low, f.final_try, f.locked)
+        };
+        assert_eq!(flags(PIN_TRIES, PUK_TRIES), (false, false, false));
+        assert_eq!(flags(2, PUK_TRIES), (true, false, false));
+        assert_eq!(flags(1, PUK_TRIES), (true, true, false));
+        assert_eq!(flags(0, PUK_TRIES), (false, false, true));
+        assert_eq!(flags(PIN_TRIES, 0), (false, false, true));
     }
 }

@@ -1,0 +1,315 @@
+//! Sessions: the table of open sessions, and each session's active operations (a search, a
+//! signature, a verification), each behind its own lock so that sessions work in parallel.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use cryptoki_sys::*;
+use vss_crypto::{Curve, Hasher, Signature, VerifyingKey};
+use vss_hsm::{Hsm, KeyHandle};
+
+use crate::error::{Error, Result};
+use crate::mechanism::{Mechanism, MAX_ECDSA_INPUT};
+
+/// The data a signature or verification is over, as it arrives.
+pub(crate) enum Input {
+    /// `CKM_ECDSA`: the digest itself, at most [`MAX_ECDSA_INPUT`] bytes.
+    Raw(Vec<u8>),
+    /// `CKM_ECDSA_SHA*`: the data, hashed as it comes.
+    Hashed(Hasher),
+}
+
+impl Input {
+    /// The empty input of a signature mechanism.
+    pub(crate) fn new(mechanism: Mechanism) -> Self {
+        match mechanism {
+            Mechanism::EcdsaHash(hash) => Input::Hashed(hash.hasher()),
+            Mechanism::Ecdsa | Mechanism::EcKeyPairGen => Input::Raw(Vec::new()),
+        }
+    }
+
+    fn update(&mut self, data: &[u8]) -> Result<()> {
+        match self {
+            Input::Raw(raw) => {
+                if raw.len() + data.len() > MAX_ECDSA_INPUT {
+                    return Err(Error::DataLenRange);
+                }
+                raw.extend_from_slice(data);
+            }
+            Input::Hashed(hasher) => hasher.update(data),
+        }
+        Ok(())
+    }
+
+    fn digest(self) -> Vec<u8> {
+        match self {
+            Input::Raw(raw) => raw,
+            Input::Hashed(hasher) => hasher.finish(),
+        }
+    }
+}
+
+/// Where a signature or verification stands.
+pub(crate) struct Operation<K> {
+    /// The key: a private key's handle to sign, a public key to verify.
+    key: K,
+    curve: Curve,
+    input: Input,
+    /// Whether `C_*Update` was called (then only `C_*Final` ends it).
+    multipart: bool,
+}
+
+impl<K> Operation<K> {
+    /// An operation with `key` on `curve` by `mechanism`.
+    pub(crate) fn new(key: K, curve: Curve, mechanism: Mechanism) -> Self {
+        Operation {
+            key,
+            curve,
+            input: Input::new(mechanism),
+            multipart: false,
+        }
+    }
+
+    /// Length of a signature with the key: `r || s`.
+    fn signature_len(&self) -> usize {
+        2 * self.curve.scalar_len()
+    }
+}
+
+/// Where an output goes: `None` when the application asks for the length only.
+pub(crate) type Room = Option<usize>;
+
+/// What an output-producing call gives back.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Output {
+    /// The length the output will have (the application passed no buffer).
+    Length(usize),
+    /// The output, which fits the application's buffer.
+    Bytes(Vec<u8>),
+}
+
+/// Whether an output of `needed` bytes is to be produced: not when only its length is asked
+/// for, and [`Error::BufferTooSmall`] when it would not fit.
+pub(crate) fn produce(room: Room, needed: usize) -> Result<bool> {
+    match room {
+        None => Ok(false),
+        Some(room) if room < needed => Err(Error::BufferTooSmall { needed }),
+        Some(_) => Ok(true),
+    }
+}
+
+/// One session.
+#[derive(Default)]
+pub(crate) struct Session {
+    /// The objects a search found and has not handed out yet.
+    pub(crate) find: Option<std::vec::IntoIter<CK_OBJECT_HANDLE>>,
+    /// The active signature.
+    pub(crate) sign: Option<Operation<KeyHandle>>,
+    /// The active verification.
+    pub(crate) verify: Option<Operation<VerifyingKey>>,
+}
+
+/// Runs `step` on the operation in `slot`; an error ends the operation.
+fn step<K>(
+    slot: &mut Option<Operation<K>>,
+    step: impl FnOnce(&mut Operation<K>) -> Result<()>,
+) -> Result<()> {
+    let op = slot.as_mut().ok_or(Error::OperationNotInitialized)?;
+    let result = step(op);
+    if result.is_err() {
+        *slot = None;
+    }
+    result
+}
+
+impl Session {
+    /// `C_SignUpdate` and `C_VerifyUpdate`'s part.
+    fn update<K>(slot: &mut Option<Operation<K>>, data: &[u8]) -> Result<()> {
+        step(slot, |op| {
+            op.multipart = true;
+            op.input.update(data)
+        })
+    }
+
+    /// `C_SignUpdate`.
+    pub(crate) fn sign_update(&mut self, data: &[u8]) -> Result<()> {
+        Self::update(&mut self.sign, data)
+    }
+
+    /// `C_VerifyUpdate`.
+    pub(crate) fn verify_update(&mut self, data: &[u8]) -> Result<()> {
+        Self::update(&mut self.verify, data)
+    }
+
+    /// `C_Sign` (`data` given) and `C_SignFinal` (`None`): the operation stays active while
+    /// the application only asks for the length or its buffer is too small.
+    pub(crate) fn sign(
+        &mut self,
+        hsm: &dyn Hsm,
+        data: Option<&[u8]>,
+        room: Room,
+    ) -> Result<Output> {
+        let op = self.sign.as_ref().ok_or(Error::OperationNotInitialized)?;
+        if data.is_some() && op.multipart {
+            return Err(Error::OperationActive);
+        }
+        let len = op.signature_len();
+        if !produce(room, len)? {
+            return Ok(Output::Length(len));
+        }
+        let mut op = self.sign.take().ok_or(Error::OperationNotInitialized)?;
+        op.input.update(data.unwrap_or_default())?;
+        let signature = hsm.sign_digest(&op.key, &op.input.digest())?;
+        Ok(Output::Bytes(signature.to_p1363().to_vec()))
+    }
+
+    /// `C_Verify` (`data` given) and `C_VerifyFinal` (`None`); always ends the operation.
+    pub(crate) fn verify(&mut self, data: Option<&[u8]>, signature: &[u8]) -> Result<()> {
+        let op = self.verify.as_ref().ok_or(Error::OperationNotInitialized)?;
+        if data.is_some() && op.multipart {
+            return Err(Error::OperationActive);
+        }
+        let mut op = self.verify.take().ok_or(Error::OperationNotInitialized)?;
+        op.input.update(data.unwrap_or_default())?;
+        if signature.len() != op.signature_len() {
+            return Err(Error::SignatureLenRange);
+        }
+        let signature =
+            Signature::from_p1363(op.curve, signature).map_err(|_| Error::SignatureInvalid)?;
+        if op.key.verify_digest(&op.input.digest(), &signature) {
+            Ok(())
+        } else {
+            Err(Error::SignatureInvalid)
+        }
+    }
+}
+
+/// A session as the table keeps it.
+struct Entry {
+    rw: bool,
+    session: Arc<Mutex<Session>>,
+}
+
+/// The open sessions, by handle.
+#[derive(Default)]
+pub(crate) struct Sessions {
+    open: Mutex<HashMap<CK_SESSION_HANDLE, Entry>>,
+    /// The last handle handed out (handles are never reused while the module lives).
+    last: Mutex<CK_SESSION_HANDLE>,
+}
+
+impl Sessions {
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, HashMap<CK_SESSION_HANDLE, Entry>>> {
+        self.open.lock().map_err(|_| Error::Internal)
+    }
+
+    /// Opens a session; its handle.
+    pub(crate) fn open(&self, rw: bool) -> Result<CK_SESSION_HANDLE> {
+        let handle = {
+            let mut last = self.last.lock().map_err(|_| Error::Internal)?;
+            *last += 1;
+            *last
+        };
+        let session = Arc::new(Mutex::new(Session::default()));
+        self.lock()?.insert(handle, Entry { rw, session });
+        Ok(handle)
+    }
+
+    /// The session `handle` and whether it is read/write.
+    pub(crate) fn get(&self, handle: CK_SESSION_HANDLE) -> Result<(Arc<Mutex<Session>>, bool)> {
+        self.lock()?
+            .get(&handle)
+            .map(|e| (Arc::clone(&e.session), e.rw))
+            .ok_or(Error::SessionHandleInvalid)
+    }
+
+    /// Closes a session; how many stay open.
+    pub(crate) fn close(&self, handle: CK_SESSION_HANDLE) -> Result<usize> {
+        let mut open = self.lock()?;
+        open.remove(&handle).ok_or(Error::SessionHandleInvalid)?;
+        Ok(open.len())
+    }
+
+    /// Closes every session.
+    pub(crate) fn close_all(&self) -> Result<()> {
+        self.lock()?.clear();
+        Ok(())
+    }
+
+    /// How many sessions are open, and how many of them are read/write.
+    pub(crate) fn counts(&self) -> Result<(usize, usize)> {
+        let open = self.lock()?;
+        Ok((open.len(), open.values().filter(|e| e.rw).count()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vss_crypto::{HashAlg, PrivateKey};
+
+    #[test]
+    fn output_is_produced_only_into_a_buffer_that_fits() {
+        assert!(!produce(None, 64).expect("query"));
+        assert!(matches!(
+            produce(Some(63), 64),
+            Err(Error::BufferTooSmall { needed: 64 })
+        ));
+        assert!(produce(Some(64), 64).expect("fits"));
+    }
+
+    #[test]
+    fn raw_ecdsa_input_is_bounded_and_ends_the_operation() {
+        let key = PrivateKey::generate(Curve::P256).expect("key");
+        let verifying = key.public_key().verifying_key().expect("verifying");
+        let mut session = Session {
+            verify: Some(Operation::new(verifying, Curve::P256, Mechanism::Ecdsa)),
+            ..Session::default()
+        };
+        session.verify_update(&[0; 1000]).expect("within bound");
+        assert!(matches!(
+            session.verify_update(&[0; 100]),
+            Err(Error::DataLenRange)
+        ));
+        assert!(session.verify.is_none());
+    }
+
+    #[test]
+    fn verification_in_parts_accepts_the_signature_and_refuses_another() {
+        let key = PrivateKey::generate(Curve::P384).expect("key");
+        let signature = key.sign(HashAlg::Sha384, b"abc").expect("sign");
+        let start = || {
+            let verifying = key.public_key().verifying_key().expect("verifying");
+            Session {
+                verify: Some(Operation::new(
+                    verifying,
+                    Curve::P384,
+                    Mechanism::EcdsaHash(HashAlg::Sha384),
+                )),
+                ..Session::default()
+            }
+        };
+        let mut session = start();
+        session.verify_update(b"a").expect("update");
+        session.verify_update(b"bc").expect("update");
+        assert!(matches!(
+            session.verify(Some(b""), signature.to_p1363()),
+            Err(Error::OperationActive)
+        ));
+        session.verify(None, signature.to_p1363()).expect("valid");
+        assert!(matches!(
+            session.verify(None, signature.to_p1363()),
+            Err(Error::OperationNotInitialized)
+        ));
+        let mut session = start();
+        assert!(matches!(
+            session.verify(Some(b"abd"), signature.to_p1363()),
+            Err(Error::SignatureInvalid)
+        ));
+        let mut session = start();
+        assert!(matches!(
+            session.verify(Some(b"abc"), &signature.to_p1363()[1..]),
+            Err(Error::SignatureLenRange)
+        ));
+    }
+}
