@@ -2,7 +2,7 @@
 //! most people try a module with first; signatures checked by the `openssl` command.
 //!
 //! Without `pkcs11-tool` these tests say why on stderr and skip, unless
-//! `VSS_REQUIRE_PKCS11_TOOL` is set (as `scripts/test` should), when that is a failure.
+//! `VSS_REQUIRE_PKCS11_TOOL` is set (as `scripts/test` does), when that is a failure.
 
 mod common;
 
