@@ -53,7 +53,6 @@
 //! max_bytes = 65536              # per file
 //! ```
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Arc;
@@ -452,13 +451,8 @@ impl Config {
             path: path.to_path_buf(),
             detail,
         };
-        let mut bytes = Vec::new();
-        std::fs::File::open(path)
-            .and_then(|file| file.take(MAX_CONFIG_LEN + 1).read_to_end(&mut bytes))
-            .map_err(|e| error(e.to_string()))?;
-        if bytes.len() as u64 > MAX_CONFIG_LEN {
-            return Err(error(format!("larger than {MAX_CONFIG_LEN} bytes")));
-        }
+        let bytes =
+            vss_hsm::read_bounded(path, MAX_CONFIG_LEN).map_err(|e| error(e.to_string()))?;
         let text = String::from_utf8(bytes).map_err(|_| error("not UTF-8 text".into()))?;
         let base = path.parent().unwrap_or(Path::new("."));
         Config::parse(&text, base).map_err(|detail| Error::Config {

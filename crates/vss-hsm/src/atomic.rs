@@ -54,21 +54,42 @@ fn write_and_rename(temp: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
 /// bytes of JSON.
 pub(crate) const MAX_STORE_FILE: u64 = 64 * 1024;
 
-/// Reads a file of the store, no more than [`MAX_STORE_FILE`] + 1 bytes whatever it is (a
-/// link to `/dev/zero`, a huge file): a larger one is [`Error::CorruptFile`].
-pub(crate) fn read_store_file(path: &Path) -> Result<Vec<u8>> {
-    let file = File::open(path).map_err(Error::io(path))?;
+/// A file longer than the bound a [`read_bounded`] was given: the source of its
+/// `InvalidData` error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("larger than {max} bytes")]
+pub struct TooLarge {
+    /// The bound.
+    pub max: u64,
+}
+
+/// Reads the file at `path`, no more than `max` + 1 bytes whatever it is (`/dev/zero`, a
+/// link to a huge file): a longer one is an `InvalidData` error whose source is
+/// [`TooLarge`] ("larger than `max` bytes").
+pub fn read_bounded(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
-    file.take(MAX_STORE_FILE + 1)
-        .read_to_end(&mut bytes)
-        .map_err(Error::io(path))?;
-    if bytes.len() as u64 > MAX_STORE_FILE {
-        return Err(Error::CorruptFile {
-            path: path.to_path_buf(),
-            reason: format!("larger than {MAX_STORE_FILE} bytes"),
-        });
+    File::open(path)?
+        .take(max.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            TooLarge { max },
+        ));
     }
     Ok(bytes)
+}
+
+/// Reads a file of the store with [`read_bounded`] to [`MAX_STORE_FILE`]: a larger one is
+/// [`Error::CorruptFile`].
+pub(crate) fn read_store_file(path: &Path) -> Result<Vec<u8>> {
+    read_bounded(path, MAX_STORE_FILE).map_err(|e| match e.get_ref() {
+        Some(inner) if inner.is::<TooLarge>() => Error::CorruptFile {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        },
+        _ => Error::io(path)(e),
+    })
 }
 
 /// Makes a directory entry change (create, rename, unlink) durable.

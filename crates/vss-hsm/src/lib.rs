@@ -28,7 +28,7 @@ mod soft;
 use vss_crypto::{Curve, PrivateKey, PublicKey, Signature};
 use zeroize::Zeroizing;
 
-pub use atomic::write_atomic;
+pub use atomic::{read_bounded, write_atomic, TooLarge};
 pub use config::{default_store_dir, open, pin_status, Backend, StoreConfig, STORE_ENV};
 pub use error::{Error, Result};
 pub use label::{check_label, printable, MAX_LABEL_LEN};

@@ -2,7 +2,6 @@
 //! directory (`*.oer`, `*.cert`, `*.coer`).
 
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -95,27 +94,13 @@ impl TrustStore {
 }
 
 /// Reads a certificate file, with its path in the error: no more than
-/// [`MAX_ENCODED_LEN`] + 1 bytes whatever it is (`/dev/zero`, a huge file), since nothing
-/// longer decodes.
+/// [`MAX_ENCODED_LEN`] bytes whatever it is (`/dev/zero`, a huge file), since nothing longer
+/// decodes.
 fn read(path: &Path) -> Result<Vec<u8>> {
-    let io = |source| Error::Io {
+    vss_hsm::read_bounded(path, MAX_ENCODED_LEN as u64).map_err(|source| Error::Io {
         path: path.display().to_string(),
         source,
-    };
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|file| {
-            file.take(MAX_ENCODED_LEN as u64 + 1)
-                .read_to_end(&mut bytes)
-        })
-        .map_err(io)?;
-    if bytes.len() > MAX_ENCODED_LEN {
-        return Err(io(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("larger than {MAX_ENCODED_LEN} bytes: not a certificate"),
-        )));
-    }
-    Ok(bytes)
+    })
 }
 
 #[cfg(test)]

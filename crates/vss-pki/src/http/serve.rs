@@ -13,7 +13,7 @@ use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Semaphore;
+use tokio::sync::{Notify, Semaphore};
 use tokio::time::Instant;
 
 use super::server::router;
@@ -189,6 +189,8 @@ fn busy_response(retry_after: Duration) -> String {
 struct Activity {
     in_flight: AtomicUsize,
     idle_since: Mutex<Option<Instant>>,
+    /// Told when the last request in flight is answered.
+    answered: Notify,
 }
 
 impl Activity {
@@ -199,6 +201,7 @@ impl Activity {
     fn end(&self) {
         if self.in_flight.fetch_sub(1, Ordering::SeqCst) == 1 {
             *self.idle_since.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
+            self.answered.notify_one();
         }
     }
 
@@ -234,25 +237,30 @@ async fn connection(stream: TcpStream, routes: axum::Router, config: ServeConfig
         .header_read_timeout(config.header_timeout)
         .serve_connection(TokioIo::new(stream), service);
     tokio::pin!(connection);
-    // Checked at least this often, so an answer given while waiting is noticed.
-    let tick = config.keep_alive_timeout.min(Duration::from_secs(1));
     loop {
-        let wake = activity
-            .closes_at(config.keep_alive_timeout)
-            .unwrap_or_else(|| Instant::now() + tick);
+        // Asleep until an answer starts the keep-alive clock, or until that clock runs out.
+        let idle = async {
+            match activity.closes_at(config.keep_alive_timeout) {
+                Some(at) => tokio::time::sleep_until(at).await,
+                None => activity.answered.notified().await,
+            }
+        };
         tokio::select! {
             _ = connection.as_mut() => return,
-            _ = tokio::time::sleep_until(wake) => {
+            _ = idle => {
                 if activity
                     .closes_at(config.keep_alive_timeout)
                     .is_some_and(|at| at <= Instant::now())
                 {
-                    // Closes the connection now if it is idle, after the answer if not.
-                    connection.as_mut().graceful_shutdown();
+                    break;
                 }
             }
         }
     }
+    // Closes the connection now if it is idle, after the request it is reading if not (that
+    // one bounded by the header and body timeouts).
+    connection.as_mut().graceful_shutdown();
+    connection.await.ok();
 }
 
 #[cfg(test)]

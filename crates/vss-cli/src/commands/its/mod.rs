@@ -5,11 +5,10 @@ mod encrypt;
 mod issue;
 mod verify;
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::{Subcommand, ValueEnum};
 use vss_its::{Cert, ItsTime};
 
@@ -117,15 +116,8 @@ fn decode(file: &Path, kind: Option<Kind>) -> Result<ExitCode> {
 /// bytes (the longest 1609.2 encoding VSS decodes, so the most a payload can be too),
 /// whatever the file is (`/dev/zero`, a huge file).
 fn read(path: &Path) -> Result<Vec<u8>> {
-    let max = vss_its::MAX_ENCODED_LEN;
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|file| file.take(max as u64 + 1).read_to_end(&mut bytes))
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    if bytes.len() > max {
-        bail!("cannot read {}: larger than {max} bytes", path.display());
-    }
-    Ok(bytes)
+    vss_hsm::read_bounded(path, vss_its::MAX_ENCODED_LEN as u64)
+        .with_context(|| format!("cannot read {}", path.display()))
 }
 
 /// Reads a certificate file.
