@@ -39,6 +39,7 @@ const SUBCOMMANDS: &[(&[&str], &[&str])] = &[
             "--store",
             "--pin-file",
             "--label",
+            "--algorithm",
             "--curve",
             "--count",
             "--format",

@@ -16,6 +16,12 @@ pub enum Error {
         "curve {0} is for key encapsulation only: ECDSA uses p224, p256, p384, bp256 or bp384"
     )]
     NotForSignatures(crate::Curve),
+    /// The key algorithm name is not one VSS knows.
+    #[error("unknown key algorithm '{0}' (expected a curve, or rsa2048, rsa3072 or rsa4096)")]
+    UnknownKeyAlgorithm(String),
+    /// An RSA modulus size VSS does not use; 1024 bits and below are no longer safe.
+    #[error("RSA-{0} is not supported: use 2048, 3072 or 4096 bits (RSA-1024 is no longer safe)")]
+    UnsupportedRsaSize(u64),
     /// The hash name is not one of `sha224 sha256 sha384 sha512`.
     #[error("unknown hash '{0}' (expected one of sha224, sha256, sha384, sha512)")]
     UnknownHash(String),

@@ -1,6 +1,6 @@
 //! Stateless cryptographic algorithms for VSS.
 //!
-//! Curves `p224 p256 p384 bp256 bp384`, ECDSA (DER and P1363 signatures, on a message or a
+//! Curves `p224 p256 p384 bp256 bp384`, RSA 2048–4096 (PKCS #1 v1.5, PSS, OAEP), ECDSA (DER and P1363 signatures, on a message or a
 //! digest), ECDH, SHA-2, HMAC-SHA256 and MAC1, KDF2, AES-128-CCM and AES-GCM. The arithmetic
 //! is AWS-LC's for P-256 and P-384 and OpenSSL's for the other curves.
 //!
@@ -21,10 +21,12 @@ mod error;
 mod hash;
 mod kdf;
 pub mod kem;
+mod key_algorithm;
 mod mac;
 mod point;
 mod private_key;
 mod public_key;
+mod rsa;
 mod signature;
 mod verifying_key;
 
@@ -33,9 +35,14 @@ pub use curve::Curve;
 pub use error::{Error, Result};
 pub use hash::{HashAlg, Hasher};
 pub use kdf::kdf2;
+pub use key_algorithm::KeyAlgorithm;
 pub use mac::{constant_time_eq, hmac_sha256, hmac_sha256_verify, mac1, MAC1_TAG_LEN};
 pub use private_key::PrivateKey;
 pub use public_key::PublicKey;
+pub use rsa::{
+    digest_info, parse_digest_info, RsaBits, RsaEncryptionPadding, RsaPrivateKey, RsaPublicKey,
+    RsaSignatureScheme, RSA_PUBLIC_EXPONENT,
+};
 pub use signature::Signature;
 pub use verifying_key::VerifyingKey;
 

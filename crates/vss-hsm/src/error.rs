@@ -33,6 +33,16 @@ pub enum Error {
     /// No key has this label.
     #[error("no key labelled '{0}'")]
     KeyNotFound(String),
+    /// The key is of another kind than the operation needs (an RSA key asked for ECDSA).
+    #[error("key '{label}' is a {algorithm} key: this operation needs {needs}")]
+    WrongKeyType {
+        /// The key's label.
+        label: String,
+        /// What the key is.
+        algorithm: vss_crypto::KeyAlgorithm,
+        /// What the operation needs: "an EC key", "an RSA key".
+        needs: &'static str,
+    },
     /// A key with this label exists already.
     #[error("a key labelled '{0}' exists already")]
     KeyExists(String),

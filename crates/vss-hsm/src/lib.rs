@@ -22,16 +22,24 @@ mod atomic;
 mod config;
 mod error;
 mod label;
+mod objects;
 mod pkcs11;
 mod soft;
 
-use vss_crypto::{Curve, PrivateKey, PublicKey, Signature};
+use vss_crypto::{
+    KeyAlgorithm, PrivateKey, PublicKey, RsaEncryptionPadding, RsaPublicKey, RsaSignatureScheme,
+    Signature,
+};
 use zeroize::Zeroizing;
 
 pub use atomic::{read_bounded, write_atomic, TooLarge};
 pub use config::{default_store_dir, open, pin_status, Backend, StoreConfig, STORE_ENV};
 pub use error::{Error, Result};
 pub use label::{check_label, printable, MAX_LABEL_LEN};
+pub use objects::{
+    ObjectKind, ObjectStore, StoredObject, MAX_OBJECTS, MAX_OBJECT_ID_LEN, MAX_OBJECT_LABEL_LEN,
+    MAX_OBJECT_LEN,
+};
 pub use pkcs11::{ec as pkcs11_ec, Pkcs11Hsm, TokenPinStatus, TokenRef};
 pub use soft::{
     SoftHsm, SoftStoreStatus, KDF_LANES, KDF_MEMORY_KIB, KDF_PASSES, PIN_TRIES, PUK_TRIES,
@@ -60,8 +68,19 @@ pub struct KeyInfo {
     pub handle: KeyHandle,
     /// The label the key was created with, unique within the HSM.
     pub label: String,
-    /// The key's curve.
-    pub curve: Curve,
+    /// The key's algorithm and size: a curve, or an RSA modulus length.
+    pub algorithm: KeyAlgorithm,
+}
+
+impl KeyInfo {
+    /// The curve of an EC key; [`Error::WrongKeyType`] for an RSA key.
+    pub fn ec_curve(&self) -> Result<vss_crypto::Curve> {
+        self.algorithm.curve().ok_or_else(|| Error::WrongKeyType {
+            label: self.label.clone(),
+            algorithm: self.algorithm,
+            needs: "an EC key",
+        })
+    }
 }
 
 /// Ask the HSM to create a new key pair.
@@ -69,16 +88,17 @@ pub struct KeyInfo {
 pub struct GenerateKeyRequest {
     /// Label of the new key: 1–64 characters of `A-Z a-z 0-9 . _ -`.
     pub label: String,
-    /// Curve of the new key.
-    pub curve: Curve,
+    /// Algorithm of the new key: a curve (`Curve::P256.into()`) or an RSA size.
+    pub algorithm: KeyAlgorithm,
 }
 
 impl GenerateKeyRequest {
-    /// A request for a key with `label` on `curve`.
-    pub fn new(label: impl Into<String>, curve: Curve) -> Self {
+    /// A request for a key with `label` of `algorithm` (a [`vss_crypto::Curve`] or a
+    /// [`vss_crypto::RsaBits`]).
+    pub fn new(label: impl Into<String>, algorithm: impl Into<KeyAlgorithm>) -> Self {
         GenerateKeyRequest {
             label: label.into(),
-            curve,
+            algorithm: algorithm.into(),
         }
     }
 }
@@ -110,14 +130,33 @@ pub trait Hsm: Send + Sync {
     /// The key with this label, or [`Error::KeyNotFound`].
     fn key(&self, label: &str) -> Result<KeyInfo>;
 
-    /// The public half of a key.
+    /// The public half of an EC key ([`Error::WrongKeyType`] for RSA).
     fn public_key(&self, key: &KeyHandle) -> Result<PublicKey>;
 
-    /// ECDSA signature of a digest with a key (random nonce).
+    /// ECDSA signature of a digest with an EC key (random nonce).
     fn sign_digest(&self, key: &KeyHandle, digest: &[u8]) -> Result<Signature>;
 
-    /// ECDH with a key: the x coordinate of the shared point.
+    /// ECDH with an EC key: the x coordinate of the shared point.
     fn ecdh(&self, key: &KeyHandle, peer: &PublicKey) -> Result<Zeroizing<Vec<u8>>>;
+
+    /// The public half of an RSA key ([`Error::WrongKeyType`] for EC).
+    fn rsa_public_key(&self, key: &KeyHandle) -> Result<RsaPublicKey>;
+
+    /// RSA signature of a digest of `scheme`'s hash.
+    fn rsa_sign_digest(
+        &self,
+        key: &KeyHandle,
+        scheme: RsaSignatureScheme,
+        digest: &[u8],
+    ) -> Result<Vec<u8>>;
+
+    /// RSA decryption of a short secret (a TLS premaster secret, a wrapped key).
+    fn rsa_decrypt(
+        &self,
+        key: &KeyHandle,
+        padding: RsaEncryptionPadding,
+        ciphertext: &[u8],
+    ) -> Result<Zeroizing<Vec<u8>>>;
 
     /// Removes a key for good.
     fn delete_key(&self, key: &KeyHandle) -> Result<()>;

@@ -4,6 +4,7 @@ mod suite;
 
 use std::sync::Arc;
 
+use vss_crypto::RsaEncryptionPadding;
 use vss_hsm::{Hsm, SoftHsm};
 
 fn soft() -> (tempfile::TempDir, Box<dyn Hsm>) {
@@ -47,4 +48,15 @@ fn kem_curve_keys_do_ecdh() {
 fn concurrent_signing() {
     let (_dir, hsm) = soft();
     suite::concurrent_signing(Arc::from(hsm));
+}
+
+#[test]
+fn rsa_sign_decrypt() {
+    let (_dir, hsm) = soft();
+    let paddings = [
+        RsaEncryptionPadding::Pkcs1,
+        RsaEncryptionPadding::OaepSha1,
+        RsaEncryptionPadding::OaepSha256,
+    ];
+    suite::rsa_sign_decrypt(hsm.as_ref(), &paddings);
 }

@@ -36,10 +36,11 @@ impl<'a> HsmKey<'a> {
     /// The key with `label` in `hsm`.
     pub fn new(hsm: &'a dyn Hsm, label: &str) -> Result<Self> {
         let info = hsm.key(label)?;
+        let curve = info.ec_curve()?;
         Ok(HsmKey {
             hsm,
             key: info.handle,
-            curve: info.curve,
+            curve,
         })
     }
 }

@@ -62,6 +62,18 @@ pub(crate) enum Error {
         /// The length that would fit.
         needed: usize,
     },
+    /// The key size is not one the module makes (RSA-1024 and below are no longer safe).
+    #[error("key size out of range")]
+    KeySizeRange,
+    /// The input is not what the mechanism takes (`CKM_RSA_PKCS` given no DigestInfo).
+    #[error("input invalid")]
+    DataInvalid,
+    /// The ciphertext does not decrypt under the key (its padding is wrong).
+    #[error("ciphertext invalid")]
+    EncryptedDataInvalid,
+    /// The ciphertext has the wrong length for the key.
+    #[error("ciphertext length wrong for the key")]
+    EncryptedDataLenRange,
     /// The input is longer than the mechanism takes.
     #[error("input too long")]
     DataLenRange,
@@ -133,6 +145,7 @@ impl From<vss_hsm::Error> for Error {
             H::InvalidLabel(_) => Error::AttributeValueInvalid,
             H::KeyNotFound(_) => Error::ObjectHandleInvalid,
             H::NotAStore(_) => Error::TokenNotPresent,
+            H::WrongKeyType { .. } => Error::KeyTypeInconsistent,
             other => Error::Store(other),
         }
     }
@@ -161,6 +174,10 @@ impl Error {
             Error::OperationNotInitialized => CKR_OPERATION_NOT_INITIALIZED,
             Error::BufferTooSmall { .. } => CKR_BUFFER_TOO_SMALL,
             Error::DataLenRange => CKR_DATA_LEN_RANGE,
+            Error::KeySizeRange => CKR_KEY_SIZE_RANGE,
+            Error::DataInvalid => CKR_DATA_INVALID,
+            Error::EncryptedDataInvalid => CKR_ENCRYPTED_DATA_INVALID,
+            Error::EncryptedDataLenRange => CKR_ENCRYPTED_DATA_LEN_RANGE,
             Error::SignatureLenRange => CKR_SIGNATURE_LEN_RANGE,
             Error::SignatureInvalid => CKR_SIGNATURE_INVALID,
             Error::UserNotLoggedIn => CKR_USER_NOT_LOGGED_IN,

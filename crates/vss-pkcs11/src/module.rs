@@ -1,15 +1,21 @@
 //! The module's state between `C_Initialize` and `C_Finalize`, and the safe core of every
 //! implemented function: [`crate::ffi`] checks and converts the C arguments, then calls here.
 
+use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, RwLock};
 
 use cryptoki_sys::*;
-use vss_hsm::{GenerateKeyRequest, Hsm};
+use vss_crypto::{KeyAlgorithm, PublicKey};
+use vss_hsm::{pkcs11_ec, GenerateKeyRequest, Hsm, KeyHandle, KeyInfo, ObjectKind, ObjectStore};
 
 use crate::error::{Error, Result};
-use crate::mechanism::{self, Function, Mechanism};
-use crate::object::{self, Attribute, Class, KeyObject, ObjectTable};
-use crate::session::{Operation, Output, Room, Session, Sessions};
+use crate::mechanism::{self, Function, Mechanism, Param, Resolved};
+use crate::object::{
+    self, Attribute, Class, KeyObject, KeyPublic, Object, ObjectRef, ObjectTable, SecretObject,
+};
+use crate::session::{
+    ecdsa_signature_len, Decryption, Operation, Output, Room, Session, Sessions, VerifyKey,
+};
 use crate::slot;
 use crate::token::Token;
 use crate::{padded, version};
@@ -33,6 +39,8 @@ pub(crate) struct Module {
     token: Token,
     sessions: Sessions,
     objects: Mutex<ObjectTable>,
+    /// The secrets `C_DeriveKey` made, by object handle.
+    secrets: Mutex<HashMap<CK_OBJECT_HANDLE, SecretObject>>,
 }
 
 static MODULE: RwLock<Option<Module>> = RwLock::new(None);
@@ -55,6 +63,7 @@ pub(crate) fn initialize(args: Option<InitArgs>) -> Result<()> {
         token: Token::new(vss_hsm::default_store_dir().ok()),
         sessions: Sessions::default(),
         objects: Mutex::new(ObjectTable::default()),
+        secrets: Mutex::new(HashMap::new()),
     });
     Ok(())
 }
@@ -152,9 +161,12 @@ impl Module {
         self.sessions.open(flags & CKF_RW_SESSION != 0)
     }
 
-    /// `C_CloseSession`: closing the last session logs the user out.
+    /// `C_CloseSession`: its session objects go; closing the last session logs the user
+    /// out.
     pub(crate) fn close_session(&self, handle: CK_SESSION_HANDLE) -> Result<()> {
-        if self.sessions.close(handle)? == 0 {
+        let left = self.sessions.close(handle)?;
+        self.drop_secrets(|secret| secret.session == handle)?;
+        if left == 0 {
             self.logout_quietly()?;
         }
         Ok(())
@@ -164,7 +176,28 @@ impl Module {
     pub(crate) fn close_all_sessions(&self, slot: CK_SLOT_ID) -> Result<()> {
         slot::check(slot)?;
         self.sessions.close_all()?;
+        self.drop_secrets(|_| true)?;
         self.logout_quietly()
+    }
+
+    fn secrets(&self) -> Result<MutexGuard<'_, HashMap<CK_OBJECT_HANDLE, SecretObject>>> {
+        self.secrets.lock().map_err(|_| Error::Internal)
+    }
+
+    /// Destroys the session objects `which` picks.
+    fn drop_secrets(&self, which: impl Fn(&SecretObject) -> bool) -> Result<()> {
+        let mut secrets = self.secrets()?;
+        let gone: Vec<CK_OBJECT_HANDLE> = secrets
+            .iter()
+            .filter(|(_, s)| which(s))
+            .map(|(h, _)| *h)
+            .collect();
+        let mut objects = self.objects()?;
+        for handle in gone {
+            secrets.remove(&handle);
+            objects.forget(handle);
+        }
+        Ok(())
     }
 
     fn logout_quietly(&self) -> Result<()> {
@@ -227,23 +260,75 @@ impl Module {
         self.objects.lock().map_err(|_| Error::Internal)
     }
 
-    /// The key object behind `object`, for the logged-in user (objects are private: nobody
-    /// else sees one).
-    fn object(&self, hsm: &dyn Hsm, object: CK_OBJECT_HANDLE) -> Result<KeyObject> {
-        let (label, class) = {
-            let objects = self.objects()?;
-            let (label, class) = objects.lookup(object).ok_or(Error::ObjectHandleInvalid)?;
-            (label.to_owned(), class)
-        };
-        let info = hsm.key(&label)?;
-        Ok(KeyObject {
-            class,
-            label,
-            curve: info.curve,
-        })
+    /// The store's public objects (none when the slot has no token).
+    fn object_store(&self) -> Result<ObjectStore> {
+        Ok(ObjectStore::new(self.token.dir()?))
     }
 
-    /// `C_FindObjectsInit`: the search runs now, over the store as it is.
+    /// The ids given to keys, by key label.
+    fn key_ids(&self) -> Result<HashMap<String, Vec<u8>>> {
+        Ok(self
+            .object_store()?
+            .list()?
+            .into_iter()
+            .filter_map(|o| match o.kind {
+                ObjectKind::KeyId { key_label } => Some((key_label, o.id)),
+                _ => None,
+            })
+            .collect())
+    }
+
+    /// A key object of the store.
+    fn key_object(&self, key: &KeyInfo, class: Class, ids: &HashMap<String, Vec<u8>>) -> KeyObject {
+        KeyObject {
+            class,
+            label: key.label.clone(),
+            id: ids
+                .get(&key.label)
+                .cloned()
+                .unwrap_or_else(|| key.label.as_bytes().to_vec()),
+            algorithm: key.algorithm,
+        }
+    }
+
+    /// Runs `f` on the object behind `handle` and the means to read its key's public
+    /// value. Private objects exist only for the logged-in user.
+    fn with_object<T>(
+        &self,
+        handle: CK_OBJECT_HANDLE,
+        f: impl FnOnce(&Object<'_>, &dyn Fn() -> Result<KeyPublic>) -> Result<T>,
+    ) -> Result<T> {
+        let object = self
+            .objects()?
+            .lookup(handle)
+            .cloned()
+            .ok_or(Error::ObjectHandleInvalid)?;
+        let no_public = || Err(Error::AttributeTypeInvalid);
+        match object {
+            ObjectRef::Key(label, class) => {
+                let hsm = self.token.hsm().map_err(|_| Error::ObjectHandleInvalid)?;
+                let key = hsm.key(&label)?;
+                let object = Object::Key(self.key_object(&key, class, &self.key_ids()?));
+                f(&object, &|| key_public(hsm.as_ref(), &key))
+            }
+            ObjectRef::Stored(name) => {
+                let stored = self.object_store()?.get(&name)?;
+                let object = Object::from_stored(&stored).ok_or(Error::ObjectHandleInvalid)?;
+                f(&object, &no_public)
+            }
+            ObjectRef::Secret => {
+                if !self.token.logged_in()? {
+                    return Err(Error::ObjectHandleInvalid);
+                }
+                let secrets = self.secrets()?;
+                let secret = secrets.get(&handle).ok_or(Error::ObjectHandleInvalid)?;
+                f(&Object::Secret(secret), &no_public)
+            }
+        }
+    }
+
+    /// `C_FindObjectsInit`: the search runs now, over the store as it is. Before login it
+    /// sees the public objects only.
     pub(crate) fn find_objects_init(
         &self,
         handle: CK_SESSION_HANDLE,
@@ -255,17 +340,33 @@ impl Module {
             return Err(Error::OperationActive);
         }
         let mut found = Vec::new();
+        let stored = match self.object_store() {
+            Ok(store) => store.list()?,
+            Err(_) => Vec::new(),
+        };
         if let Ok(hsm) = self.token.hsm() {
+            let ids = self.key_ids()?;
             for key in hsm.keys()? {
                 for class in [Class::Public, Class::Private] {
-                    let object = KeyObject {
-                        class,
-                        label: key.label.clone(),
-                        curve: key.curve,
-                    };
-                    if object.matches(template, || Ok(hsm.public_key(&key.handle)?)) {
-                        found.push(self.objects()?.handle(&key.label, class));
+                    let object = Object::Key(self.key_object(&key, class, &ids));
+                    if object.matches(template, || key_public(hsm.as_ref(), &key)) {
+                        found.push(
+                            self.objects()?
+                                .handle(ObjectRef::Key(key.label.clone(), class)),
+                        );
                     }
+                }
+            }
+            for (&handle, secret) in self.secrets()?.iter() {
+                if Object::Secret(secret).matches(template, || Err(Error::AttributeTypeInvalid)) {
+                    found.push(handle);
+                }
+            }
+        }
+        for record in stored {
+            if let Some(object) = Object::from_stored(&record) {
+                if object.matches(template, || Err(Error::AttributeTypeInvalid)) {
+                    found.push(self.objects()?.handle(ObjectRef::Stored(record.name)));
                 }
             }
         }
@@ -303,10 +404,12 @@ impl Module {
         types: &[CK_ATTRIBUTE_TYPE],
     ) -> Result<Vec<Result<Vec<u8>>>> {
         self.sessions.get(handle)?;
-        let hsm = self.token.hsm().map_err(|_| Error::ObjectHandleInvalid)?;
-        let key = self.object(hsm.as_ref(), object)?;
-        let public = || Ok(hsm.public_key(&vss_hsm::KeyHandle::new(key.label.as_str()))?);
-        Ok(types.iter().map(|&ty| key.attribute(ty, public)).collect())
+        self.with_object(object, |object, public| {
+            Ok(types
+                .iter()
+                .map(|&ty| object.attribute(ty, public))
+                .collect())
+        })
     }
 
     /// `C_GenerateKeyPair`: a key made in the store; the public and private key's handles.
@@ -314,50 +417,118 @@ impl Module {
         &self,
         handle: CK_SESSION_HANDLE,
         ckm: CK_MECHANISM_TYPE,
-        param: &[u8],
+        param: &Param,
         public: &[Attribute<'_>],
         private: &[Attribute<'_>],
     ) -> Result<(CK_OBJECT_HANDLE, CK_OBJECT_HANDLE)> {
         let (_, rw) = self.sessions.get(handle)?;
-        Mechanism::for_function(ckm, param, Function::GenerateKeyPair)?;
+        let (mechanism, _) = Mechanism::resolve(ckm, param, Function::GenerateKeyPair)?;
         let hsm = self.token.hsm()?;
         if !rw {
             return Err(Error::SessionReadOnly);
         }
-        let request = object::key_pair_request(public, private)?;
+        let request = object::key_pair_request(mechanism.is_rsa(), public, private)?;
         let label = match request.label {
             Some(label) => label,
             None => fresh_label()?,
         };
-        let key = hsm.generate_key(&GenerateKeyRequest::new(label, request.curve))?;
+        let key = hsm.generate_key(&GenerateKeyRequest::new(label, request.algorithm))?;
+        if let Some(id) = request.id.filter(|id| id != key.label.as_bytes()) {
+            let kind = ObjectKind::KeyId {
+                key_label: key.label.clone(),
+            };
+            if let Err(e) = self.object_store()?.add(&key.label, &id, kind) {
+                // No key without the id it was asked for: the store stays as it was.
+                let _ = hsm.delete_key(&key.handle);
+                return Err(e.into());
+            }
+        }
         let mut objects = self.objects()?;
         Ok((
-            objects.handle(&key.label, Class::Public),
-            objects.handle(&key.label, Class::Private),
+            objects.handle(ObjectRef::Key(key.label.clone(), Class::Public)),
+            objects.handle(ObjectRef::Key(key.label, Class::Private)),
         ))
     }
 
-    /// The key and curve for a signature or verification with `key` by `mechanism`.
+    /// `C_CreateObject`: a certificate or public key kept in the store (a public token
+    /// object; the user must be logged in to add one).
+    pub(crate) fn create_object(
+        &self,
+        handle: CK_SESSION_HANDLE,
+        template: &[Attribute<'_>],
+    ) -> Result<CK_OBJECT_HANDLE> {
+        let (_, rw) = self.sessions.get(handle)?;
+        self.token.hsm()?;
+        if !rw {
+            return Err(Error::SessionReadOnly);
+        }
+        let (label, id, kind) = object::create_request(template)?;
+        let stored = self.object_store()?.add(&label, &id, kind)?;
+        Ok(self.objects()?.handle(ObjectRef::Stored(stored.name)))
+    }
+
+    /// `C_DestroyObject`: a key goes from the store with both its objects.
+    pub(crate) fn destroy_object(
+        &self,
+        handle: CK_SESSION_HANDLE,
+        object: CK_OBJECT_HANDLE,
+    ) -> Result<()> {
+        let (_, rw) = self.sessions.get(handle)?;
+        let target = self
+            .objects()?
+            .lookup(object)
+            .cloned()
+            .ok_or(Error::ObjectHandleInvalid)?;
+        let hsm = self.token.hsm().map_err(|_| Error::ObjectHandleInvalid)?;
+        if target == ObjectRef::Secret {
+            if self.secrets()?.remove(&object).is_none() {
+                return Err(Error::ObjectHandleInvalid);
+            }
+            self.objects()?.forget(object);
+            return Ok(());
+        }
+        if !rw {
+            return Err(Error::SessionReadOnly);
+        }
+        match &target {
+            ObjectRef::Key(label, _) => {
+                hsm.delete_key(&KeyHandle::new(label.as_str()))?;
+                self.object_store()?.remove_key_ids(label)?;
+                let mut objects = self.objects()?;
+                for class in [Class::Public, Class::Private] {
+                    let handle = objects.handle(ObjectRef::Key(label.clone(), class));
+                    objects.forget(handle);
+                }
+            }
+            ObjectRef::Stored(name) => {
+                self.object_store()?.remove(name)?;
+                self.objects()?.forget(object);
+            }
+            ObjectRef::Secret => {}
+        }
+        Ok(())
+    }
+
+    /// The key of the store behind a key handle, checked to be the half `class` and of the
+    /// kind the mechanism works with.
     fn operation_key(
         &self,
         hsm: &dyn Hsm,
-        ckm: CK_MECHANISM_TYPE,
-        param: &[u8],
+        mechanism: Mechanism,
         key: CK_OBJECT_HANDLE,
         class: Class,
-    ) -> Result<(Mechanism, KeyObject)> {
-        let mechanism = Mechanism::for_function(ckm, param, Function::SignVerify)?;
-        let key = match self.object(hsm, key) {
-            Err(Error::ObjectHandleInvalid) => return Err(Error::KeyHandleInvalid),
+    ) -> Result<KeyInfo> {
+        let label = match self.objects()?.lookup(key) {
+            Some(ObjectRef::Key(label, c)) if *c == class => label.clone(),
+            Some(_) => return Err(Error::KeyFunctionNotPermitted),
+            None => return Err(Error::KeyHandleInvalid),
+        };
+        let info = match hsm.key(&label) {
+            Err(vss_hsm::Error::KeyNotFound(_)) => return Err(Error::KeyHandleInvalid),
             other => other?,
         };
-        if key.class != class {
-            return Err(Error::KeyFunctionNotPermitted);
-        }
-        if !key.curve.supports_ecdsa() {
-            return Err(Error::KeyTypeInconsistent);
-        }
-        Ok((mechanism, key))
+        check_key_type(mechanism, info.algorithm)?;
+        Ok(info)
     }
 
     /// `C_SignInit`.
@@ -365,7 +536,7 @@ impl Module {
         &self,
         handle: CK_SESSION_HANDLE,
         ckm: CK_MECHANISM_TYPE,
-        param: &[u8],
+        param: &Param,
         key: CK_OBJECT_HANDLE,
     ) -> Result<()> {
         let (session, _) = self.sessions.get(handle)?;
@@ -373,22 +544,20 @@ impl Module {
         if session.sign.is_some() {
             return Err(Error::OperationActive);
         }
+        let (mechanism, how) = Mechanism::resolve(ckm, param, Function::SignVerify)?;
         let hsm = self.token.hsm()?;
-        let (mechanism, key) = self.operation_key(hsm.as_ref(), ckm, param, key, Class::Private)?;
-        session.sign = Some(Operation::new(
-            vss_hsm::KeyHandle::new(key.label),
-            key.curve,
-            mechanism,
-        ));
+        let key = self.operation_key(hsm.as_ref(), mechanism, key, Class::Private)?;
+        let len = signature_len(key.algorithm);
+        session.sign = Some(Operation::new(key.handle, how, len));
         Ok(())
     }
 
-    /// `C_VerifyInit`: with a public key object.
+    /// `C_VerifyInit`: with a public key of the store (after login) or a stored public key.
     pub(crate) fn verify_init(
         &self,
         handle: CK_SESSION_HANDLE,
         ckm: CK_MECHANISM_TYPE,
-        param: &[u8],
+        param: &Param,
         key: CK_OBJECT_HANDLE,
     ) -> Result<()> {
         let (session, _) = self.sessions.get(handle)?;
@@ -396,14 +565,35 @@ impl Module {
         if session.verify.is_some() {
             return Err(Error::OperationActive);
         }
-        let hsm = self.token.hsm()?;
-        let (mechanism, key) = self.operation_key(hsm.as_ref(), ckm, param, key, Class::Public)?;
-        let public = hsm.public_key(&vss_hsm::KeyHandle::new(key.label.as_str()))?;
-        session.verify = Some(Operation::new(
-            public.verifying_key()?,
-            key.curve,
-            mechanism,
-        ));
+        let (mechanism, how) = Mechanism::resolve(ckm, param, Function::SignVerify)?;
+        let stored = match self.objects()?.lookup(key) {
+            Some(ObjectRef::Stored(name)) => Some(name.clone()),
+            _ => None,
+        };
+        let public = match stored {
+            Some(name) => {
+                let record = self.object_store()?.get(&name)?;
+                KeyPublic::from_stored(&record.kind).ok_or(Error::KeyTypeInconsistent)?
+            }
+            None => {
+                let hsm = self.token.hsm()?;
+                let info = self.operation_key(hsm.as_ref(), mechanism, key, Class::Public)?;
+                key_public(hsm.as_ref(), &info)?
+            }
+        };
+        let (key, len) = match public {
+            KeyPublic::Ec(key) => {
+                check_key_type(mechanism, KeyAlgorithm::Ec(key.curve()))?;
+                let len = ecdsa_signature_len(key.curve());
+                (VerifyKey::Ec(key.verifying_key()?), len)
+            }
+            KeyPublic::Rsa(key) => {
+                check_key_type(mechanism, KeyAlgorithm::Rsa(key.bits()))?;
+                let len = key.modulus_len();
+                (VerifyKey::Rsa(key), len)
+            }
+        };
+        session.verify = Some(Operation::new(key, how, len));
         Ok(())
     }
 
@@ -450,6 +640,106 @@ impl Module {
         let (session, _) = self.sessions.get(handle)?;
         let result = lock(&session)?.verify_update(data);
         result
+    }
+
+    /// `C_DecryptInit`: with an RSA private key.
+    pub(crate) fn decrypt_init(
+        &self,
+        handle: CK_SESSION_HANDLE,
+        ckm: CK_MECHANISM_TYPE,
+        param: &Param,
+        key: CK_OBJECT_HANDLE,
+    ) -> Result<()> {
+        let (session, _) = self.sessions.get(handle)?;
+        let mut session = lock(&session)?;
+        if session.decrypt.is_some() {
+            return Err(Error::OperationActive);
+        }
+        let (mechanism, how) = Mechanism::resolve(ckm, param, Function::Decrypt)?;
+        let Resolved::Decrypt(padding) = how else {
+            return Err(Error::MechanismInvalid);
+        };
+        let hsm = self.token.hsm()?;
+        let key = self.operation_key(hsm.as_ref(), mechanism, key, Class::Private)?;
+        let len = signature_len(key.algorithm);
+        session.decrypt = Some(Decryption::new(key.handle, padding, len));
+        Ok(())
+    }
+
+    /// `C_Decrypt`.
+    pub(crate) fn decrypt(
+        &self,
+        handle: CK_SESSION_HANDLE,
+        ciphertext: &[u8],
+        room: Room,
+    ) -> Result<Output> {
+        let (session, _) = self.sessions.get(handle)?;
+        let mut session = lock(&session)?;
+        let hsm = match self.token.hsm() {
+            Ok(hsm) => hsm,
+            Err(e) => {
+                session.decrypt = None;
+                return Err(e);
+            }
+        };
+        session.decrypt(hsm.as_ref(), ciphertext, room)
+    }
+
+    /// `C_DeriveKey` with `CKM_ECDH1_DERIVE`: the shared secret as a session object.
+    pub(crate) fn derive_key(
+        &self,
+        handle: CK_SESSION_HANDLE,
+        ckm: CK_MECHANISM_TYPE,
+        param: &Param,
+        base: CK_OBJECT_HANDLE,
+        template: &[Attribute<'_>],
+    ) -> Result<CK_OBJECT_HANDLE> {
+        self.sessions.get(handle)?;
+        let (mechanism, how) = Mechanism::resolve(ckm, param, Function::Derive)?;
+        let Resolved::Ecdh { public_data } = how else {
+            return Err(Error::MechanismInvalid);
+        };
+        let hsm = self.token.hsm()?;
+        let key = self.operation_key(hsm.as_ref(), mechanism, base, Class::Private)?;
+        let curve = key.ec_curve()?;
+        let peer = PublicKey::from_sec1(curve, pkcs11_ec::sec1_of(curve, &public_data))
+            .map_err(|_| Error::MechanismParamInvalid)?;
+        let secret = hsm.ecdh(&key.handle, &peer)?;
+        let secret = SecretObject::new(handle, secret, template)?;
+        let object = self.objects()?.handle(ObjectRef::Secret);
+        self.secrets()?.insert(object, secret);
+        Ok(object)
+    }
+}
+
+/// The public value of a key of the store.
+fn key_public(hsm: &dyn Hsm, key: &KeyInfo) -> Result<KeyPublic> {
+    Ok(match key.algorithm {
+        KeyAlgorithm::Ec(_) => KeyPublic::Ec(hsm.public_key(&key.handle)?),
+        KeyAlgorithm::Rsa(_) => KeyPublic::Rsa(hsm.rsa_public_key(&key.handle)?),
+    })
+}
+
+/// [`Error::KeyTypeInconsistent`] unless a key of `algorithm` works with `mechanism`.
+fn check_key_type(mechanism: Mechanism, algorithm: KeyAlgorithm) -> Result<()> {
+    let fits = match algorithm {
+        KeyAlgorithm::Rsa(_) => mechanism.is_rsa(),
+        KeyAlgorithm::Ec(curve) => {
+            !mechanism.is_rsa() && (curve.supports_ecdsa() || mechanism == Mechanism::Ecdh1Derive)
+        }
+    };
+    if fits {
+        Ok(())
+    } else {
+        Err(Error::KeyTypeInconsistent)
+    }
+}
+
+/// The length of a signature (or an RSA ciphertext) by a key of `algorithm`.
+fn signature_len(algorithm: KeyAlgorithm) -> usize {
+    match algorithm {
+        KeyAlgorithm::Ec(curve) => ecdsa_signature_len(curve),
+        KeyAlgorithm::Rsa(bits) => bits.bits() as usize / 8,
     }
 }
 

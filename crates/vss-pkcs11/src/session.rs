@@ -5,33 +5,39 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use cryptoki_sys::*;
-use vss_crypto::{Curve, Hasher, Signature, VerifyingKey};
+use vss_crypto::{
+    Curve, Hasher, RsaEncryptionPadding, RsaPublicKey, RsaSignatureScheme, Signature, VerifyingKey,
+};
 use vss_hsm::{Hsm, KeyHandle};
 
 use crate::error::{Error, Result};
-use crate::mechanism::{Mechanism, MAX_ECDSA_INPUT};
+use crate::mechanism::{Resolved, MAX_RAW_INPUT};
 
 /// The data a signature or verification is over, as it arrives.
 pub(crate) enum Input {
-    /// `CKM_ECDSA`: the digest itself, at most [`MAX_ECDSA_INPUT`] bytes.
+    /// A digest or DigestInfo given whole, at most [`MAX_RAW_INPUT`] bytes.
     Raw(Vec<u8>),
-    /// `CKM_ECDSA_SHA*`: the data, hashed as it comes.
+    /// The data, hashed as it comes.
     Hashed(Hasher),
 }
 
 impl Input {
     /// The empty input of a signature mechanism.
-    pub(crate) fn new(mechanism: Mechanism) -> Self {
-        match mechanism {
-            Mechanism::EcdsaHash(hash) => Input::Hashed(hash.hasher()),
-            Mechanism::Ecdsa | Mechanism::EcKeyPairGen => Input::Raw(Vec::new()),
+    fn new(how: &Resolved) -> Self {
+        match how {
+            Resolved::Ecdsa(Some(hash)) => Input::Hashed(hash.hasher()),
+            Resolved::Rsa {
+                scheme,
+                hashed: true,
+            } => Input::Hashed(scheme.hash().hasher()),
+            _ => Input::Raw(Vec::new()),
         }
     }
 
     fn update(&mut self, data: &[u8]) -> Result<()> {
         match self {
             Input::Raw(raw) => {
-                if raw.len() + data.len() > MAX_ECDSA_INPUT {
+                if raw.len() + data.len() > MAX_RAW_INPUT {
                     return Err(Error::DataLenRange);
                 }
                 raw.extend_from_slice(data);
@@ -49,30 +55,60 @@ impl Input {
     }
 }
 
+/// The public key a verification checks against.
+pub(crate) enum VerifyKey {
+    /// An EC key.
+    Ec(VerifyingKey),
+    /// An RSA key.
+    Rsa(RsaPublicKey),
+}
+
 /// Where a signature or verification stands.
 pub(crate) struct Operation<K> {
     /// The key: a private key's handle to sign, a public key to verify.
     key: K,
-    curve: Curve,
+    how: Resolved,
+    /// The length of a signature with the key.
+    signature_len: usize,
     input: Input,
     /// Whether `C_*Update` was called (then only `C_*Final` ends it).
     multipart: bool,
 }
 
 impl<K> Operation<K> {
-    /// An operation with `key` on `curve` by `mechanism`.
-    pub(crate) fn new(key: K, curve: Curve, mechanism: Mechanism) -> Self {
+    /// An operation with `key` by the resolved mechanism `how`; signatures with the key are
+    /// `signature_len` bytes.
+    pub(crate) fn new(key: K, how: Resolved, signature_len: usize) -> Self {
         Operation {
+            input: Input::new(&how),
             key,
-            curve,
-            input: Input::new(mechanism),
+            how,
+            signature_len,
             multipart: false,
         }
     }
+}
 
-    /// Length of a signature with the key: `r || s`.
-    fn signature_len(&self) -> usize {
-        2 * self.curve.scalar_len()
+/// The length of a signature by a key on `curve`: `r || s`.
+pub(crate) fn ecdsa_signature_len(curve: Curve) -> usize {
+    2 * curve.scalar_len()
+}
+
+/// An active decryption.
+pub(crate) struct Decryption {
+    key: KeyHandle,
+    padding: RsaEncryptionPadding,
+    modulus_len: usize,
+}
+
+impl Decryption {
+    /// A decryption with the RSA key `key` of `modulus_len` bytes.
+    pub(crate) fn new(key: KeyHandle, padding: RsaEncryptionPadding, modulus_len: usize) -> Self {
+        Decryption {
+            key,
+            padding,
+            modulus_len,
+        }
     }
 }
 
@@ -106,7 +142,9 @@ pub(crate) struct Session {
     /// The active signature.
     pub(crate) sign: Option<Operation<KeyHandle>>,
     /// The active verification.
-    pub(crate) verify: Option<Operation<VerifyingKey>>,
+    pub(crate) verify: Option<Operation<VerifyKey>>,
+    /// The active decryption.
+    pub(crate) decrypt: Option<Decryption>,
 }
 
 /// Runs `step` on the operation in `slot`; an error ends the operation.
@@ -153,14 +191,29 @@ impl Session {
         if data.is_some() && op.multipart {
             return Err(Error::OperationActive);
         }
-        let len = op.signature_len();
+        let len = op.signature_len;
         if !produce(room, len)? {
             return Ok(Output::Length(len));
         }
         let mut op = self.sign.take().ok_or(Error::OperationNotInitialized)?;
         op.input.update(data.unwrap_or_default())?;
-        let signature = hsm.sign_digest(&op.key, &op.input.digest())?;
-        Ok(Output::Bytes(signature.to_p1363().to_vec()))
+        let digest = op.input.digest();
+        let signature = match op.how {
+            Resolved::Ecdsa(_) => hsm.sign_digest(&op.key, &digest)?.to_p1363().to_vec(),
+            Resolved::RsaDigestInfo => {
+                let (hash, digest) =
+                    vss_crypto::parse_digest_info(&digest).map_err(|_| Error::DataInvalid)?;
+                hsm.rsa_sign_digest(&op.key, RsaSignatureScheme::Pkcs1(hash), digest)?
+            }
+            Resolved::Rsa { scheme, .. } => {
+                if digest.len() != scheme.hash().output_len() {
+                    return Err(Error::DataLenRange);
+                }
+                hsm.rsa_sign_digest(&op.key, scheme, &digest)?
+            }
+            _ => return Err(Error::Internal),
+        };
+        Ok(Output::Bytes(signature))
     }
 
     /// `C_Verify` (`data` given) and `C_VerifyFinal` (`None`); always ends the operation.
@@ -171,16 +224,67 @@ impl Session {
         }
         let mut op = self.verify.take().ok_or(Error::OperationNotInitialized)?;
         op.input.update(data.unwrap_or_default())?;
-        if signature.len() != op.signature_len() {
+        if signature.len() != op.signature_len {
             return Err(Error::SignatureLenRange);
         }
-        let signature =
-            Signature::from_p1363(op.curve, signature).map_err(|_| Error::SignatureInvalid)?;
-        if op.key.verify_digest(&op.input.digest(), &signature) {
+        let digest = op.input.digest();
+        let valid = match (&op.key, &op.how) {
+            (VerifyKey::Ec(key), Resolved::Ecdsa(_)) => {
+                let signature = Signature::from_p1363(key.public_key().curve(), signature)
+                    .map_err(|_| Error::SignatureInvalid)?;
+                key.verify_digest(&digest, &signature)
+            }
+            (VerifyKey::Rsa(key), Resolved::RsaDigestInfo) => {
+                let (hash, digest) =
+                    vss_crypto::parse_digest_info(&digest).map_err(|_| Error::DataInvalid)?;
+                key.verify_digest(RsaSignatureScheme::Pkcs1(hash), digest, signature)
+            }
+            (VerifyKey::Rsa(key), Resolved::Rsa { scheme, .. }) => {
+                key.verify_digest(*scheme, &digest, signature)
+            }
+            _ => return Err(Error::Internal),
+        };
+        if valid {
             Ok(())
         } else {
             Err(Error::SignatureInvalid)
         }
+    }
+
+    /// `C_Decrypt`: the operation stays active while the application only asks for the
+    /// length or its buffer is too small for the plaintext.
+    pub(crate) fn decrypt(
+        &mut self,
+        hsm: &dyn Hsm,
+        ciphertext: &[u8],
+        room: Room,
+    ) -> Result<Output> {
+        let op = self
+            .decrypt
+            .as_ref()
+            .ok_or(Error::OperationNotInitialized)?;
+        if ciphertext.len() != op.modulus_len {
+            self.decrypt = None;
+            return Err(Error::EncryptedDataLenRange);
+        }
+        if room.is_none() {
+            return Ok(Output::Length(op.modulus_len));
+        }
+        let plaintext = match hsm.rsa_decrypt(&op.key, op.padding, ciphertext) {
+            Ok(plaintext) => plaintext,
+            Err(e) => {
+                self.decrypt = None;
+                return Err(match e {
+                    vss_hsm::Error::Crypto(vss_crypto::Error::KemRejected(_)) => {
+                        Error::EncryptedDataInvalid
+                    }
+                    other => other.into(),
+                });
+            }
+        };
+        produce(room, plaintext.len())?;
+        self.decrypt = None;
+        Ok(Output::Bytes(plaintext.to_vec()))
     }
 }
 
@@ -259,11 +363,40 @@ mod tests {
     }
 
     #[test]
+    fn a_raw_pkcs1_signature_needs_a_digest_info_and_verifies_with_the_key() {
+        let key = vss_crypto::RsaPrivateKey::generate(vss_crypto::RsaBits::B2048).expect("key");
+        let digest = HashAlg::Sha256.digest(b"tls");
+        let info = vss_crypto::digest_info(HashAlg::Sha256, &digest).expect("info");
+        let signature = key.sign_digest_info(&info).expect("sign");
+        let start = || Session {
+            verify: Some(Operation::new(
+                VerifyKey::Rsa(key.public_key().clone()),
+                Resolved::RsaDigestInfo,
+                256,
+            )),
+            ..Session::default()
+        };
+        start().verify(Some(&info), &signature).expect("valid");
+        assert!(matches!(
+            start().verify(Some(&digest), &signature),
+            Err(Error::DataInvalid)
+        ));
+        assert!(matches!(
+            start().verify(Some(&info), &signature[1..]),
+            Err(Error::SignatureLenRange)
+        ));
+    }
+
+    #[test]
     fn raw_ecdsa_input_is_bounded_and_ends_the_operation() {
         let key = PrivateKey::generate(Curve::P256).expect("key");
         let verifying = key.public_key().verifying_key().expect("verifying");
         let mut session = Session {
-            verify: Some(Operation::new(verifying, Curve::P256, Mechanism::Ecdsa)),
+            verify: Some(Operation::new(
+                VerifyKey::Ec(verifying),
+                Resolved::Ecdsa(None),
+                ecdsa_signature_len(Curve::P256),
+            )),
             ..Session::default()
         };
         session.verify_update(&[0; 1000]).expect("within bound");
@@ -282,9 +415,9 @@ mod tests {
             let verifying = key.public_key().verifying_key().expect("verifying");
             Session {
                 verify: Some(Operation::new(
-                    verifying,
-                    Curve::P384,
-                    Mechanism::EcdsaHash(HashAlg::Sha384),
+                    VerifyKey::Ec(verifying),
+                    Resolved::Ecdsa(Some(HashAlg::Sha384)),
+                    ecdsa_signature_len(Curve::P384),
                 )),
                 ..Session::default()
             }

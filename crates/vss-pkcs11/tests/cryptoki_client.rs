@@ -305,14 +305,17 @@ fn private_keys_are_sensitive_and_their_values_refused() {
                 private,
                 &[
                     AttributeType::Value,
-                    AttributeType::EcPoint,
+                    AttributeType::Verify,
                     AttributeType::Label,
+                    AttributeType::EcPoint,
                 ],
             )
             .expect("info");
         assert!(matches!(info[0], AttributeInfo::Sensitive));
         assert!(matches!(info[1], AttributeInfo::TypeInvalid));
         assert!(matches!(info[2], AttributeInfo::Available(1)));
+        // The public point rides on the private key too (OpenSSL's engine reads it there).
+        assert!(matches!(info[3], AttributeInfo::Available(67)));
         let flags = session
             .get_attributes(
                 private,

@@ -336,7 +336,7 @@ impl KemCommand {
             } => {
                 let hsm = store.open()?;
                 let info = hsm.key(&label)?;
-                let kem = Kem::new(scheme, info.curve, &params)?;
+                let kem = Kem::new(scheme, info.ec_curve()?, &params)?;
                 let key = kem.decapsulate(&ciphertext, hsm.as_ref(), &info.handle)?;
                 print_json(&json!({ "key": hex::encode(&key) }))?;
             }

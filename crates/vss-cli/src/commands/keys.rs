@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Subcommand;
 use serde_json::json;
-use vss_crypto::Curve;
+use vss_crypto::KeyAlgorithm;
 use vss_hsm::{GenerateKeyRequest, KeyInfo};
 
 use crate::output::{emit, print_json, Format, Table};
@@ -21,9 +21,10 @@ pub enum KeysCommand {
         /// Label of the new key (1-64 of A-Z a-z 0-9 . _ -).
         #[arg(long)]
         label: String,
-        /// Curve: p224 p256 p384 bp256 bp384 (signing), k283 b283 p192 (key encapsulation only).
-        #[arg(long, default_value = "p256")]
-        curve: Curve,
+        /// Algorithm: a curve, p224 p256 p384 bp256 bp384 (signing) or k283 b283 p192 (key
+        /// encapsulation only); or RSA, rsa2048 rsa3072 rsa4096 (RSA-1024 is refused).
+        #[arg(long, visible_alias = "curve", default_value = "p256")]
+        algorithm: KeyAlgorithm,
         /// Generate this many keys (at most 1000000), labelled LABEL-0 … LABEL-(N-1).
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
         count: Option<u32>,
@@ -39,14 +40,15 @@ pub enum KeysCommand {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
-    /// Print a key's public key as SEC1 hex (uncompressed unless --compressed).
+    /// Print a key's public key: SEC1 hex for an EC key (uncompressed unless --compressed),
+    /// a PEM SubjectPublicKeyInfo for an RSA key.
     ExportPublic {
         #[command(flatten)]
         store: StoreArgs,
         /// Label of the key.
         #[arg(long)]
         label: String,
-        /// Print the compressed form (02/03 ‖ x).
+        /// Print the compressed form of an EC key (02/03 ‖ x).
         #[arg(long)]
         compressed: bool,
     },
@@ -64,12 +66,18 @@ fn print_keys(keys: &[KeyInfo], format: Format) -> Result<()> {
     match format {
         Format::Json => print_json(&json!(keys
             .iter()
-            .map(|k| json!({"label": k.label, "curve": k.curve.name()}))
+            .map(|k| {
+                let mut key = json!({"label": k.label, "algorithm": k.algorithm.name()});
+                if let Some(curve) = k.algorithm.curve() {
+                    key["curve"] = json!(curve.name());
+                }
+                key
+            })
             .collect::<Vec<_>>()))?,
         Format::Table => {
-            let mut t = Table::new(&["label", "curve"]);
+            let mut t = Table::new(&["label", "algorithm"]);
             for k in keys {
-                t.row(vec![k.label.clone(), k.curve.to_string()]);
+                t.row(vec![k.label.clone(), k.algorithm.to_string()]);
             }
             emit(&t.render())?;
         }
@@ -84,7 +92,7 @@ impl KeysCommand {
             KeysCommand::Generate {
                 store,
                 label,
-                curve,
+                algorithm,
                 count,
                 format,
             } => {
@@ -95,7 +103,7 @@ impl KeysCommand {
                 };
                 let mut created = Vec::new();
                 for label in labels {
-                    created.push(hsm.generate_key(&GenerateKeyRequest::new(label, curve))?);
+                    created.push(hsm.generate_key(&GenerateKeyRequest::new(label, algorithm))?);
                 }
                 print_keys(&created, format)?;
             }
@@ -109,7 +117,18 @@ impl KeysCommand {
                 compressed,
             } => {
                 let hsm = store.open()?;
-                let public = hsm.public_key(&hsm.key(&label)?.handle)?;
+                let key = hsm.key(&label)?;
+                if let KeyAlgorithm::Rsa(_) = key.algorithm {
+                    if compressed {
+                        anyhow::bail!(
+                            "--compressed is for EC keys: '{label}' is {}",
+                            key.algorithm
+                        );
+                    }
+                    emit(&hsm.rsa_public_key(&key.handle)?.to_spki_pem()?)?;
+                    return Ok(ExitCode::SUCCESS);
+                }
+                let public = hsm.public_key(&key.handle)?;
                 if compressed {
                     emit(&format!("{}\n", hex::encode(public.to_sec1_compressed())))?;
                 } else {

@@ -1,6 +1,7 @@
 //! The `pkcs11` backend: keys on any PKCS#11 token (SoftHSMv2 in the tests), generated on
 //! the token as sensitive and not extractable; ECDSA with `CKM_ECDSA` on a digest, ECDH with
-//! `CKM_ECDH1_DERIVE`.
+//! `CKM_ECDH1_DERIVE`; RSA with `CKM_RSA_PKCS` (on a DigestInfo), `CKM_RSA_PKCS_PSS` and
+//! `CKM_RSA_PKCS_OAEP`.
 
 pub mod ec;
 mod module;
@@ -12,12 +13,16 @@ use std::sync::{Mutex, RwLock};
 use cryptoki::context::Pkcs11;
 use cryptoki::error::RvError;
 use cryptoki::mechanism::elliptic_curve::{EcKdf, Ecdh1DeriveParams};
-use cryptoki::mechanism::Mechanism;
+use cryptoki::mechanism::rsa::{PkcsMgfType, PkcsOaepParams, PkcsOaepSource, PkcsPssParams};
+use cryptoki::mechanism::{Mechanism, MechanismType};
 use cryptoki::object::{Attribute, AttributeType, KeyType, ObjectClass, ObjectHandle};
 use cryptoki::session::{Session, UserType};
 use cryptoki::slot::Slot;
 use cryptoki::types::AuthPin;
-use vss_crypto::{Curve, PublicKey, Signature};
+use vss_crypto::{
+    Curve, HashAlg, KeyAlgorithm, PublicKey, RsaBits, RsaEncryptionPadding, RsaPublicKey,
+    RsaSignatureScheme, Signature, RSA_PUBLIC_EXPONENT,
+};
 use zeroize::Zeroizing;
 
 use crate::{
@@ -72,7 +77,7 @@ pub struct Pkcs11Hsm {
     /// application, for as long as one of its sessions stays open).
     sessions: Mutex<Vec<Session>>,
     /// Private-key handles already looked up, by label (a sign then costs one call).
-    found: RwLock<HashMap<String, (ObjectHandle, Curve)>>,
+    found: RwLock<HashMap<String, (ObjectHandle, KeyAlgorithm)>>,
 }
 
 impl Pkcs11Hsm {
@@ -197,7 +202,6 @@ impl Pkcs11Hsm {
             session
                 .find_objects(&[
                     Attribute::Class(class),
-                    Attribute::KeyType(KeyType::EC),
                     Attribute::Label(label.as_bytes().to_vec()),
                 ])
                 .map_err(ckr("C_FindObjects"))
@@ -214,13 +218,13 @@ impl Pkcs11Hsm {
         Ok((private, find(ObjectClass::PUBLIC_KEY)?.first().copied()))
     }
 
-    /// The private key labelled `label` and its curve, from the cache or the token.
-    fn private_key(&self, session: &Session, label: &str) -> Result<(ObjectHandle, Curve)> {
+    /// The private key labelled `label` and its algorithm, from the cache or the token.
+    fn private_key(&self, session: &Session, label: &str) -> Result<(ObjectHandle, KeyAlgorithm)> {
         if let Some(found) = self.found.read().ok().and_then(|f| f.get(label).copied()) {
             return Ok(found);
         }
         let (private, _) = Self::objects(session, label)?;
-        let found = (private, Self::curve_of(session, private, label)?);
+        let found = (private, Self::algorithm_of(session, private, label)?);
         if let Ok(mut cache) = self.found.write() {
             cache.insert(label.to_owned(), found);
         }
@@ -248,18 +252,100 @@ impl Pkcs11Hsm {
         }
     }
 
-    fn curve_of(session: &Session, object: ObjectHandle, label: &str) -> Result<Curve> {
-        let attributes = session
-            .get_attributes(object, &[AttributeType::EcParams])
-            .map_err(ckr("C_GetAttributeValue"))?;
-        match attributes.first() {
-            Some(Attribute::EcParams(params)) => ec::curve_of(params).ok_or_else(|| {
-                Error::Unsupported(format!("key '{label}' is on a curve VSS does not support"))
-            }),
-            _ => Err(Error::Unsupported(format!(
-                "key '{label}' has no CKA_EC_PARAMS"
-            ))),
+    /// The private EC key labelled `label` and its curve, or [`Error::WrongKeyType`].
+    fn ec_private_key(&self, session: &Session, label: &str) -> Result<(ObjectHandle, Curve)> {
+        match self.private_key(session, label)? {
+            (object, KeyAlgorithm::Ec(curve)) => Ok((object, curve)),
+            (_, algorithm) => Err(wrong_type(label, algorithm, "an EC key")),
         }
+    }
+
+    /// The private RSA key labelled `label`, or [`Error::WrongKeyType`].
+    fn rsa_private_key(&self, session: &Session, label: &str) -> Result<ObjectHandle> {
+        match self.private_key(session, label)? {
+            (object, KeyAlgorithm::Rsa(_)) => Ok(object),
+            (_, algorithm) => Err(wrong_type(label, algorithm, "an RSA key")),
+        }
+    }
+
+    /// A key object's algorithm: its curve, or its modulus size.
+    fn algorithm_of(session: &Session, object: ObjectHandle, label: &str) -> Result<KeyAlgorithm> {
+        Self::algorithm_if_ours(session, object)?.ok_or_else(|| {
+            Error::Unsupported(format!(
+                "key '{label}' is of a type or size VSS does not support"
+            ))
+        })
+    }
+
+    /// A key object's algorithm, or `None` for keys VSS does not use (other types, curves
+    /// or sizes).
+    fn algorithm_if_ours(session: &Session, object: ObjectHandle) -> Result<Option<KeyAlgorithm>> {
+        let attributes = session
+            .get_attributes(object, &[AttributeType::KeyType])
+            .map_err(ckr("C_GetAttributeValue"))?;
+        let key_type = match attributes.first() {
+            Some(Attribute::KeyType(t)) => *t,
+            _ => return Ok(None),
+        };
+        let wanted = if key_type == KeyType::EC {
+            AttributeType::EcParams
+        } else if key_type == KeyType::RSA {
+            AttributeType::Modulus
+        } else {
+            return Ok(None);
+        };
+        let attributes = session
+            .get_attributes(object, &[wanted])
+            .map_err(ckr("C_GetAttributeValue"))?;
+        Ok(match attributes.first() {
+            Some(Attribute::EcParams(params)) => ec::curve_of(params).map(KeyAlgorithm::Ec),
+            Some(Attribute::Modulus(n)) => {
+                let n = n.iter().skip_while(|&&b| b == 0).count() as u64;
+                RsaBits::from_bits(n * 8).ok().map(KeyAlgorithm::Rsa)
+            }
+            _ => None,
+        })
+    }
+
+    /// Generates an RSA key pair on the token (public exponent 65537).
+    fn create_rsa(&self, label: &str, bits: RsaBits) -> Result<KeyInfo> {
+        check_label(label)?;
+        let common = || {
+            vec![
+                Attribute::Token(true),
+                Attribute::Label(label.as_bytes().to_vec()),
+                Attribute::Id(label.as_bytes().to_vec()),
+            ]
+        };
+        let mut public = common();
+        public.extend([
+            Attribute::ModulusBits(u64::from(bits.bits()).into()),
+            Attribute::PublicExponent(RSA_PUBLIC_EXPONENT.to_be_bytes()[1..].to_vec()),
+            Attribute::Verify(true),
+            Attribute::Encrypt(true),
+        ]);
+        let mut private = common();
+        private.extend([
+            Attribute::Private(true),
+            Attribute::Sensitive(true),
+            Attribute::Extractable(false),
+            Attribute::Sign(true),
+            Attribute::Decrypt(true),
+        ]);
+        self.changing(|session| {
+            if Self::objects(session, label).is_ok() {
+                return Err(Error::KeyExists(label.to_owned()));
+            }
+            session
+                .generate_key_pair(&Mechanism::RsaPkcsKeyPairGen, &public, &private)
+                .map_err(ckr("C_GenerateKeyPair"))?;
+            Ok(())
+        })?;
+        Ok(KeyInfo {
+            handle: KeyHandle::new(label),
+            label: label.to_owned(),
+            algorithm: KeyAlgorithm::Rsa(bits),
+        })
     }
 
     fn create(
@@ -328,8 +414,26 @@ impl Pkcs11Hsm {
         Ok(KeyInfo {
             handle: KeyHandle::new(label),
             label: label.to_owned(),
-            curve,
+            algorithm: KeyAlgorithm::Ec(curve),
         })
+    }
+}
+
+fn wrong_type(label: &str, algorithm: KeyAlgorithm, needs: &'static str) -> Error {
+    Error::WrongKeyType {
+        label: label.to_owned(),
+        algorithm,
+        needs,
+    }
+}
+
+/// The PKCS#11 mechanism of a hash, and MGF1 over it.
+fn hash_mechanism(hash: HashAlg) -> (MechanismType, PkcsMgfType) {
+    match hash {
+        HashAlg::Sha224 => (MechanismType::SHA224, PkcsMgfType::MGF1_SHA224),
+        HashAlg::Sha256 => (MechanismType::SHA256, PkcsMgfType::MGF1_SHA256),
+        HashAlg::Sha384 => (MechanismType::SHA384, PkcsMgfType::MGF1_SHA384),
+        HashAlg::Sha512 => (MechanismType::SHA512, PkcsMgfType::MGF1_SHA512),
     }
 }
 
@@ -339,7 +443,10 @@ impl Hsm for Pkcs11Hsm {
     }
 
     fn generate_key(&self, request: &GenerateKeyRequest) -> Result<KeyInfo> {
-        self.create(&request.label, request.curve, None, None)
+        match request.algorithm {
+            KeyAlgorithm::Ec(curve) => self.create(&request.label, curve, None, None),
+            KeyAlgorithm::Rsa(bits) => self.create_rsa(&request.label, bits),
+        }
     }
 
     fn import_key(&self, request: &ImportKeyRequest<'_>) -> Result<KeyInfo> {
@@ -355,31 +462,26 @@ impl Hsm for Pkcs11Hsm {
     fn keys(&self) -> Result<Vec<KeyInfo>> {
         self.with_session(|session| {
             let objects = session
-                .find_objects(&[
-                    Attribute::Class(ObjectClass::PRIVATE_KEY),
-                    Attribute::KeyType(KeyType::EC),
-                ])
+                .find_objects(&[Attribute::Class(ObjectClass::PRIVATE_KEY)])
                 .map_err(ckr("C_FindObjects"))?;
             let mut keys = Vec::with_capacity(objects.len());
             for object in objects {
                 let attributes = session
-                    .get_attributes(object, &[AttributeType::Label, AttributeType::EcParams])
+                    .get_attributes(object, &[AttributeType::Label])
                     .map_err(ckr("C_GetAttributeValue"))?;
-                let mut label = None;
-                let mut curve = None;
-                for attribute in attributes {
-                    match attribute {
-                        Attribute::Label(l) => label = String::from_utf8(l).ok(),
-                        Attribute::EcParams(p) => curve = ec::curve_of(&p),
-                        _ => {}
-                    }
-                }
-                // Keys of other applications (unsupported curves, odd labels) are not ours.
-                if let (Some(label), Some(curve)) = (label, curve) {
+                let label = match attributes.into_iter().next() {
+                    Some(Attribute::Label(l)) => String::from_utf8(l).ok(),
+                    _ => None,
+                };
+                // Keys of other applications (other types, curves, sizes, odd labels) are
+                // not ours.
+                if let (Some(label), Some(algorithm)) =
+                    (label, Self::algorithm_if_ours(session, object)?)
+                {
                     keys.push(KeyInfo {
                         handle: KeyHandle::new(&label),
                         label,
-                        curve,
+                        algorithm,
                     });
                 }
             }
@@ -392,19 +494,20 @@ impl Hsm for Pkcs11Hsm {
         check_label(label)?;
         self.with_session(|session| {
             // Asked of the token, not the cache: another session may have deleted it.
-            let found = Self::objects(session, label)
-                .and_then(|(private, _)| Ok((private, Self::curve_of(session, private, label)?)));
+            let found = Self::objects(session, label).and_then(|(private, _)| {
+                Ok((private, Self::algorithm_of(session, private, label)?))
+            });
             if let Ok(mut cache) = self.found.write() {
                 match &found {
                     Ok(found) => cache.insert(label.to_owned(), *found),
                     Err(_) => cache.remove(label),
                 };
             }
-            let (_, curve) = found?;
+            let (_, algorithm) = found?;
             Ok(KeyInfo {
                 handle: KeyHandle::new(label),
                 label: label.to_owned(),
-                curve,
+                algorithm,
             })
         })
     }
@@ -413,7 +516,10 @@ impl Hsm for Pkcs11Hsm {
         let label = key.id();
         self.with_session(|session| {
             let (private, public) = Self::objects(session, label)?;
-            let curve = Self::curve_of(session, private, label)?;
+            let curve = match Self::algorithm_of(session, private, label)? {
+                KeyAlgorithm::Ec(curve) => curve,
+                algorithm => return Err(wrong_type(label, algorithm, "an EC key")),
+            };
             let public = public.ok_or_else(|| {
                 Error::Unsupported(format!("key '{label}' has no public key object"))
             })?;
@@ -434,7 +540,7 @@ impl Hsm for Pkcs11Hsm {
     fn sign_digest(&self, key: &KeyHandle, digest: &[u8]) -> Result<Signature> {
         let label = key.id();
         self.with_session(|session| {
-            let (private, curve) = self.private_key(session, label)?;
+            let (private, curve) = self.ec_private_key(session, label)?;
             if !curve.supports_ecdsa() {
                 // Tokens may sign on binary curves; VSS keeps them for key encapsulation.
                 return Err(vss_crypto::Error::NotForSignatures(curve).into());
@@ -451,7 +557,7 @@ impl Hsm for Pkcs11Hsm {
     fn ecdh(&self, key: &KeyHandle, peer: &PublicKey) -> Result<Zeroizing<Vec<u8>>> {
         let label = key.id();
         self.with_session(|session| {
-            let (private, curve) = self.private_key(session, label)?;
+            let (private, curve) = self.ec_private_key(session, label)?;
             if peer.curve() != curve {
                 return Err(
                     vss_crypto::Error::InvalidPublicKey("peer key is on another curve").into(),
@@ -484,6 +590,110 @@ impl Hsm for Pkcs11Hsm {
                     "the token withheld the ECDH secret".into(),
                 )),
             }
+        })
+    }
+
+    fn rsa_public_key(&self, key: &KeyHandle) -> Result<RsaPublicKey> {
+        let label = key.id();
+        self.with_session(|session| {
+            let private = self.rsa_private_key(session, label)?;
+            let attributes = session
+                .get_attributes(
+                    private,
+                    &[AttributeType::Modulus, AttributeType::PublicExponent],
+                )
+                .map_err(self.stale(label, "C_GetAttributeValue"))?;
+            match attributes.as_slice() {
+                [Attribute::Modulus(n), Attribute::PublicExponent(e)] => {
+                    Ok(RsaPublicKey::from_components(n, e)?)
+                }
+                _ => Err(Error::Unsupported(format!(
+                    "key '{label}' withholds CKA_MODULUS or CKA_PUBLIC_EXPONENT"
+                ))),
+            }
+        })
+    }
+
+    fn rsa_sign_digest(
+        &self,
+        key: &KeyHandle,
+        scheme: RsaSignatureScheme,
+        digest: &[u8],
+    ) -> Result<Vec<u8>> {
+        let label = key.id();
+        let (mechanism, input) = match scheme {
+            RsaSignatureScheme::Pkcs1(hash) => {
+                (Mechanism::RsaPkcs, vss_crypto::digest_info(hash, digest)?)
+            }
+            RsaSignatureScheme::Pss(hash) => {
+                if digest.len() != hash.output_len() {
+                    return Err(vss_crypto::Error::InvalidLength {
+                        what: "digest",
+                        expected: "the hash's output length",
+                        got: digest.len(),
+                    }
+                    .into());
+                }
+                let (hash_alg, mgf) = hash_mechanism(hash);
+                let params = PkcsPssParams {
+                    hash_alg,
+                    mgf,
+                    s_len: (hash.output_len() as u64).into(),
+                };
+                (Mechanism::RsaPkcsPss(params), digest.to_vec())
+            }
+        };
+        self.with_session(|session| {
+            let private = self.rsa_private_key(session, label)?;
+            session
+                .sign(&mechanism, private, &input)
+                .map_err(self.stale(label, "C_Sign"))
+        })
+    }
+
+    fn rsa_decrypt(
+        &self,
+        key: &KeyHandle,
+        padding: RsaEncryptionPadding,
+        ciphertext: &[u8],
+    ) -> Result<Zeroizing<Vec<u8>>> {
+        let label = key.id();
+        let mechanism = match padding {
+            RsaEncryptionPadding::Pkcs1 => Mechanism::RsaPkcs,
+            RsaEncryptionPadding::OaepSha1 => Mechanism::RsaPkcsOaep(PkcsOaepParams::new(
+                MechanismType::SHA1,
+                PkcsMgfType::MGF1_SHA1,
+                PkcsOaepSource::empty(),
+            )),
+            RsaEncryptionPadding::OaepSha256 => {
+                let (hash_alg, mgf) = hash_mechanism(HashAlg::Sha256);
+                Mechanism::RsaPkcsOaep(PkcsOaepParams::new(hash_alg, mgf, PkcsOaepSource::empty()))
+            }
+        };
+        self.with_session(|session| {
+            let private = self.rsa_private_key(session, label)?;
+            session
+                .decrypt(&mechanism, private, ciphertext)
+                .map(Zeroizing::new)
+                .map_err(|e| match e {
+                    // SoftHSM answers a bad PKCS #1 v1.5 padding with CKR_GENERAL_ERROR.
+                    cryptoki::error::Error::Pkcs11(
+                        RvError::EncryptedDataInvalid
+                        | RvError::EncryptedDataLenRange
+                        | RvError::GeneralError,
+                        _,
+                    ) => vss_crypto::Error::KemRejected("RSA decryption failed").into(),
+                    // SoftHSM 2.6 does OAEP with SHA-1 only.
+                    cryptoki::error::Error::Pkcs11(
+                        RvError::ArgumentsBad
+                        | RvError::MechanismParamInvalid
+                        | RvError::MechanismInvalid,
+                        _,
+                    ) => Error::Unsupported(format!(
+                        "the token does not decrypt with {padding:?} padding"
+                    )),
+                    other => self.stale(label, "C_Decrypt")(other),
+                })
         })
     }
 

@@ -1,70 +1,131 @@
 //! `keys/<label>.key`: one private key, encrypted under the store's master key.
 //!
-//! The label and curve are bound to the ciphertext as associated data, so a key file that
+//! The secret is the big-endian scalar of an EC key or the PKCS #8 DER of an RSA key. The label
+//! and algorithm are bound to the ciphertext as associated data, so a key file that
 //! was renamed, edited or damaged fails to decrypt and is reported as corrupt.
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use vss_crypto::{AesGcm, Curve, PrivateKey};
+use vss_crypto::{AesGcm, KeyAlgorithm, PrivateKey, RsaPrivateKey};
 use zeroize::Zeroizing;
 
 use super::state::MasterKey;
-use crate::{Error, Result};
+use crate::{Error, KeyHandle, Result};
 
 #[derive(Serialize, Deserialize)]
 struct KeyFile {
     version: u32,
     label: String,
-    curve: String,
+    /// `p256`…, `rsa2048`…; named `curve` in the files of the EC-only versions.
+    #[serde(alias = "curve")]
+    algorithm: String,
     #[serde(with = "hex::serde")]
     nonce: Vec<u8>,
     #[serde(with = "hex::serde")]
     ciphertext: Vec<u8>,
 }
 
-fn aad(label: &str, curve: Curve) -> Vec<u8> {
-    format!("vss soft key v1\0{label}\0{curve}").into_bytes()
+fn aad(label: &str, algorithm: KeyAlgorithm) -> Vec<u8> {
+    format!("vss soft key v1\0{label}\0{algorithm}").into_bytes()
+}
+
+/// A private key of either kind, as the store holds it.
+pub(crate) enum StoredKey {
+    /// An elliptic-curve key.
+    Ec(PrivateKey),
+    /// An RSA key.
+    Rsa(RsaPrivateKey),
+}
+
+impl StoredKey {
+    /// The key's algorithm and size.
+    pub(crate) fn algorithm(&self) -> KeyAlgorithm {
+        match self {
+            StoredKey::Ec(key) => KeyAlgorithm::Ec(key.curve()),
+            StoredKey::Rsa(key) => KeyAlgorithm::Rsa(key.public_key().bits()),
+        }
+    }
+
+    /// The EC key, or [`Error::WrongKeyType`] for an RSA key.
+    pub(crate) fn ec(&self, handle: &KeyHandle) -> Result<&PrivateKey> {
+        match self {
+            StoredKey::Ec(key) => Ok(key),
+            StoredKey::Rsa(_) => Err(self.wrong_type(handle, "an EC key")),
+        }
+    }
+
+    /// The RSA key, or [`Error::WrongKeyType`] for an EC key.
+    pub(crate) fn rsa(&self, handle: &KeyHandle) -> Result<&RsaPrivateKey> {
+        match self {
+            StoredKey::Rsa(key) => Ok(key),
+            StoredKey::Ec(_) => Err(self.wrong_type(handle, "an RSA key")),
+        }
+    }
+
+    fn wrong_type(&self, handle: &KeyHandle, needs: &'static str) -> Error {
+        Error::WrongKeyType {
+            label: handle.id().to_owned(),
+            algorithm: self.algorithm(),
+            needs,
+        }
+    }
+
+    fn secret(&self) -> &[u8] {
+        match self {
+            StoredKey::Ec(key) => key.scalar(),
+            StoredKey::Rsa(key) => key.pkcs8(),
+        }
+    }
 }
 
 /// The encrypted file content for a key.
-pub(crate) fn seal(master: &MasterKey, label: &str, key: &PrivateKey) -> Result<Vec<u8>> {
+pub(crate) fn seal(master: &MasterKey, label: &str, key: &StoredKey) -> Result<Vec<u8>> {
     let mut nonce = vec![0u8; vss_crypto::NONCE_LEN];
     vss_crypto::random_bytes(&mut nonce)?;
+    let algorithm = key.algorithm();
     let ciphertext =
-        AesGcm::new(master.as_ref())?.seal(&nonce, &aad(label, key.curve()), key.scalar())?;
+        AesGcm::new(master.as_ref())?.seal(&nonce, &aad(label, algorithm), key.secret())?;
     let file = KeyFile {
         version: 1,
         label: label.to_owned(),
-        curve: key.curve().to_string(),
+        algorithm: algorithm.to_string(),
         nonce,
         ciphertext,
     };
     serde_json::to_vec_pretty(&file).map_err(|e| Error::Unsupported(e.to_string()))
 }
 
-/// Reads the curve of a key file without decrypting it.
-pub(crate) fn curve(path: &Path, label: &str) -> Result<Curve> {
-    let (_, curve) = parse(path, label)?;
-    Ok(curve)
+/// Reads the algorithm of a key file without decrypting it.
+pub(crate) fn algorithm(path: &Path, label: &str) -> Result<KeyAlgorithm> {
+    let (_, algorithm) = parse(path, label)?;
+    Ok(algorithm)
 }
 
 /// Reads and decrypts a key file.
-pub(crate) fn open(master: &MasterKey, path: &Path, label: &str) -> Result<PrivateKey> {
-    let (file, curve) = parse(path, label)?;
+pub(crate) fn open(master: &MasterKey, path: &Path, label: &str) -> Result<StoredKey> {
+    let (file, algorithm) = parse(path, label)?;
     let corrupt = |reason: &str| Error::CorruptFile {
         path: path.to_path_buf(),
         reason: reason.to_owned(),
     };
-    let scalar = Zeroizing::new(
+    let secret = Zeroizing::new(
         AesGcm::new(master.as_ref())?
-            .open(&file.nonce, &aad(label, curve), &file.ciphertext)
+            .open(&file.nonce, &aad(label, algorithm), &file.ciphertext)
             .map_err(|_| corrupt("authentication failed: the file was altered or damaged"))?,
     );
-    PrivateKey::from_scalar(curve, &scalar).map_err(|_| corrupt("the decrypted key is invalid"))
+    let key = match algorithm {
+        KeyAlgorithm::Ec(curve) => PrivateKey::from_scalar(curve, &secret).map(StoredKey::Ec),
+        KeyAlgorithm::Rsa(_) => RsaPrivateKey::from_pkcs8(&secret).map(StoredKey::Rsa),
+    }
+    .map_err(|_| corrupt("the decrypted key is invalid"))?;
+    if key.algorithm() != algorithm {
+        return Err(corrupt("the decrypted key is not of the recorded size"));
+    }
+    Ok(key)
 }
 
-fn parse(path: &Path, label: &str) -> Result<(KeyFile, Curve)> {
+fn parse(path: &Path, label: &str) -> Result<(KeyFile, KeyAlgorithm)> {
     let bytes = match crate::atomic::read_store_file(path) {
         Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
             return Err(Error::KeyNotFound(label.to_owned()))
@@ -85,9 +146,9 @@ fn parse(path: &Path, label: &str) -> Result<(KeyFile, Curve)> {
             file.label
         )));
     }
-    let curve = file
-        .curve
-        .parse::<Curve>()
+    let algorithm = file
+        .algorithm
+        .parse::<KeyAlgorithm>()
         .map_err(|e| corrupt(e.to_string()))?;
-    Ok((file, curve))
+    Ok((file, algorithm))
 }

@@ -14,7 +14,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-use vss_crypto::{PrivateKey, PublicKey, Signature};
+use vss_crypto::{
+    KeyAlgorithm, PrivateKey, PublicKey, RsaEncryptionPadding, RsaPrivateKey, RsaPublicKey,
+    RsaSignatureScheme, Signature,
+};
 use zeroize::Zeroizing;
 
 pub use state::{SoftStoreStatus, KDF_LANES, KDF_MEMORY_KIB, KDF_PASSES, PIN_TRIES, PUK_TRIES};
@@ -24,6 +27,7 @@ use crate::config::{Backend, StoreConfig};
 use crate::{
     check_label, Error, GenerateKeyRequest, Hsm, ImportKeyRequest, KeyHandle, KeyInfo, Result,
 };
+use key_file::StoredKey;
 use state::{MasterKey, StateFile};
 
 const KEYS_DIR: &str = "keys";
@@ -33,7 +37,8 @@ const KEY_SUFFIX: &str = ".key";
 pub struct SoftHsm {
     dir: PathBuf,
     master: MasterKey,
-    loaded: RwLock<HashMap<String, Arc<PrivateKey>>>,
+    /// Keys decrypted once and held parsed, so that a signature reads no file.
+    loaded: RwLock<HashMap<String, Arc<StoredKey>>>,
 }
 
 impl SoftHsm {
@@ -120,7 +125,7 @@ impl SoftHsm {
         self.dir.join(KEYS_DIR).join(format!("{label}{KEY_SUFFIX}"))
     }
 
-    fn store(&self, label: &str, key: PrivateKey) -> Result<KeyInfo> {
+    fn store(&self, label: &str, key: StoredKey) -> Result<KeyInfo> {
         check_label(label)?;
         let bytes = key_file::seal(&self.master, label, &key)?;
         let path = self.key_path(label);
@@ -129,12 +134,12 @@ impl SoftHsm {
             return Err(Error::KeyExists(label.to_owned()));
         }
         atomic::write_atomic(&path, &bytes)?;
-        let info = info(label, key.curve());
+        let info = info(label, key.algorithm());
         self.cache()?.insert(label.to_owned(), Arc::new(key));
         Ok(info)
     }
 
-    fn private_key(&self, handle: &KeyHandle) -> Result<Arc<PrivateKey>> {
+    fn stored_key(&self, handle: &KeyHandle) -> Result<Arc<StoredKey>> {
         let label = handle.id();
         if let Some(key) = self
             .loaded
@@ -150,18 +155,18 @@ impl SoftHsm {
         Ok(key)
     }
 
-    fn cache(&self) -> Result<std::sync::RwLockWriteGuard<'_, HashMap<String, Arc<PrivateKey>>>> {
+    fn cache(&self) -> Result<std::sync::RwLockWriteGuard<'_, HashMap<String, Arc<StoredKey>>>> {
         self.loaded
             .write()
             .map_err(|_| Error::Unsupported("key cache poisoned".into()))
     }
 }
 
-fn info(label: &str, curve: vss_crypto::Curve) -> KeyInfo {
+fn info(label: &str, algorithm: KeyAlgorithm) -> KeyInfo {
     KeyInfo {
         handle: KeyHandle::new(label),
         label: label.to_owned(),
-        curve,
+        algorithm,
     }
 }
 
@@ -172,13 +177,17 @@ impl Hsm for SoftHsm {
 
     fn generate_key(&self, request: &GenerateKeyRequest) -> Result<KeyInfo> {
         check_label(&request.label)?;
-        self.store(&request.label, PrivateKey::generate(request.curve)?)
+        let key = match request.algorithm {
+            KeyAlgorithm::Ec(curve) => StoredKey::Ec(PrivateKey::generate(curve)?),
+            KeyAlgorithm::Rsa(bits) => StoredKey::Rsa(RsaPrivateKey::generate(bits)?),
+        };
+        self.store(&request.label, key)
     }
 
     fn import_key(&self, request: &ImportKeyRequest<'_>) -> Result<KeyInfo> {
         let key =
             PrivateKey::from_scalar(request.private_key.curve(), request.private_key.scalar())?;
-        self.store(&request.label, key)
+        self.store(&request.label, StoredKey::Ec(key))
     }
 
     fn keys(&self) -> Result<Vec<KeyInfo>> {
@@ -196,7 +205,7 @@ impl Hsm for SoftHsm {
                     reason: "not a key file".into(),
                 });
             };
-            keys.push(info(label, key_file::curve(&entry.path(), label)?));
+            keys.push(info(label, key_file::algorithm(&entry.path(), label)?));
         }
         keys.sort_by(|a, b| a.label.cmp(&b.label));
         Ok(keys)
@@ -204,20 +213,48 @@ impl Hsm for SoftHsm {
 
     fn key(&self, label: &str) -> Result<KeyInfo> {
         check_label(label)?;
-        let curve = key_file::curve(&self.key_path(label), label)?;
-        Ok(info(label, curve))
+        let algorithm = key_file::algorithm(&self.key_path(label), label)?;
+        Ok(info(label, algorithm))
     }
 
     fn public_key(&self, key: &KeyHandle) -> Result<PublicKey> {
-        Ok(self.private_key(key)?.public_key().clone())
+        Ok(self.stored_key(key)?.ec(key)?.public_key().clone())
     }
 
     fn sign_digest(&self, key: &KeyHandle, digest: &[u8]) -> Result<Signature> {
-        Ok(self.private_key(key)?.sign_digest(digest)?)
+        Ok(self.stored_key(key)?.ec(key)?.sign_digest(digest)?)
     }
 
     fn ecdh(&self, key: &KeyHandle, peer: &PublicKey) -> Result<Zeroizing<Vec<u8>>> {
-        Ok(self.private_key(key)?.diffie_hellman(peer)?)
+        Ok(self.stored_key(key)?.ec(key)?.diffie_hellman(peer)?)
+    }
+
+    fn rsa_public_key(&self, key: &KeyHandle) -> Result<RsaPublicKey> {
+        Ok(self.stored_key(key)?.rsa(key)?.public_key().clone())
+    }
+
+    fn rsa_sign_digest(
+        &self,
+        key: &KeyHandle,
+        scheme: RsaSignatureScheme,
+        digest: &[u8],
+    ) -> Result<Vec<u8>> {
+        Ok(self
+            .stored_key(key)?
+            .rsa(key)?
+            .sign_digest(scheme, digest)?)
+    }
+
+    fn rsa_decrypt(
+        &self,
+        key: &KeyHandle,
+        padding: RsaEncryptionPadding,
+        ciphertext: &[u8],
+    ) -> Result<Zeroizing<Vec<u8>>> {
+        Ok(self
+            .stored_key(key)?
+            .rsa(key)?
+            .decrypt(padding, ciphertext)?)
     }
 
     fn delete_key(&self, key: &KeyHandle) -> Result<()> {

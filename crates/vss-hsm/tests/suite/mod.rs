@@ -2,7 +2,9 @@
 
 use std::sync::Arc;
 
-use vss_crypto::{Curve, HashAlg, PrivateKey};
+use vss_crypto::{
+    Curve, HashAlg, KeyAlgorithm, PrivateKey, RsaBits, RsaEncryptionPadding, RsaSignatureScheme,
+};
 use vss_hsm::{Error, GenerateKeyRequest, Hsm, ImportKeyRequest, KeyHandle};
 
 /// Sign/verify round trips on every curve, checked with the software verifier.
@@ -12,7 +14,7 @@ pub fn sign_verify_round_trips(hsm: &dyn Hsm) {
         let key = hsm
             .generate_key(&GenerateKeyRequest::new(&label, curve))
             .expect("generate");
-        assert_eq!(key.curve, curve);
+        assert_eq!(key.algorithm, curve.into());
         let public = hsm.public_key(&key.handle).expect("public key");
         assert_eq!(public.curve(), curve);
         let verifier = public.verifying_key().expect("verifier");
@@ -30,6 +32,76 @@ pub fn sign_verify_round_trips(hsm: &dyn Hsm) {
     }
 }
 
+/// An RSA-2048 key: listed with its size, signs with PKCS #1 v1.5 and PSS what its public key
+/// verifies, decrypts with each of `paddings` (those the backend has), refuses tampering, and
+/// refuses EC operations.
+pub fn rsa_sign_decrypt(hsm: &dyn Hsm, paddings: &[RsaEncryptionPadding]) {
+    let key = hsm
+        .generate_key(&GenerateKeyRequest::new("rsa", RsaBits::B2048))
+        .expect("generate");
+    assert_eq!(key.algorithm, KeyAlgorithm::Rsa(RsaBits::B2048));
+    assert_eq!(hsm.key("rsa").expect("find").algorithm, key.algorithm);
+    let public = hsm.rsa_public_key(&key.handle).expect("public");
+    assert_eq!(public.modulus_len(), 256);
+    for hash in [HashAlg::Sha256, HashAlg::Sha384, HashAlg::Sha512] {
+        let digest = hash.digest(b"handshake");
+        for scheme in [
+            RsaSignatureScheme::Pkcs1(hash),
+            RsaSignatureScheme::Pss(hash),
+        ] {
+            let signature = hsm
+                .rsa_sign_digest(&key.handle, scheme, &digest)
+                .expect("sign");
+            assert!(
+                public.verify_digest(scheme, &digest, &signature),
+                "{scheme:?}"
+            );
+            let other = hash.digest(b"other");
+            assert!(!public.verify_digest(scheme, &other, &signature));
+        }
+    }
+    assert!(hsm
+        .rsa_sign_digest(
+            &key.handle,
+            RsaSignatureScheme::Pss(HashAlg::Sha256),
+            &[0; 31]
+        )
+        .is_err());
+    for &padding in paddings {
+        let mut ciphertext = public.encrypt(padding, b"premaster").expect("encrypt");
+        assert_eq!(
+            &hsm.rsa_decrypt(&key.handle, padding, &ciphertext)
+                .expect("decrypt")[..],
+            b"premaster"
+        );
+        ciphertext[0] ^= 0x40;
+        assert!(
+            matches!(
+                hsm.rsa_decrypt(&key.handle, padding, &ciphertext),
+                Err(Error::Crypto(vss_crypto::Error::KemRejected(_)))
+            ),
+            "{padding:?}"
+        );
+    }
+    assert!(matches!(
+        hsm.sign_digest(&key.handle, &[0; 32]),
+        Err(Error::WrongKeyType { .. })
+    ));
+    assert!(matches!(
+        hsm.public_key(&key.handle),
+        Err(Error::WrongKeyType { .. })
+    ));
+    let ec = hsm
+        .generate_key(&GenerateKeyRequest::new("not-rsa", Curve::P256))
+        .expect("ec");
+    assert!(matches!(
+        hsm.rsa_public_key(&ec.handle),
+        Err(Error::WrongKeyType { .. })
+    ));
+    hsm.delete_key(&key.handle).expect("delete");
+    hsm.delete_key(&ec.handle).expect("delete");
+}
+
 /// Keys are listed, found by label, refused twice, and deleted.
 pub fn list_find_duplicate_delete(hsm: &dyn Hsm) {
     let a = hsm
@@ -44,7 +116,10 @@ pub fn list_find_duplicate_delete(hsm: &dyn Hsm) {
         .map(|k| k.label)
         .collect();
     assert!(labels.contains(&"list-a".to_owned()) && labels.contains(&"list-b".to_owned()));
-    assert_eq!(hsm.key("list-b").expect("find").curve, Curve::Bp384);
+    assert_eq!(
+        hsm.key("list-b").expect("find").algorithm,
+        Curve::Bp384.into()
+    );
     assert!(matches!(
         hsm.generate_key(&GenerateKeyRequest::new("list-a", Curve::P384)),
         Err(Error::KeyExists(l)) if l == "list-a"
@@ -108,7 +183,7 @@ pub fn kem_curve_keys_do_ecdh(hsm: &dyn Hsm) {
         let generated = hsm
             .generate_key(&GenerateKeyRequest::new(format!("kem-gen-{curve}"), curve))
             .expect("generate");
-        assert_eq!(generated.curve, curve);
+        assert_eq!(generated.algorithm, curve.into());
         let public = hsm.public_key(&generated.handle).expect("pub");
         let peer = PrivateKey::generate(curve).expect("peer");
         assert_eq!(

@@ -16,6 +16,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use cryptoki_sys::*;
 
 use crate::error::{Error, Result};
+use crate::mechanism::Param;
 use crate::module::{self, InitArgs};
 use crate::object::Attribute;
 use crate::session::{Output, Room};
@@ -159,19 +160,84 @@ unsafe fn template<'a>(
         .collect()
 }
 
-/// A mechanism's type and parameter.
+/// The parameter structure at `param`, when it is `len` bytes long (else `None`).
 ///
 /// # Safety
-/// `mechanism` is NULL or valid for reading, and its `pParameter` NULL or valid for reading
-/// `ulParameterLen` bytes.
-unsafe fn mechanism<'a>(mechanism: *const CK_MECHANISM) -> Result<(CK_MECHANISM_TYPE, &'a [u8])> {
+/// `param` is NULL or valid for reading `len` bytes.
+unsafe fn structure<T: Copy>(param: *const c_void, len: CK_ULONG) -> Result<Option<T>> {
+    if param.is_null() || size(len)? != std::mem::size_of::<T>() {
+        return Ok(None);
+    }
+    // SAFETY: non-NULL and `size_of::<T>()` readable bytes by this function's contract;
+    // the application's structure need not be aligned for us.
+    Ok(Some(unsafe { (param as *const T).read_unaligned() }))
+}
+
+/// A mechanism's type and parameter, read into Rust values: the structures of the
+/// mechanisms that take one (PSS, OAEP, ECDH), each pointer inside checked and copied.
+///
+/// # Safety
+/// `mechanism` is NULL or valid for reading; its `pParameter` NULL or valid for reading
+/// `ulParameterLen` bytes; the pointers inside the parameter structure NULL or valid for
+/// reading their lengths.
+unsafe fn mechanism(mechanism: *const CK_MECHANISM) -> Result<(CK_MECHANISM_TYPE, Param)> {
     if mechanism.is_null() {
         return Err(Error::ArgumentsBad);
     }
     // SAFETY: non-NULL and readable by this function's contract.
     let m = unsafe { &*mechanism };
-    // SAFETY: by this function's contract.
-    let param = unsafe { input(m.pParameter as *const u8, m.ulParameterLen)? };
+    let (ptr, len) = (m.pParameter as *const c_void, m.ulParameterLen);
+    if ptr.is_null() || len == 0 {
+        return Ok((m.mechanism, Param::None));
+    }
+    let param = match m.mechanism {
+        CKM_RSA_PKCS_PSS
+        | CKM_SHA224_RSA_PKCS_PSS
+        | CKM_SHA256_RSA_PKCS_PSS
+        | CKM_SHA384_RSA_PKCS_PSS
+        | CKM_SHA512_RSA_PKCS_PSS => {
+            // SAFETY: by this function's contract.
+            match unsafe { structure::<CK_RSA_PKCS_PSS_PARAMS>(ptr, len)? } {
+                Some(p) => Param::Pss {
+                    hash: p.hashAlg,
+                    mgf: p.mgf,
+                    salt_len: p.sLen,
+                },
+                None => Param::Other,
+            }
+        }
+        CKM_RSA_PKCS_OAEP => {
+            // SAFETY: by this function's contract.
+            match unsafe { structure::<CK_RSA_PKCS_OAEP_PARAMS>(ptr, len)? } {
+                Some(p) if p.source == CKZ_DATA_SPECIFIED || p.ulSourceDataLen == 0 => {
+                    Param::Oaep {
+                        hash: p.hashAlg,
+                        mgf: p.mgf,
+                        // SAFETY: pSourceData is NULL or ulSourceDataLen bytes (contract).
+                        label: unsafe {
+                            input(p.pSourceData as *const u8, p.ulSourceDataLen)?.to_vec()
+                        },
+                    }
+                }
+                _ => Param::Other,
+            }
+        }
+        CKM_ECDH1_DERIVE => {
+            // SAFETY: by this function's contract.
+            match unsafe { structure::<CK_ECDH1_DERIVE_PARAMS>(ptr, len)? } {
+                // SAFETY: each data pointer is NULL or its length of bytes (contract).
+                Some(p) => unsafe {
+                    Param::Ecdh1 {
+                        kdf: p.kdf,
+                        shared_data: input(p.pSharedData, p.ulSharedDataLen)?.to_vec(),
+                        public_data: input(p.pPublicData, p.ulPublicDataLen)?.to_vec(),
+                    }
+                },
+                None => Param::Other,
+            }
+        }
+        _ => Param::Other,
+    };
     Ok((m.mechanism, param))
 }
 
@@ -434,7 +500,7 @@ unsafe extern "C" fn C_GenerateKeyPair(
         // SAFETY: as above.
         let private = unsafe { template(private_template, private_count)? };
         let (public_handle, private_handle) =
-            module::with(|m| m.generate_key_pair(session, ckm, param, &public, &private))?;
+            module::with(|m| m.generate_key_pair(session, ckm, &param, &public, &private))?;
         // SAFETY: both handles are the caller's (checked non-NULL above).
         unsafe {
             write(public_key, public_handle)?;
@@ -452,7 +518,7 @@ unsafe extern "C" fn C_SignInit(
     entry(|| {
         // SAFETY: pMechanism is NULL or the caller's mechanism.
         let (ckm, param) = unsafe { self::mechanism(mechanism)? };
-        module::with(|m| m.sign_init(session, ckm, param, key))
+        module::with(|m| m.sign_init(session, ckm, &param, key))
     })
 }
 
@@ -512,7 +578,7 @@ unsafe extern "C" fn C_VerifyInit(
     entry(|| {
         // SAFETY: pMechanism is NULL or the caller's mechanism.
         let (ckm, param) = unsafe { self::mechanism(mechanism)? };
-        module::with(|m| m.verify_init(session, ckm, param, key))
+        module::with(|m| m.verify_init(session, ckm, &param, key))
     })
 }
 
@@ -555,6 +621,89 @@ unsafe extern "C" fn C_VerifyFinal(
         // SAFETY: pSignature is NULL or ulSignatureLen bytes of the caller's.
         let signature = unsafe { input(signature, signature_len)? };
         module::with(|m| m.verify(session, None, signature))
+    })
+}
+
+/// `C_CreateObject`.
+unsafe extern "C" fn C_CreateObject(
+    session: CK_SESSION_HANDLE,
+    template: *mut CK_ATTRIBUTE,
+    count: CK_ULONG,
+    object: *mut CK_OBJECT_HANDLE,
+) -> CK_RV {
+    entry(|| {
+        if object.is_null() {
+            return Err(Error::ArgumentsBad);
+        }
+        // SAFETY: pTemplate is NULL or ulCount attributes of the caller's.
+        let template = unsafe { self::template(template, count)? };
+        let handle = module::with(|m| m.create_object(session, &template))?;
+        // SAFETY: phObject is the caller's (checked non-NULL above).
+        unsafe { write(object, handle) }
+    })
+}
+
+/// `C_DestroyObject`.
+unsafe extern "C" fn C_DestroyObject(
+    session: CK_SESSION_HANDLE,
+    object: CK_OBJECT_HANDLE,
+) -> CK_RV {
+    entry(|| module::with(|m| m.destroy_object(session, object)))
+}
+
+/// `C_DecryptInit`.
+unsafe extern "C" fn C_DecryptInit(
+    session: CK_SESSION_HANDLE,
+    mechanism: *mut CK_MECHANISM,
+    key: CK_OBJECT_HANDLE,
+) -> CK_RV {
+    entry(|| {
+        // SAFETY: pMechanism is NULL or the caller's mechanism.
+        let (ckm, param) = unsafe { self::mechanism(mechanism)? };
+        module::with(|m| m.decrypt_init(session, ckm, &param, key))
+    })
+}
+
+/// `C_Decrypt`.
+unsafe extern "C" fn C_Decrypt(
+    session: CK_SESSION_HANDLE,
+    ciphertext: *mut CK_BYTE,
+    ciphertext_len: CK_ULONG,
+    data: *mut CK_BYTE,
+    data_len: *mut CK_ULONG,
+) -> CK_RV {
+    entry(|| {
+        // SAFETY: pEncryptedData is NULL or ulEncryptedDataLen bytes of the caller's.
+        let ciphertext = unsafe { input(ciphertext, ciphertext_len)? };
+        // SAFETY: pulDataLen is NULL or the caller's; pData NULL or that long.
+        unsafe {
+            output(data, data_len, |room| {
+                module::with(|m| m.decrypt(session, ciphertext, room))
+            })
+        }
+    })
+}
+
+/// `C_DeriveKey`.
+unsafe extern "C" fn C_DeriveKey(
+    session: CK_SESSION_HANDLE,
+    mechanism: *mut CK_MECHANISM,
+    base_key: CK_OBJECT_HANDLE,
+    template: *mut CK_ATTRIBUTE,
+    count: CK_ULONG,
+    key: *mut CK_OBJECT_HANDLE,
+) -> CK_RV {
+    entry(|| {
+        if key.is_null() {
+            return Err(Error::ArgumentsBad);
+        }
+        // SAFETY: pMechanism is NULL or the caller's mechanism.
+        let (ckm, param) = unsafe { self::mechanism(mechanism)? };
+        // SAFETY: pTemplate is NULL or ulAttributeCount attributes of the caller's.
+        let template = unsafe { self::template(template, count)? };
+        let handle = module::with(|m| m.derive_key(session, ckm, &param, base_key, &template))?;
+        // SAFETY: phKey is the caller's (checked non-NULL above).
+        unsafe { write(key, handle) }
     })
 }
 
