@@ -479,7 +479,7 @@ impl Module {
             .lookup(object)
             .cloned()
             .ok_or(Error::ObjectHandleInvalid)?;
-        let hsm = self.token.hsm().map_err(|_| Error::ObjectHandleInvalid)?;
+        let hsm = self.token.hsm()?;
         if target == ObjectRef::Secret {
             if self.secrets()?.remove(&object).is_none() {
                 return Err(Error::ObjectHandleInvalid);

@@ -4,11 +4,8 @@
 
 mod common;
 
-use std::sync::Mutex;
-
-use common::{module_path, Store, PIN};
-use cryptoki::context::{CInitializeArgs, CInitializeFlags, Pkcs11};
-use cryptoki::error::{Error, RvError};
+use common::{login, rv, session, with_module, Store, PIN};
+use cryptoki::error::RvError;
 use cryptoki::mechanism::Mechanism;
 use cryptoki::object::{Attribute, AttributeInfo, AttributeType, KeyType, ObjectClass};
 use cryptoki::session::{Session, UserType};
@@ -18,40 +15,6 @@ use openssl::ec::{EcGroup, EcKey, EcPoint};
 use openssl::ecdsa::EcdsaSig;
 use openssl::hash::MessageDigest;
 use openssl::nid::Nid;
-
-/// The module's state is per process and `VSS_STORE` is read at `C_Initialize`: one test
-/// at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-/// Runs `test` with the module initialised over `store`.
-fn with_module(store: &Store, test: impl FnOnce(&Pkcs11)) {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    std::env::set_var("VSS_STORE", store.path());
-    let module = Pkcs11::new(module_path()).expect("load module");
-    module
-        .initialize(CInitializeArgs::new(CInitializeFlags::OS_LOCKING_OK))
-        .expect("C_Initialize");
-    test(&module);
-    module.finalize().expect("C_Finalize");
-}
-
-fn rv<T: std::fmt::Debug>(result: Result<T, Error>) -> RvError {
-    match result {
-        Err(Error::Pkcs11(rv, _)) => rv,
-        other => panic!("expected a CKR_ error, got {other:?}"),
-    }
-}
-
-fn session(module: &Pkcs11) -> Session {
-    let slot = module.get_slots_with_token().expect("slots")[0];
-    module.open_rw_session(slot).expect("C_OpenSession")
-}
-
-fn login(session: &Session) {
-    session
-        .login(UserType::User, Some(&AuthPin::from(PIN)))
-        .expect("C_Login");
-}
 
 /// `CKA_EC_PARAMS` of P-256: the DER of OID 1.2.840.10045.3.1.7.
 const P256_PARAMS: [u8; 10] = [0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07];

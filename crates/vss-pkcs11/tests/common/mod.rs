@@ -4,6 +4,12 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use cryptoki::context::{CInitializeArgs, CInitializeFlags, Pkcs11};
+use cryptoki::error::{Error, RvError};
+use cryptoki::session::{Session, UserType};
+use cryptoki::types::AuthPin;
 
 /// The user PIN of every test store.
 pub const PIN: &str = "1234";
@@ -63,4 +69,46 @@ impl Store {
             .map(|k| k.label)
             .collect()
     }
+}
+
+/// The module's state is per process and `VSS_STORE` is read at `C_Initialize`: one test
+/// at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Runs `test` with the module initialised over `store`.
+pub fn with_module(store: &Store, test: impl FnOnce(&Pkcs11)) {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    std::env::set_var("VSS_STORE", store.path());
+    let module = Pkcs11::new(module_path()).expect("load module");
+    module
+        .initialize(CInitializeArgs::new(CInitializeFlags::OS_LOCKING_OK))
+        .expect("C_Initialize");
+    // A failed test still finalizes, so that the next test can initialise.
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| test(&module)));
+    let finalized = module.finalize();
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+    finalized.expect("C_Finalize");
+}
+
+/// The `CKR_*` code of a failed call.
+pub fn rv<T: std::fmt::Debug>(result: Result<T, Error>) -> RvError {
+    match result {
+        Err(Error::Pkcs11(rv, _)) => rv,
+        other => panic!("expected a CKR_ error, got {other:?}"),
+    }
+}
+
+/// A read/write session on the first slot with a token.
+pub fn session(module: &Pkcs11) -> Session {
+    let slot = module.get_slots_with_token().expect("slots")[0];
+    module.open_rw_session(slot).expect("C_OpenSession")
+}
+
+/// Logs the user in with [`PIN`].
+pub fn login(session: &Session) {
+    session
+        .login(UserType::User, Some(&AuthPin::from(PIN)))
+        .expect("C_Login");
 }
