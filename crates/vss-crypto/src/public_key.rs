@@ -60,6 +60,19 @@ impl PublicKey {
         })
     }
 
+    /// The X.509 SubjectPublicKeyInfo DER encoding (id-ecPublicKey, the named curve, the
+    /// uncompressed point).
+    pub fn to_spki_der(&self) -> Result<Vec<u8>> {
+        let group = self.curve.group()?;
+        let mut ctx = BigNumContext::new().map_err(|_| Error::Library("BigNumContext"))?;
+        let point = EcPoint::from_bytes(group, &self.uncompressed, &mut ctx)
+            .map_err(|_| Error::Library("EcPoint::from_bytes"))?;
+        let key: EcKey<Public> =
+            EcKey::from_public_key(group, &point).map_err(|_| Error::Library("EcKey"))?;
+        key.public_key_to_der()
+            .map_err(|_| Error::Library("EcKey::public_key_to_der"))
+    }
+
     /// The curve of this key.
     pub fn curve(&self) -> Curve {
         self.curve
@@ -114,6 +127,22 @@ impl std::fmt::Debug for PublicKey {
 mod tests {
     use super::*;
     use crate::PrivateKey;
+
+    #[test]
+    fn the_spki_encoding_is_what_openssl_reads_back() {
+        for curve in [Curve::P256, Curve::P384, Curve::Bp256] {
+            let key = PrivateKey::generate(curve).expect("generate");
+            let der = key.public_key().to_spki_der().expect("spki");
+            let parsed = openssl::pkey::PKey::public_key_from_der(&der).expect("parse");
+            let ec = parsed.ec_key().expect("ec");
+            let mut ctx = BigNumContext::new().expect("ctx");
+            let point = ec
+                .public_key()
+                .to_bytes(ec.group(), PointConversionForm::UNCOMPRESSED, &mut ctx)
+                .expect("point");
+            assert_eq!(point, key.public_key().to_sec1_uncompressed());
+        }
+    }
 
     #[test]
     fn compressed_and_uncompressed_forms_agree_on_every_curve_prime_and_binary() {

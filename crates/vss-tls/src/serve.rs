@@ -1,0 +1,251 @@
+//! The terminator: accept TCP, complete the TLS handshake (TLS 1.3 and 1.2, session tickets,
+//! ALPN), connect to the backend, and pass bytes both ways until either side closes or the
+//! connection idles. Every wait is bounded; past the connection cap a client is closed at
+//! once.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
+use tokio_rustls::TlsAcceptor;
+
+use crate::error::{Error, Result};
+use crate::key::SniResolver;
+
+/// The bounds of a terminator, with their defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// From accept to a completed handshake: 10 s.
+    pub handshake_timeout: Duration,
+    /// To connect to the backend: 5 s.
+    pub connect_timeout: Duration,
+    /// A connection with no bytes either way for this long is closed: 60 s.
+    pub idle_timeout: Duration,
+    /// Connections served at once; more are closed at accept: 4096.
+    pub max_connections: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            handshake_timeout: Duration::from_secs(10),
+            connect_timeout: Duration::from_secs(5),
+            idle_timeout: Duration::from_secs(60),
+            max_connections: 4096,
+        }
+    }
+}
+
+impl Limits {
+    /// Checks every bound: timeouts of 1 ms to 1 h, 1 to 65536 connections.
+    pub fn check(&self) -> Result<()> {
+        let range = Duration::from_millis(1)..=Duration::from_secs(3600);
+        for timeout in [
+            self.handshake_timeout,
+            self.connect_timeout,
+            self.idle_timeout,
+        ] {
+            if !range.contains(&timeout) {
+                return Err(Error::Config("timeouts are 1 ms to 1 hour"));
+            }
+        }
+        if !(1..=65536).contains(&self.max_connections) {
+            return Err(Error::Config("the connection cap is 1 to 65536"));
+        }
+        Ok(())
+    }
+}
+
+/// The rustls server configuration of a terminator: TLS 1.3 and 1.2 on AWS-LC, the
+/// certificate chosen by SNI, `alpn` offered in order, session tickets and a session cache.
+pub fn server_config(resolver: SniResolver, alpn: &[String]) -> Result<rustls::ServerConfig> {
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_protocol_versions(rustls::ALL_VERSIONS)?
+        .with_no_client_auth()
+        .with_cert_resolver(Arc::new(resolver));
+    config.alpn_protocols = alpn.iter().map(|p| p.as_bytes().to_vec()).collect();
+    config.ticketer = rustls::crypto::aws_lc_rs::Ticketer::new()?;
+    Ok(config)
+}
+
+/// What a terminator has done so far.
+#[derive(Debug, Default)]
+pub struct ServeStats {
+    handshakes: AtomicU64,
+    failed: AtomicU64,
+    refused: AtomicU64,
+}
+
+impl ServeStats {
+    /// Handshakes completed.
+    pub fn handshakes(&self) -> u64 {
+        self.handshakes.load(Ordering::Relaxed)
+    }
+
+    /// Handshakes that failed or timed out.
+    pub fn failed(&self) -> u64 {
+        self.failed.load(Ordering::Relaxed)
+    }
+
+    /// Connections closed at accept because the cap was reached.
+    pub fn refused(&self) -> u64 {
+        self.refused.load(Ordering::Relaxed)
+    }
+}
+
+/// Serves `listener` until `shutdown` completes: each connection's TLS ends here and its
+/// bytes go to `backend`.
+pub async fn serve(
+    listener: TcpListener,
+    config: Arc<rustls::ServerConfig>,
+    backend: SocketAddr,
+    limits: Limits,
+    stats: Arc<ServeStats>,
+    shutdown: impl Future<Output = ()>,
+) -> Result<()> {
+    limits.check()?;
+    let acceptor = TlsAcceptor::from(config);
+    let slots = Arc::new(Semaphore::new(limits.max_connections));
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, _) = tokio::select! {
+            _ = &mut shutdown => return Ok(()),
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                // Out of descriptors or memory: wait a little, keep serving.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+            stats.refused.fetch_add(1, Ordering::Relaxed);
+            drop(stream);
+            continue;
+        };
+        let acceptor = acceptor.clone();
+        let stats = Arc::clone(&stats);
+        tokio::spawn(async move {
+            let _slot = slot;
+            let _ = stream.set_nodelay(true);
+            let tls = match tokio::time::timeout(limits.handshake_timeout, acceptor.accept(stream))
+                .await
+            {
+                Ok(Ok(tls)) => tls,
+                _ => {
+                    stats.failed.fetch_add(1, Ordering::Relaxed);
+                    return;
+                }
+            };
+            stats.handshakes.fetch_add(1, Ordering::Relaxed);
+            let Ok(Ok(upstream)) =
+                tokio::time::timeout(limits.connect_timeout, TcpStream::connect(backend)).await
+            else {
+                return;
+            };
+            let _ = upstream.set_nodelay(true);
+            let _ = pump(tls, upstream, limits.idle_timeout).await;
+        });
+    }
+}
+
+/// The size of each direction's buffer: one TLS record.
+const BUFFER: usize = 16 * 1024;
+
+/// Passes bytes both ways until both sides have closed; [`std::io::ErrorKind::TimedOut`]
+/// when neither sends for `idle`.
+async fn pump<A, B>(a: A, b: B, idle: Duration) -> std::io::Result<()>
+where
+    A: AsyncRead + AsyncWrite + Unpin,
+    B: AsyncRead + AsyncWrite + Unpin,
+{
+    let (mut a_read, mut a_write) = tokio::io::split(a);
+    let (mut b_read, mut b_write) = tokio::io::split(b);
+    let mut a_buf = vec![0u8; BUFFER];
+    let mut b_buf = vec![0u8; BUFFER];
+    let (mut a_open, mut b_open) = (true, true);
+    while a_open || b_open {
+        tokio::select! {
+            read = a_read.read(&mut a_buf), if a_open => match read? {
+                0 => {
+                    a_open = false;
+                    b_write.shutdown().await?;
+                }
+                n => b_write.write_all(&a_buf[..n]).await?,
+            },
+            read = b_read.read(&mut b_buf), if b_open => match read? {
+                0 => {
+                    b_open = false;
+                    a_write.shutdown().await?;
+                }
+                n => a_write.write_all(&b_buf[..n]).await?,
+            },
+            _ = tokio::time::sleep(idle) => {
+                return Err(std::io::ErrorKind::TimedOut.into());
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_are_checked() {
+        assert!(Limits::default().check().is_ok());
+        for bad in [
+            Limits {
+                handshake_timeout: Duration::ZERO,
+                ..Limits::default()
+            },
+            Limits {
+                idle_timeout: Duration::from_secs(7200),
+                ..Limits::default()
+            },
+            Limits {
+                max_connections: 0,
+                ..Limits::default()
+            },
+        ] {
+            assert!(matches!(bad.check(), Err(Error::Config(_))));
+        }
+    }
+
+    #[tokio::test]
+    async fn pump_passes_bytes_both_ways_and_ends_when_both_close() {
+        let (a, mut a_peer) = tokio::io::duplex(64);
+        let (b, mut b_peer) = tokio::io::duplex(64);
+        let pumping = tokio::spawn(pump(a, b, Duration::from_secs(5)));
+        a_peer.write_all(b"GET /").await.expect("write");
+        let mut got = [0u8; 5];
+        b_peer.read_exact(&mut got).await.expect("read");
+        assert_eq!(&got, b"GET /");
+        b_peer.write_all(b"200").await.expect("write");
+        let mut got = [0u8; 3];
+        a_peer.read_exact(&mut got).await.expect("read");
+        assert_eq!(&got, b"200");
+        drop(a_peer);
+        drop(b_peer);
+        pumping.await.expect("join").expect("clean end");
+    }
+
+    #[tokio::test]
+    async fn an_idle_connection_times_out() {
+        let (a, _a_peer) = tokio::io::duplex(64);
+        let (b, _b_peer) = tokio::io::duplex(64);
+        let result = pump(a, b, Duration::from_millis(50)).await;
+        assert_eq!(
+            result.map_err(|e| e.kind()),
+            Err(std::io::ErrorKind::TimedOut)
+        );
+    }
+}
