@@ -93,12 +93,12 @@ VALUES: dict[str, tuple[str, ...]] = {
 KIND_OF_VALUE: dict[str, str] = {
     **dict.fromkeys(("N", "COUNT", "RUNS", "OPS", "BYTE", "PSID", "PSIDS", "MS", "SECONDS",
                      "THREADS", "BATCH", "CACHE_CAPACITY", "ENROLMENTS", "TICKETS", "CLIENTS",
-                     "CONCURRENCY", "MESSAGES", "SIGNERS", "RATE", "MAX_USES"), NUMBER),
+                     "CONCURRENCY", "MESSAGES", "SIGNERS", "RATE", "MAX_USES", "US"), NUMBER),
     **dict.fromkeys(("FILE", "CERT", "PATH", "FILE|DIR"), FILE),
     "DIR": DIR,
     "URL|PATH": DATABASE,
     **dict.fromkeys(("LABEL", "NAME", "HEX", "URL", "TIME", "DURATION", "REGION", "PROFILE",
-                     "udp:ADDR", "LISTEN", "CANONICAL_ID", "CURVE", "KDF", "HASH", "FORMAT",
+                     "udp:ADDR", "LISTEN", "ADDR", "PROTOCOLS", "CANONICAL_ID", "CURVE", "KDF", "HASH", "FORMAT",
                      "PSID[:SSP]", "LAT,LON[,ELEVATION]"), TEXT),
 }
 
@@ -180,6 +180,7 @@ class Templates:
     sig_public: str
     closed_url: str  # a loopback URL nothing listens on
     env: dict
+    sig_cert: Path  # a PEM certificate for key `sig` (for `tls serve`)
 
 
 class World:
@@ -273,8 +274,32 @@ def templates(vss_bin, tmp_path_factory) -> Templates:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         closed_url = f"http://127.0.0.1:{s.getsockname()[1]}"
+    sig_cert = tmp / "sig.pem"
+    sig_cert.write_bytes(_certificate_for(bytes.fromhex(sig_public)))
     return Templates(store, pki, payload, tmp / "encrypted.oer", stats, sig_public,
-                     closed_url, env)
+                     closed_url, env, sig_cert)
+
+
+def _certificate_for(sec1_p256: bytes) -> bytes:
+    """A PEM certificate for a P-256 public key, issued by a throw-away CA (pyca)."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    public = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), sec1_p256)
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    now = datetime.datetime.now(datetime.timezone.utc)
+    name = lambda cn: x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, cn)])  # noqa: E731
+    cert = (x509.CertificateBuilder().subject_name(name("localhost"))
+            .issuer_name(name("hostile CA")).public_key(public)
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now).not_valid_after(now + datetime.timedelta(days=2))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost")]), False)
+            .sign(ca_key, hashes.SHA256()))
+    return cert.public_bytes(serialization.Encoding.PEM)
 
 
 # --------------------------------------------------------------------------------------
@@ -381,6 +406,10 @@ LEAVES: dict[tuple[str, ...], Leaf] = {
         # loader the same way.
         only={"--module": ("dev-zero", "control")},
         timeout=90),
+    ("tls", "serve"): Leaf(lambda w: {"--store": w.store, "--listen": "127.0.0.1:0",
+                                      "--backend": "127.0.0.1:9", "--cert": str(w.t.sig_cert),
+                                      "--key": "sig"},
+                           runs_until_stopped=True, timeout=3),
     ("ecdsa", "verify-jsonl"): Leaf(lambda w: {"--engine": "cpu"}),
     ("ecdsa", "sign-jsonl"): Leaf(lambda w: {}),
     ("bench", "sign-verify"): Leaf(lambda w: {"--runs": "1", "--ops": "1"}, needs=BENCH_PKCS11),

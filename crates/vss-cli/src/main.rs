@@ -47,6 +47,9 @@ enum Command {
     /// Bulk verification engines: what this vss has and the devices they see.
     #[command(subcommand)]
     Engine(commands::engine::EngineCommand),
+    /// TLS termination with the keys in the store (serve).
+    #[command(subcommand)]
+    Tls(commands::tls::TlsCommand),
     /// Verify secured messages arriving over UDP and forward the payloads of valid ones.
     Filter(commands::filter::FilterArgs),
     /// Seed 000's validation suite against two PKIs on loopback: PASS/FAIL per case.
@@ -86,6 +89,7 @@ fn main() -> ExitCode {
         Command::Station(c) => c.run(),
         Command::Stats(c) => c.run(),
         Command::Engine(c) => c.run(),
+        Command::Tls(c) => c.run(),
         Command::Filter(c) => c.run(),
         Command::Selftest(c) => c.run(),
         Command::Ecdsa(c) => c.run(),

@@ -64,6 +64,14 @@ impl Limits {
 /// The rustls server configuration of a terminator: TLS 1.3 and 1.2 on AWS-LC, the
 /// certificate chosen by SNI, `alpn` offered in order, session tickets and a session cache.
 pub fn server_config(resolver: SniResolver, alpn: &[String]) -> Result<rustls::ServerConfig> {
+    if alpn
+        .iter()
+        .any(|p| !(1..=255).contains(&p.len()) || !p.bytes().all(|b| b.is_ascii_graphic()))
+    {
+        return Err(Error::Config(
+            "an ALPN protocol is 1 to 255 printable ASCII characters",
+        ));
+    }
     let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
     let mut config = rustls::ServerConfig::builder_with_provider(provider)
         .with_protocol_versions(rustls::ALL_VERSIONS)?

@@ -13,3 +13,4 @@ pub mod pki;
 pub mod selftest;
 pub mod station;
 pub mod stats;
+pub mod tls;

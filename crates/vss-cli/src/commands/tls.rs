@@ -1,0 +1,176 @@
+//! `vss tls serve`: TLS termination in front of a service, the private keys in the store.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand};
+use vss_hsm::Hsm;
+use vss_tls::{
+    certified_key, serve, server_config, BatchConfig, Limits, ServeStats, SignBatcher, SniResolver,
+};
+
+use crate::store::StoreArgs;
+
+/// TLS termination.
+#[derive(Subcommand)]
+pub enum TlsCommand {
+    /// Terminate TLS 1.3 and 1.2 on --listen and pass each connection's bytes to --backend;
+    /// the private keys stay in the store and handshakes are signed in batches.
+    Serve(ServeArgs),
+}
+
+/// `vss tls serve`'s arguments.
+#[derive(Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    store: StoreArgs,
+    /// Address to accept TLS on (port 0: any free port, printed on start).
+    #[arg(long, value_name = "ADDR")]
+    listen: SocketAddr,
+    /// Address of the service the plain bytes go to.
+    #[arg(long, value_name = "ADDR")]
+    backend: SocketAddr,
+    /// Certificate chain (PEM, leaf first); repeat for several, chosen by SNI from their
+    /// DNS names (the first also serves clients that name none).
+    #[arg(long = "cert", value_name = "FILE", required = true)]
+    certs: Vec<PathBuf>,
+    /// Label of the store key for the --cert at the same position.
+    #[arg(long = "key", value_name = "LABEL", required = true)]
+    keys: Vec<String>,
+    /// ALPN protocols offered, in order of preference (comma-separated).
+    #[arg(
+        long,
+        value_name = "PROTOCOLS",
+        value_delimiter = ',',
+        default_value = "http/1.1"
+    )]
+    alpn: Vec<String>,
+    /// Milliseconds from accept to a completed handshake (1–3600000).
+    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    handshake_timeout_ms: u64,
+    /// Milliseconds to connect to the backend (1–3600000).
+    #[arg(long, value_name = "MS", default_value_t = 5_000)]
+    connect_timeout_ms: u64,
+    /// Milliseconds with no bytes either way before a connection is closed (1–3600000).
+    #[arg(long, value_name = "MS", default_value_t = 60_000)]
+    idle_timeout_ms: u64,
+    /// Connections served at once; more are closed at accept (1–65536).
+    #[arg(long, value_name = "N", default_value_t = 4096)]
+    max_connections: usize,
+    /// The most signatures in one batch (1–1024).
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    batch_size: usize,
+    /// Microseconds a batch waits for more handshakes after its first (0–100000).
+    #[arg(long, value_name = "US", default_value_t = 0)]
+    batch_wait_us: u64,
+}
+
+impl TlsCommand {
+    /// Runs the subcommand.
+    pub fn run(self) -> Result<ExitCode> {
+        match self {
+            TlsCommand::Serve(args) => args.run(),
+        }
+    }
+}
+
+impl ServeArgs {
+    fn run(self) -> Result<ExitCode> {
+        if self.certs.len() != self.keys.len() {
+            bail!(
+                "{} --cert and {} --key: give one --key LABEL for each --cert FILE",
+                self.certs.len(),
+                self.keys.len()
+            );
+        }
+        let batch = BatchConfig {
+            max_batch: self.batch_size,
+            max_wait: Duration::from_micros(self.batch_wait_us),
+            ..BatchConfig::default()
+        };
+        batch.check()?;
+        let mut limits = Limits {
+            handshake_timeout: Duration::from_millis(self.handshake_timeout_ms),
+            connect_timeout: Duration::from_millis(self.connect_timeout_ms),
+            idle_timeout: Duration::from_millis(self.idle_timeout_ms),
+            max_connections: self.max_connections,
+        };
+        limits.check()?;
+        // Two descriptors per connection (client and backend), and some to spare.
+        let open_files =
+            vss_pki::http::raise_open_file_limit().context("cannot raise the open-file limit")?;
+        let fits = usize::try_from(open_files.saturating_sub(64) / 2).unwrap_or(usize::MAX);
+        limits.max_connections = limits.max_connections.min(fits.max(1));
+
+        let hsm: Arc<dyn Hsm> = Arc::from(self.store.open()?);
+        let batcher = SignBatcher::new(Arc::clone(&hsm), batch)?;
+        let mut keys = Vec::new();
+        for (cert, label) in self.certs.iter().zip(&self.keys) {
+            keys.push(certified_key(hsm.as_ref(), cert, label, batcher.clone())?);
+        }
+        let config = Arc::new(server_config(SniResolver::new(keys)?, &self.alpn)?);
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .context("cannot start the TLS runtime")?;
+        let stats = Arc::new(ServeStats::default());
+        runtime.block_on(async {
+            let listener = tokio::net::TcpListener::bind(self.listen)
+                .await
+                .with_context(|| format!("cannot listen on {}", self.listen))?;
+            eprintln!(
+                "terminating TLS on {} for {} ({} certificate{}): up to {} connections, \
+                 handshakes within {} ms, idle ones closed after {} ms",
+                listener.local_addr()?,
+                self.backend,
+                self.certs.len(),
+                if self.certs.len() == 1 { "" } else { "s" },
+                limits.max_connections,
+                self.handshake_timeout_ms,
+                self.idle_timeout_ms,
+            );
+            serve(
+                listener,
+                config,
+                self.backend,
+                limits,
+                Arc::clone(&stats),
+                shutdown_signal(),
+            )
+            .await
+            .context("the TLS server stopped")
+        })?;
+        let signed = batcher.stats();
+        eprintln!(
+            "stopped: {} handshakes ({} failed, {} refused at the cap); {} signatures in {} \
+             batches (largest {})",
+            stats.handshakes(),
+            stats.failed(),
+            stats.refused(),
+            signed.signatures(),
+            signed.batches(),
+            signed.largest()
+        );
+        Ok(ExitCode::SUCCESS)
+    }
+}
+
+/// Completes on SIGINT or SIGTERM.
+async fn shutdown_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    match signal(SignalKind::terminate()) {
+        Ok(mut term) => {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+        }
+        Err(_) => {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
+}
