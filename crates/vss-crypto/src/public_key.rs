@@ -73,6 +73,11 @@ impl PublicKey {
             .map_err(|_| Error::Library("EcKey::public_key_to_der"))
     }
 
+    /// The SubjectPublicKeyInfo as PEM (`-----BEGIN PUBLIC KEY-----`), as OpenSSL reads it.
+    pub fn to_spki_pem(&self) -> Result<String> {
+        spki_pem(&self.to_spki_der()?)
+    }
+
     /// The curve of this key.
     pub fn curve(&self) -> Curve {
         self.curve
@@ -123,6 +128,16 @@ impl std::fmt::Debug for PublicKey {
     }
 }
 
+/// A DER SubjectPublicKeyInfo as PEM.
+pub(crate) fn spki_pem(der: &[u8]) -> Result<String> {
+    let key = openssl::pkey::PKey::public_key_from_der(der)
+        .map_err(|_| Error::Library("PKey::public_key_from_der"))?;
+    let pem = key
+        .public_key_to_pem()
+        .map_err(|_| Error::Library("PKey::public_key_to_pem"))?;
+    String::from_utf8(pem).map_err(|_| Error::Library("PEM is not UTF-8"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,6 +156,9 @@ mod tests {
                 .to_bytes(ec.group(), PointConversionForm::UNCOMPRESSED, &mut ctx)
                 .expect("point");
             assert_eq!(point, key.public_key().to_sec1_uncompressed());
+            let pem = key.public_key().to_spki_pem().expect("pem");
+            let again = openssl::pkey::PKey::public_key_from_pem(pem.as_bytes()).expect("pem");
+            assert!(again.public_eq(&parsed));
         }
     }
 

@@ -267,12 +267,7 @@ impl RsaPublicKey {
 
     /// The SubjectPublicKeyInfo as PEM (`-----BEGIN PUBLIC KEY-----`), as OpenSSL reads it.
     pub fn to_spki_pem(&self) -> Result<String> {
-        let key = openssl::pkey::PKey::public_key_from_der(&self.spki)
-            .map_err(|_| Error::Library("PKey::public_key_from_der"))?;
-        let pem = key
-            .public_key_to_pem()
-            .map_err(|_| Error::Library("PKey::public_key_to_pem"))?;
-        String::from_utf8(pem).map_err(|_| Error::Library("PEM is not UTF-8"))
+        crate::public_key::spki_pem(&self.spki)
     }
 
     /// The length of a signature or ciphertext with this key, in bytes.
@@ -303,6 +298,27 @@ impl RsaPublicKey {
     pub fn verify(&self, scheme: RsaSignatureScheme, message: &[u8], signature: &[u8]) -> bool {
         let digest = scheme.hash().digest(message);
         self.verify_digest(scheme, &digest, signature)
+    }
+
+    /// Whether `signature` is a PKCS #1 v1.5 signature of `data` as given (the inverse of
+    /// [`RsaPrivateKey::sign_pkcs1_raw`]).
+    pub fn verify_pkcs1_raw(&self, data: &[u8], signature: &[u8]) -> bool {
+        let Ok(n) = openssl::bn::BigNum::from_slice(&self.modulus) else {
+            return false;
+        };
+        let Ok(e) = openssl::bn::BigNum::from_slice(&self.exponent) else {
+            return false;
+        };
+        let Ok(rsa) = openssl::rsa::Rsa::from_public_components(n, e) else {
+            return false;
+        };
+        if signature.len() != self.modulus.len() {
+            return false;
+        }
+        let mut out = vec![0u8; self.modulus.len()];
+        // Public data both: a plain comparison is fine.
+        rsa.public_decrypt(signature, &mut out, openssl::rsa::Padding::PKCS1)
+            .is_ok_and(|len| out.get(..len) == Some(data))
     }
 
     /// Encrypts a short secret to this key.
@@ -400,6 +416,9 @@ pub struct RsaPrivateKey {
     pkcs8: Zeroizing<Vec<u8>>,
     signing: KeyPair,
     decrypting: PrivateDecryptingKey,
+    /// OpenSSL's form, for PKCS #1 v1.5 signatures of data given as is (`CKM_RSA_PKCS`),
+    /// which AWS-LC's API does not make.
+    raw: openssl::rsa::Rsa<openssl::pkey::Private>,
     public: RsaPublicKey,
 }
 
@@ -424,6 +443,9 @@ impl RsaPrivateKey {
             KeyPair::from_pkcs8(der).map_err(|_| Error::InvalidPrivateKey("not an RSA key"))?;
         let decrypting = PrivateDecryptingKey::from_pkcs8(der)
             .map_err(|_| Error::InvalidPrivateKey("not an RSA key"))?;
+        let raw = openssl::pkey::PKey::private_key_from_pkcs8(der)
+            .and_then(|key| key.rsa())
+            .map_err(|_| Error::InvalidPrivateKey("not an RSA key"))?;
         let public = signing.public_key();
         let public = RsaPublicKey::from_components(
             public.modulus().big_endian_without_leading_zero(),
@@ -433,6 +455,7 @@ impl RsaPrivateKey {
             pkcs8: Zeroizing::new(der.to_vec()),
             signing,
             decrypting,
+            raw,
             public,
         })
     }
@@ -466,6 +489,27 @@ impl RsaPrivateKey {
     pub fn sign_digest_info(&self, digest_info: &[u8]) -> Result<Vec<u8>> {
         let (hash, digest) = parse_digest_info(digest_info)?;
         self.sign_digest(RsaSignatureScheme::Pkcs1(hash), digest)
+    }
+
+    /// PKCS #1 v1.5 type-1 padding of `data` as given, then the private-key operation
+    /// (PKCS#11's `CKM_RSA_PKCS`): the caller encodes what is signed, a DigestInfo of any
+    /// hash or TLS 1.0's MD5 ‖ SHA-1. At most the modulus length less 11 bytes.
+    pub fn sign_pkcs1_raw(&self, data: &[u8]) -> Result<Vec<u8>> {
+        let k = self.public.modulus_len();
+        if data.len() + 11 > k {
+            return Err(Error::InvalidLength {
+                what: "PKCS #1 v1.5 input",
+                expected: "at most the modulus length less 11 bytes",
+                got: data.len(),
+            });
+        }
+        let mut out = vec![0u8; k];
+        let n = self
+            .raw
+            .private_encrypt(data, &mut out, openssl::rsa::Padding::PKCS1)
+            .map_err(|_| Error::Library("RSA_private_encrypt"))?;
+        out.truncate(n);
+        Ok(out)
     }
 
     /// Decrypts a ciphertext; any padding failure is one error, whatever its cause.
@@ -561,6 +605,25 @@ mod tests {
         );
         assert!(key.sign_digest_info(&info[..info.len() - 1]).is_err());
         assert!(key.sign_digest_info(&digest).is_err());
+    }
+
+    #[test]
+    fn raw_pkcs1_signs_any_short_data_and_equals_the_digest_info_signature() {
+        let key = key();
+        let digest = HashAlg::Sha256.digest(b"x");
+        let info = digest_info(HashAlg::Sha256, &digest).expect("info");
+        let raw = key.sign_pkcs1_raw(&info).expect("raw");
+        assert_eq!(raw, key.sign_digest_info(&info).expect("info"));
+        // TLS 1.0's MD5 || SHA-1: 36 bytes that are no DigestInfo.
+        let md5_sha1 = [7u8; 36];
+        let signature = key.sign_pkcs1_raw(&md5_sha1).expect("raw");
+        assert!(key.public_key().verify_pkcs1_raw(&md5_sha1, &signature));
+        assert!(!key
+            .public_key()
+            .verify_pkcs1_raw(&md5_sha1[1..], &signature));
+        assert!(!key.public_key().verify_pkcs1_raw(&[8u8; 36], &signature));
+        assert!(key.sign_pkcs1_raw(&[0u8; 246]).is_err());
+        assert!(key.sign_pkcs1_raw(&[0u8; 245]).is_ok());
     }
 
     #[test]

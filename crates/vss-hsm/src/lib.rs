@@ -150,6 +150,10 @@ pub trait Hsm: Send + Sync {
         digest: &[u8],
     ) -> Result<Vec<u8>>;
 
+    /// PKCS #1 v1.5 signature of `data` as given (type-1 padding, no hashing, at most the
+    /// modulus length less 11 bytes): PKCS#11's `CKM_RSA_PKCS`, whose caller encodes it.
+    fn rsa_sign_pkcs1_raw(&self, key: &KeyHandle, data: &[u8]) -> Result<Vec<u8>>;
+
     /// RSA decryption of a short secret (a TLS premaster secret, a wrapped key).
     fn rsa_decrypt(
         &self,

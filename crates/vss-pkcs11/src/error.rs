@@ -65,9 +65,6 @@ pub(crate) enum Error {
     /// The key size is not one the module makes (RSA-1024 and below are no longer safe).
     #[error("key size out of range")]
     KeySizeRange,
-    /// The input is not what the mechanism takes (`CKM_RSA_PKCS` given no DigestInfo).
-    #[error("input invalid")]
-    DataInvalid,
     /// The ciphertext does not decrypt under the key (its padding is wrong).
     #[error("ciphertext invalid")]
     EncryptedDataInvalid,
@@ -175,7 +172,6 @@ impl Error {
             Error::BufferTooSmall { .. } => CKR_BUFFER_TOO_SMALL,
             Error::DataLenRange => CKR_DATA_LEN_RANGE,
             Error::KeySizeRange => CKR_KEY_SIZE_RANGE,
-            Error::DataInvalid => CKR_DATA_INVALID,
             Error::EncryptedDataInvalid => CKR_ENCRYPTED_DATA_INVALID,
             Error::EncryptedDataLenRange => CKR_ENCRYPTED_DATA_LEN_RANGE,
             Error::SignatureLenRange => CKR_SIGNATURE_LEN_RANGE,

@@ -18,7 +18,8 @@ pub(crate) enum Mechanism {
     Ecdsa,
     /// `CKM_ECDSA_SHA*`: ECDSA of data hashed by the module.
     EcdsaHash(HashAlg),
-    /// `CKM_RSA_PKCS`: PKCS #1 v1.5 of a DigestInfo the application encoded; decryption.
+    /// `CKM_RSA_PKCS`: PKCS #1 v1.5 of data the application encoded (a DigestInfo);
+    /// decryption.
     RsaPkcs,
     /// `CKM_SHA*_RSA_PKCS`: PKCS #1 v1.5 of data hashed by the module.
     RsaPkcsHash(HashAlg),
@@ -132,8 +133,8 @@ pub(crate) enum Resolved {
     GenerateKeyPair,
     /// ECDSA; `None`: of a digest given, `Some`: of data hashed here.
     Ecdsa(Option<HashAlg>),
-    /// PKCS #1 v1.5 of a DigestInfo given (`CKM_RSA_PKCS`).
-    RsaDigestInfo,
+    /// PKCS #1 v1.5 of data given as is (`CKM_RSA_PKCS`: a DigestInfo the caller encoded).
+    RsaRaw,
     /// An RSA scheme; `hashed`: over data hashed here, else over a digest given.
     Rsa {
         /// The scheme and its hash.
@@ -177,7 +178,7 @@ impl Mechanism {
             (Mechanism::RsaPkcs, Function::Decrypt, Param::None) => {
                 Resolved::Decrypt(RsaEncryptionPadding::Pkcs1)
             }
-            (Mechanism::RsaPkcs, _, Param::None) => Resolved::RsaDigestInfo,
+            (Mechanism::RsaPkcs, _, Param::None) => Resolved::RsaRaw,
             (Mechanism::RsaPkcsHash(hash), _, Param::None) => Resolved::Rsa {
                 scheme: RsaSignatureScheme::Pkcs1(hash),
                 hashed: true,
@@ -369,12 +370,12 @@ mod tests {
     }
 
     #[test]
-    fn rsa_pkcs_signs_a_digest_info_and_decrypts() {
+    fn rsa_pkcs_signs_raw_data_and_decrypts() {
         assert_eq!(
             Mechanism::resolve(CKM_RSA_PKCS, &Param::None, Function::SignVerify)
                 .ok()
                 .map(|r| r.1),
-            Some(Resolved::RsaDigestInfo)
+            Some(Resolved::RsaRaw)
         );
         assert_eq!(
             Mechanism::resolve(CKM_RSA_PKCS, &Param::None, Function::Decrypt)

@@ -5,9 +5,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use cryptoki_sys::*;
-use vss_crypto::{
-    Curve, Hasher, RsaEncryptionPadding, RsaPublicKey, RsaSignatureScheme, Signature, VerifyingKey,
-};
+use vss_crypto::{Curve, Hasher, RsaEncryptionPadding, RsaPublicKey, Signature, VerifyingKey};
 use vss_hsm::{Hsm, KeyHandle};
 
 use crate::error::{Error, Result};
@@ -200,11 +198,14 @@ impl Session {
         let digest = op.input.digest();
         let signature = match op.how {
             Resolved::Ecdsa(_) => hsm.sign_digest(&op.key, &digest)?.to_p1363().to_vec(),
-            Resolved::RsaDigestInfo => {
-                let (hash, digest) =
-                    vss_crypto::parse_digest_info(&digest).map_err(|_| Error::DataInvalid)?;
-                hsm.rsa_sign_digest(&op.key, RsaSignatureScheme::Pkcs1(hash), digest)?
-            }
+            Resolved::RsaRaw => hsm
+                .rsa_sign_pkcs1_raw(&op.key, &digest)
+                .map_err(|e| match e {
+                    vss_hsm::Error::Crypto(vss_crypto::Error::InvalidLength { .. }) => {
+                        Error::DataLenRange
+                    }
+                    other => other.into(),
+                })?,
             Resolved::Rsa { scheme, .. } => {
                 if digest.len() != scheme.hash().output_len() {
                     return Err(Error::DataLenRange);
@@ -234,11 +235,7 @@ impl Session {
                     .map_err(|_| Error::SignatureInvalid)?;
                 key.verify_digest(&digest, &signature)
             }
-            (VerifyKey::Rsa(key), Resolved::RsaDigestInfo) => {
-                let (hash, digest) =
-                    vss_crypto::parse_digest_info(&digest).map_err(|_| Error::DataInvalid)?;
-                key.verify_digest(RsaSignatureScheme::Pkcs1(hash), digest, signature)
-            }
+            (VerifyKey::Rsa(key), Resolved::RsaRaw) => key.verify_pkcs1_raw(&digest, signature),
             (VerifyKey::Rsa(key), Resolved::Rsa { scheme, .. }) => {
                 key.verify_digest(*scheme, &digest, signature)
             }
@@ -363,7 +360,7 @@ mod tests {
     }
 
     #[test]
-    fn a_raw_pkcs1_signature_needs_a_digest_info_and_verifies_with_the_key() {
+    fn a_raw_pkcs1_signature_verifies_with_the_key_over_exactly_its_data() {
         let key = vss_crypto::RsaPrivateKey::generate(vss_crypto::RsaBits::B2048).expect("key");
         let digest = HashAlg::Sha256.digest(b"tls");
         let info = vss_crypto::digest_info(HashAlg::Sha256, &digest).expect("info");
@@ -371,7 +368,7 @@ mod tests {
         let start = || Session {
             verify: Some(Operation::new(
                 VerifyKey::Rsa(key.public_key().clone()),
-                Resolved::RsaDigestInfo,
+                Resolved::RsaRaw,
                 256,
             )),
             ..Session::default()
@@ -379,7 +376,7 @@ mod tests {
         start().verify(Some(&info), &signature).expect("valid");
         assert!(matches!(
             start().verify(Some(&digest), &signature),
-            Err(Error::DataInvalid)
+            Err(Error::SignatureInvalid)
         ));
         assert!(matches!(
             start().verify(Some(&info), &signature[1..]),

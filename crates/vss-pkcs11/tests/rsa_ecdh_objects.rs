@@ -199,11 +199,31 @@ fn an_rsa_key_signs_with_every_mechanism_and_openssl_and_the_module_verify() {
                 )
                 .expect("sign")
         );
-        // A bare digest is no DigestInfo; PSS parameters must agree with the hash.
+        // CKM_RSA_PKCS signs what it is given: a SHA-1 DigestInfo too (pkcs11-tool --test
+        // does), up to the modulus length less 11 bytes.
+        let sha1_info = [
+            &[
+                0x30, 0x21, 0x30, 0x09, 0x06, 0x05, 0x2b, 0x0e, 0x03, 0x02, 0x1a, 0x05, 0x00, 0x04,
+                0x14,
+            ][..],
+            &openssl::sha::sha1(message)[..],
+        ]
+        .concat();
+        let signature = session
+            .sign(&Mechanism::RsaPkcs, private, &sha1_info)
+            .expect("sign");
+        assert!(openssl_verifies(
+            &key,
+            MessageDigest::sha1(),
+            false,
+            message,
+            &signature
+        ));
         assert_eq!(
-            rv(session.sign(&Mechanism::RsaPkcs, private, &digest)),
-            cryptoki::error::RvError::DataInvalid
+            rv(session.sign(&Mechanism::RsaPkcs, private, &[0u8; 246])),
+            cryptoki::error::RvError::DataLenRange
         );
+        // PSS parameters must agree with the hash.
         assert_eq!(
             rv(session.sign(
                 &Mechanism::RsaPkcsPss(pss(sha256.0, PkcsMgfType::MGF1_SHA384, 32)),

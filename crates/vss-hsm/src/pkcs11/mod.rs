@@ -651,6 +651,16 @@ impl Hsm for Pkcs11Hsm {
         })
     }
 
+    fn rsa_sign_pkcs1_raw(&self, key: &KeyHandle, data: &[u8]) -> Result<Vec<u8>> {
+        let label = key.id();
+        self.with_session(|session| {
+            let private = self.rsa_private_key(session, label)?;
+            session
+                .sign(&Mechanism::RsaPkcs, private, data)
+                .map_err(self.stale(label, "C_Sign"))
+        })
+    }
+
     fn rsa_decrypt(
         &self,
         key: &KeyHandle,

@@ -245,6 +245,10 @@ impl Hsm for SoftHsm {
             .sign_digest(scheme, digest)?)
     }
 
+    fn rsa_sign_pkcs1_raw(&self, key: &KeyHandle, data: &[u8]) -> Result<Vec<u8>> {
+        Ok(self.stored_key(key)?.rsa(key)?.sign_pkcs1_raw(data)?)
+    }
+
     fn rsa_decrypt(
         &self,
         key: &KeyHandle,

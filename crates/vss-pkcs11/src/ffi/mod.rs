@@ -818,23 +818,31 @@ static FUNCTION_LIST_3_0: CK_FUNCTION_LIST_3_0 = function_list!(CK_FUNCTION_LIST
 const INTERFACE_NAME: &[u8] = b"PKCS 11\0";
 
 /// The interfaces `C_GetInterfaceList` lists: 3.0 first, then 2.40.
-struct Interfaces([CK_INTERFACE; 2]);
+const fn interface_values() -> [CK_INTERFACE; 2] {
+    [
+        CK_INTERFACE {
+            pInterfaceName: INTERFACE_NAME.as_ptr() as *mut CK_UTF8CHAR,
+            pFunctionList: &FUNCTION_LIST_3_0 as *const CK_FUNCTION_LIST_3_0 as *mut c_void,
+            flags: 0,
+        },
+        CK_INTERFACE {
+            pInterfaceName: INTERFACE_NAME.as_ptr() as *mut CK_UTF8CHAR,
+            pFunctionList: &FUNCTION_LIST as *const CK_FUNCTION_LIST as *mut c_void,
+            flags: 0,
+        },
+    ]
+}
 
-// SAFETY: the pointers inside lead to immutable statics, which any thread may read.
+/// The interfaces `C_GetInterface` points into. They live in writable memory because some
+/// applications write into the interface they are given (OpenSC's pkcs11-spy before 0.27
+/// does, and faults on read-only memory); the module never reads them back.
+struct Interfaces(std::cell::UnsafeCell<[CK_INTERFACE; 2]>);
+
+// SAFETY: the module only takes pointers into the cell and never reads through them; what
+// an application writes there is the application's own business.
 unsafe impl Sync for Interfaces {}
 
-static INTERFACES: Interfaces = Interfaces([
-    CK_INTERFACE {
-        pInterfaceName: INTERFACE_NAME.as_ptr() as *mut CK_UTF8CHAR,
-        pFunctionList: &FUNCTION_LIST_3_0 as *const CK_FUNCTION_LIST_3_0 as *mut c_void,
-        flags: 0,
-    },
-    CK_INTERFACE {
-        pInterfaceName: INTERFACE_NAME.as_ptr() as *mut CK_UTF8CHAR,
-        pFunctionList: &FUNCTION_LIST as *const CK_FUNCTION_LIST as *mut c_void,
-        flags: 0,
-    },
-]);
+static INTERFACES: Interfaces = Interfaces(std::cell::UnsafeCell::new(interface_values()));
 
 /// `C_GetFunctionList`: the PKCS#11 2.40 function list (the module need not be
 /// initialised). The list is static; the application must not write to it.
@@ -861,7 +869,7 @@ pub unsafe extern "C" fn C_GetInterfaceList(
     count: *mut CK_ULONG,
 ) -> CK_RV {
     // SAFETY: by this function's contract.
-    entry(|| unsafe { list(interfaces, count, &INTERFACES.0) })
+    entry(|| unsafe { list(interfaces, count, &interface_values()) })
 }
 
 /// `C_GetInterface`: the interface with this name (NULL: "PKCS 11"), version (NULL: the
@@ -887,14 +895,13 @@ pub unsafe extern "C" fn C_GetInterface(
                 == &INTERFACE_NAME[..INTERFACE_NAME.len() - 1];
         // SAFETY: a non-NULL version is readable, by this function's contract.
         let wanted = (!version.is_null()).then(|| unsafe { version.read() });
-        let found = INTERFACES
-            .0
+        let found = [(3, 0), (2, 40)]
             .iter()
-            .zip([(3, 0), (2, 40)])
-            .find(|(_, v)| wanted.is_none_or(|w| (w.major, w.minor) == *v));
+            .position(|v| wanted.is_none_or(|w| (w.major, w.minor) == *v));
         match found {
-            Some((chosen, _)) if name_ok && flags == 0 => {
-                let chosen = chosen as *const CK_INTERFACE as *mut CK_INTERFACE;
+            Some(index) if name_ok && flags == 0 => {
+                // Only a pointer into the static is made; nothing is read through it.
+                let chosen = INTERFACES.0.get().cast::<CK_INTERFACE>().wrapping_add(index);
                 // SAFETY: ppInterface is the caller's (checked non-NULL above).
                 unsafe { write(interface, chosen) }
             }
