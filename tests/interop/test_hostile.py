@@ -98,7 +98,7 @@ KIND_OF_VALUE: dict[str, str] = {
     "DIR": DIR,
     "URL|PATH": DATABASE,
     **dict.fromkeys(("LABEL", "NAME", "HEX", "URL", "TIME", "DURATION", "REGION", "PROFILE",
-                     "udp:ADDR", "LISTEN", "ADDR", "PROTOCOLS", "CANONICAL_ID", "CURVE", "KDF", "HASH", "FORMAT",
+                     "udp:ADDR", "LISTEN", "ADDR", "PROTOCOLS", "KEYS", "SIZE", "CANONICAL_ID", "CURVE", "KDF", "HASH", "FORMAT",
                      "PSID[:SSP]", "LAT,LON[,ELEVATION]"), TEXT),
 }
 
@@ -421,6 +421,8 @@ LEAVES: dict[tuple[str, ...], Leaf] = {
     ("bench", "its-verify"): Leaf(lambda w: {"--messages": "1", "--signers": "1"}),
     ("bench", "pki"): Leaf(lambda w: {"--enrolments": "1", "--tickets": "1"}),
     ("bench", "filter"): Leaf(lambda w: {"--messages": "1", "--signers": "1"}),
+    ("bench", "tls"): Leaf(lambda w: {"--seconds": "0.1", "--clients": "1", "--keys": "p256"},
+                           timeout=60),
 }
 
 

@@ -250,3 +250,51 @@ fn verify_batches_through_the_cpu_engine_and_the_gpu_engine_or_why_there_is_none
         assert!(why.starts_with("none: "), "{info}");
     }
 }
+
+#[test]
+fn tls_bench_loads_each_server_and_moves_the_transfer_through_each() {
+    let r = vss_run(&[
+        "bench",
+        "tls",
+        "--clients",
+        "2",
+        "--seconds",
+        "0.3",
+        "--keys",
+        "p256,rsa2048",
+        "--transfer",
+        "1M",
+        "--format",
+        "json",
+    ])
+    .success();
+    let report = r.json();
+    let rows = report["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 6, "{report}");
+    for row in rows {
+        let server = row["server"].as_str().expect("server");
+        if server == "openssl-pkcs11" && row.get("error").is_some() {
+            // Without OpenSSL's pkcs11 engine or the module the row says why it did not run.
+            let why = row["error"].as_str().expect("why");
+            assert!(why.contains("pkcs11") || why.contains("module"), "{why}");
+            continue;
+        }
+        let rate = positive(&row["per_second"], server);
+        positive(&row["p50_ms"], server);
+        assert!(row["p99_ms"].as_f64() >= row["p50_ms"].as_f64(), "{row}");
+        positive(&row["cpu_ms_per_handshake"], server);
+        let ratio = positive(&row["ratio_to_openssl_file"], server);
+        if server == "openssl-file" {
+            assert!((ratio - 1.0).abs() < 1e-9 && rate > 0.0, "{row}");
+        }
+    }
+    let transfer = report["transfer"].as_array().expect("transfer");
+    assert!(transfer.len() >= 2, "{report}");
+    for t in transfer {
+        if t.get("error").is_none() {
+            positive(&t["mb_per_s"], "MB/s");
+        }
+    }
+    assert_eq!(report["transfer_bytes"], 1 << 20);
+    assert_eq!(report["seed_002_connection_s"][1]["offload"], 0.040);
+}

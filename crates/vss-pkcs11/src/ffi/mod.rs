@@ -901,7 +901,11 @@ pub unsafe extern "C" fn C_GetInterface(
         match found {
             Some(index) if name_ok && flags == 0 => {
                 // Only a pointer into the static is made; nothing is read through it.
-                let chosen = INTERFACES.0.get().cast::<CK_INTERFACE>().wrapping_add(index);
+                let chosen = INTERFACES
+                    .0
+                    .get()
+                    .cast::<CK_INTERFACE>()
+                    .wrapping_add(index);
                 // SAFETY: ppInterface is the caller's (checked non-NULL above).
                 unsafe { write(interface, chosen) }
             }

@@ -9,6 +9,7 @@ mod pki;
 mod references;
 mod sign_verify;
 mod throughput;
+mod tls;
 
 use std::process::ExitCode;
 
@@ -37,6 +38,10 @@ pub enum BenchCommand {
     /// TS 102 941 enrolments and tickets per second of one PKI process, in-process and over
     /// HTTP, as a ratio to the raw P-256 signing rate of the same run.
     Pki(pki::PkiArgs),
+    /// Seed 002's connection experiment: full TLS handshakes per second from N clients
+    /// against openssl s_server (key in a file, and in VSS through libvss_pkcs11.so) and
+    /// vss tls serve, with connection times, server CPU, and a bulk transfer.
+    Tls(tls::TlsArgs),
     /// `vss filter`'s loop on one core, over UDP on loopback and in process, as a ratio to
     /// the raw P-256 verify rate of the same run.
     Filter(filter::FilterArgs),
@@ -52,6 +57,7 @@ impl BenchCommand {
             BenchCommand::ItsVerify(args) => args.run(),
             BenchCommand::Pki(args) => args.run(),
             BenchCommand::Filter(args) => args.run(),
+            BenchCommand::Tls(args) => args.run(),
         }
     }
 }

@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
-use rustls::pki_types::{CertificateDer, ServerName};
 use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName};
 use rustls::{ClientConfig, ClientConnection, RootCertStore, StreamOwned};
 use serde_json::json;
 use vss_crypto::KeyAlgorithm;
@@ -43,7 +43,12 @@ pub struct TlsArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
     seconds: f64,
     /// Keys: rsa2048 rsa3072 rsa4096 p256 p384 (comma-separated).
-    #[arg(long, value_name = "KEYS", value_delimiter = ',', default_value = "rsa2048,rsa4096,p256")]
+    #[arg(
+        long,
+        value_name = "KEYS",
+        value_delimiter = ',',
+        default_value = "rsa2048,rsa4096,p256"
+    )]
     keys: Vec<KeyAlgorithm>,
     /// Also push this many bytes through each server with AES-256-GCM (suffix K, M or G;
     /// with the first key only).
@@ -160,7 +165,9 @@ impl Setup {
     }
 
     fn new(key: KeyAlgorithm) -> Result<Self> {
-        let dir = tempfile::Builder::new().prefix("vss-bench-tls-").tempdir()?;
+        let dir = tempfile::Builder::new()
+            .prefix("vss-bench-tls-")
+            .tempdir()?;
         let mut pin = [0u8; 12];
         vss_crypto::random_bytes(&mut pin)?;
         let setup = Setup {
@@ -198,20 +205,71 @@ impl Setup {
             ],
         };
         let dir = setup.dir.path();
-        openssl(dir, &["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
-            "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-subj", "/CN=vss bench CA",
-            "-days", "2"])?;
+        openssl(
+            dir,
+            &[
+                "req",
+                "-x509",
+                "-newkey",
+                "ec",
+                "-pkeyopt",
+                "ec_paramgen_curve:P-256",
+                "-nodes",
+                "-keyout",
+                "ca.key",
+                "-out",
+                "ca.pem",
+                "-subj",
+                "/CN=vss bench CA",
+                "-days",
+                "2",
+            ],
+        )?;
         let mut genpkey = vec!["genpkey".to_owned()];
         genpkey.extend(keygen);
         genpkey.extend(["-out".into(), "file.key".into()]);
         openssl(dir, &genpkey.iter().map(String::as_str).collect::<Vec<_>>())?;
-        openssl(dir, &["req", "-new", "-key", "file.key", "-subj", "/CN=localhost", "-out",
-            "file.csr"])?;
-        openssl(dir, &["x509", "-req", "-in", "file.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
-            "-extfile", "san.ext", "-days", "2", "-out", "file.pem"])?;
-        openssl(dir, &["x509", "-new", "-subj", "/CN=localhost", "-force_pubkey",
-            "vss-pub.pem", "-CA", "ca.pem", "-CAkey", "ca.key", "-extfile", "san.ext", "-days",
-            "2", "-out", "vss.pem"])?;
+        openssl(
+            dir,
+            &[
+                "req",
+                "-new",
+                "-key",
+                "file.key",
+                "-subj",
+                "/CN=localhost",
+                "-out",
+                "file.csr",
+            ],
+        )?;
+        openssl(
+            dir,
+            &[
+                "x509", "-req", "-in", "file.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-extfile",
+                "san.ext", "-days", "2", "-out", "file.pem",
+            ],
+        )?;
+        openssl(
+            dir,
+            &[
+                "x509",
+                "-new",
+                "-subj",
+                "/CN=localhost",
+                "-force_pubkey",
+                "vss-pub.pem",
+                "-CA",
+                "ca.pem",
+                "-CAkey",
+                "ca.key",
+                "-extfile",
+                "san.ext",
+                "-days",
+                "2",
+                "-out",
+                "vss.pem",
+            ],
+        )?;
         Ok(setup)
     }
 
@@ -246,7 +304,10 @@ fn openssl(dir: &Path, args: &[&str]) -> Result<()> {
         bail!(
             "openssl {}: {}",
             args.first().unwrap_or(&""),
-            String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("")
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .next()
+                .unwrap_or("")
         );
     }
     Ok(())
@@ -326,11 +387,9 @@ impl TlsArgs {
         };
         match engine {
             Some(engine) if engine.is_file() => Ok(Pkcs11Paths { engine, module }),
-            _ => Err(
-                "OpenSSL's pkcs11 engine is not installed (apt-get install \
+            _ => Err("OpenSSL's pkcs11 engine is not installed (apt-get install \
                  libengine-pkcs11-openssl, or --engine)"
-                    .into(),
-            ),
+                .into()),
         }
     }
 
@@ -364,7 +423,10 @@ impl TlsArgs {
                 let config = engine_config(setup, &paths.engine, &paths.module).map_err(fail)?;
                 let mut cmd = s_server(port);
                 cmd.args(["-engine", "pkcs11", "-keyform", "engine", "-key"])
-                    .arg(format!("pkcs11:object={LABEL};type=private;pin-value={}", setup.pin))
+                    .arg(format!(
+                        "pkcs11:object={LABEL};type=private;pin-value={}",
+                        setup.pin
+                    ))
                     .args(["-cert", "vss.pem"])
                     .env("OPENSSL_CONF", config)
                     .env("VSS_STORE", setup.path("store"));
@@ -387,7 +449,9 @@ impl TlsArgs {
                 (cmd, None)
             }
         };
-        let mut child = cmd.spawn().map_err(|e| format!("cannot start the server: {e}"))?;
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| format!("cannot start the server: {e}"))?;
         let port = match port {
             Some(port) => {
                 let stdout = child.stdout.take().ok_or("no stdout")?;
@@ -416,17 +480,447 @@ impl TlsArgs {
 /// One full handshake: its time from connect to the end of the handshake.
 fn handshake(config: &Arc<ClientConfig>, port: u16) -> Result<Duration> {
     let start = Instant::now();
-    let tcp = TcpStream::connect(("127.0.0.1", port))?;
+    let mut tcp = TcpStream::connect(("127.0.0.1", port))?;
     tcp.set_nodelay(true)?;
     tcp.set_read_timeout(Some(Duration::from_secs(30)))?;
     let mut conn = ClientConnection::new(Arc::clone(config), ServerName::try_from("localhost")?)?;
-    let mut tls = StreamOwned::new(conn.clone_placeholder(), tcp);
-    drop(&mut conn);
-    while tls.conn.is_handshaking() {
-        tls.conn.complete_io(&mut tls.sock)?;
+    while conn.is_handshaking() {
+        conn.complete_io(&mut tcp)?;
     }
     let took = start.elapsed();
-    tls.conn.send_close_notify();
-    let _ = tls.conn.complete_io(&mut tls.sock);
+    conn.send_close_notify();
+    let _ = conn.complete_io(&mut tcp);
     Ok(took)
+}
+
+/// `clients` threads making handshakes until `seconds` pass: every connection time, and
+/// the failures.
+fn load(
+    config: &Arc<ClientConfig>,
+    port: u16,
+    clients: u32,
+    seconds: Duration,
+) -> (Vec<Duration>, Vec<String>) {
+    let deadline = Instant::now() + seconds;
+    let threads: Vec<_> = (0..clients)
+        .map(|_| {
+            let config = Arc::clone(config);
+            std::thread::spawn(move || {
+                let (mut times, mut errors) = (Vec::new(), Vec::new());
+                while Instant::now() < deadline {
+                    match handshake(&config, port) {
+                        Ok(took) => times.push(took),
+                        Err(e) => {
+                            errors.push(e.to_string());
+                            // A server that fails keeps failing: stop this client.
+                            break;
+                        }
+                    }
+                }
+                (times, errors)
+            })
+        })
+        .collect();
+    let (mut times, mut errors) = (Vec::new(), Vec::new());
+    for thread in threads {
+        match thread.join() {
+            Ok((t, e)) => {
+                times.extend(t);
+                errors.extend(e);
+            }
+            Err(_) => errors.push("a client thread panicked".into()),
+        }
+    }
+    (times, errors)
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+/// The path the transfer asks for; served from the run's directory by `s_server -WWW`, and
+/// by the bench's backend behind `vss tls serve`.
+const TRANSFER_PATH: &str = "transfer.bin";
+
+/// Fetches the transfer file over one connection: the body's length and the time it took.
+fn fetch(config: &Arc<ClientConfig>, port: u16) -> Result<(u64, Duration)> {
+    let start = Instant::now();
+    let tcp = TcpStream::connect(("127.0.0.1", port))?;
+    tcp.set_read_timeout(Some(Duration::from_secs(60)))?;
+    let conn = ClientConnection::new(Arc::clone(config), ServerName::try_from("localhost")?)?;
+    let mut tls = StreamOwned::new(conn, tcp);
+    tls.write_all(format!("GET /{TRANSFER_PATH} HTTP/1.0\r\n\r\n").as_bytes())?;
+    let mut buf = vec![0u8; 1 << 16];
+    let (mut head, mut body) = (Vec::new(), 0u64);
+    loop {
+        let n = match tls.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            // s_server closes without close_notify after an HTTP/1.0 answer.
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
+            Err(e) => return Err(e.into()),
+        };
+        if body == 0 && head.len() < 4096 && !head.ends_with(b"\r\n\r\n") {
+            let mut rest = &buf[..n];
+            while let Some((&b, tail)) = rest.split_first() {
+                head.push(b);
+                rest = tail;
+                if head.ends_with(b"\r\n\r\n") {
+                    break;
+                }
+            }
+            body += rest.len() as u64;
+        } else {
+            body += n as u64;
+        }
+    }
+    Ok((body, start.elapsed()))
+}
+
+/// The backend behind `vss tls serve`: a connection that asks for the transfer file gets it
+/// (an HTTP/1.0 answer of `size` bytes); any other just ends.
+fn backend(size: u64) -> Result<SocketAddr> {
+    let listener = TcpListener::bind("127.0.0.1:0")?;
+    let addr = listener.local_addr()?;
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || serve_backend(stream, size));
+        }
+    });
+    Ok(addr)
+}
+
+fn serve_backend(mut stream: TcpStream, size: u64) {
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") && head.len() < 4096 {
+        match stream.read(&mut byte) {
+            Ok(1) => head.push(byte[0]),
+            _ => return,
+        }
+    }
+    if !head.starts_with(format!("GET /{TRANSFER_PATH} ").as_bytes()) {
+        return;
+    }
+    let chunk = vec![0x5a_u8; 1 << 20];
+    if stream.write_all(b"HTTP/1.0 200 ok\r\n\r\n").is_err() {
+        return;
+    }
+    let mut left = size;
+    while left > 0 {
+        let n = left.min(chunk.len() as u64) as usize;
+        if stream.write_all(&chunk[..n]).is_err() {
+            return;
+        }
+        left -= n as u64;
+    }
+}
+
+/// "128M" and the like: bytes.
+fn parse_size(text: &str) -> Result<u64> {
+    let (digits, unit) = match text.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => text.split_at(i),
+        None => (text, ""),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| anyhow!("--transfer {text:?}: a number with K, M or G"))?;
+    let scale = match unit {
+        "" => 1,
+        "K" | "k" => 1 << 10,
+        "M" | "m" => 1 << 20,
+        "G" | "g" => 1 << 30,
+        _ => bail!("--transfer {text:?}: the unit is K, M or G"),
+    };
+    let bytes = n
+        .checked_mul(scale)
+        .filter(|b| (1..=MAX_TRANSFER).contains(b))
+        .ok_or_else(|| anyhow!("--transfer is 1 byte to 4G"))?;
+    Ok(bytes)
+}
+
+/// Clock ticks per second of /proc's CPU times.
+fn ticks_per_second() -> f64 {
+    Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(100.0)
+}
+
+/// Seed 002's OpenVPN connection times (dual-core ARM, software → offload), seconds.
+const SEED_CONNECTION: [(&str, f64, f64); 3] = [
+    ("rsa1024", 0.042, 0.020),
+    ("rsa2048", 0.203, 0.040),
+    ("rsa4096", 1.437, 0.184),
+];
+
+impl TlsArgs {
+    /// Runs the benchmark.
+    pub fn run(self) -> Result<ExitCode> {
+        if !(0.1..=600.0).contains(&self.seconds) {
+            bail!("--seconds is 0.1 to 600");
+        }
+        if self.keys.is_empty() {
+            bail!("--keys names no key");
+        }
+        let transfer = self.transfer.as_deref().map(parse_size).transpose()?;
+        let seconds = Duration::from_secs_f64(self.seconds);
+        let pkcs11 = self.pkcs11_paths();
+        if let (Err(why), true) = (&pkcs11, self.module.is_some() || self.engine.is_some()) {
+            bail!("server (b) cannot run: {why}");
+        }
+        let ticks = ticks_per_second();
+        let backend = backend(transfer.unwrap_or(0))?;
+        let bar = progress((self.keys.len() * Server::ALL.len()) as u64, "tls");
+        let mut rows = Vec::new();
+        let mut transfers = Vec::new();
+        for (k, &key) in self.keys.iter().enumerate() {
+            let setup = Setup::new(key)?;
+            if let (Some(size), 0) = (transfer, k) {
+                let file = std::fs::File::create(setup.path(TRANSFER_PATH))?;
+                file.set_len(size)?;
+            }
+            let client = setup.client(false)?;
+            for server in Server::ALL {
+                let outcome = self
+                    .start(server, &setup, backend, &pkcs11)
+                    .and_then(|running| {
+                        let measured = measure(&running, &client, self.clients, seconds, ticks)
+                            .map_err(|e| e.to_string());
+                        if let (Some(size), 0) = (transfer, k) {
+                            let aes = setup.client(true).map_err(|e| e.to_string())?;
+                            transfers.push(Transfer {
+                                server,
+                                outcome: move_bytes(&running, &aes, size, ticks)
+                                    .map_err(|e| e.to_string()),
+                            });
+                        }
+                        measured
+                    });
+                rows.push(Row {
+                    key,
+                    server,
+                    outcome,
+                });
+                bar.inc(1);
+            }
+        }
+        bar.finish_and_clear();
+        self.report(&rows, &transfers, transfer)
+    }
+
+    fn report(
+        &self,
+        rows: &[Row],
+        transfers: &[Transfer],
+        transfer: Option<u64>,
+    ) -> Result<ExitCode> {
+        let reference = |key: KeyAlgorithm| {
+            rows.iter()
+                .find(|r| r.key == key && r.server == Server::OpensslFile)
+                .and_then(|r| r.outcome.as_ref().ok())
+                .map(|l| l.per_second)
+        };
+        let mut table = Table::new(&[
+            "key",
+            "server",
+            "handshakes/s",
+            "p50 ms",
+            "p99 ms",
+            "CPU ms/handshake",
+            "× (a)",
+        ]);
+        let mut json_rows = Vec::new();
+        let mut failed = Vec::new();
+        for row in rows {
+            match &row.outcome {
+                Ok(load) => {
+                    let ratio = reference(row.key).map(|r| load.per_second / r);
+                    table.row(vec![
+                        row.key.to_string(),
+                        row.server.name().into(),
+                        format!("{:.0}", load.per_second),
+                        format!("{:.2}", load.p50.as_secs_f64() * 1e3),
+                        format!("{:.2}", load.p99.as_secs_f64() * 1e3),
+                        format!("{:.3}", load.cpu_per_handshake.as_secs_f64() * 1e3),
+                        ratio.map_or("-".into(), |r| format!("{r:.2}")),
+                    ]);
+                    json_rows.push(json!({
+                        "key": row.key.name(), "server": row.server.id(),
+                        "handshakes": load.handshakes, "per_second": load.per_second,
+                        "p50_ms": load.p50.as_secs_f64() * 1e3,
+                        "p99_ms": load.p99.as_secs_f64() * 1e3,
+                        "cpu_ms_per_handshake": load.cpu_per_handshake.as_secs_f64() * 1e3,
+                        "ratio_to_openssl_file": ratio,
+                    }));
+                }
+                Err(why) => {
+                    if row.server != Server::OpensslPkcs11 || self.pkcs11_paths().is_ok() {
+                        failed.push(format!("{} / {}: {why}", row.key, row.server.id()));
+                    }
+                    table.row(vec![
+                        row.key.to_string(),
+                        row.server.name().into(),
+                        format!("not run: {why}"),
+                        String::new(),
+                        String::new(),
+                        String::new(),
+                        String::new(),
+                    ]);
+                    json_rows.push(json!({
+                        "key": row.key.name(), "server": row.server.id(), "error": why,
+                    }));
+                }
+            }
+        }
+        let mut text = table.render();
+        let mut json_transfers = Vec::new();
+        if let Some(size) = transfer {
+            let file = transfers
+                .iter()
+                .find(|t| t.server == Server::OpensslFile)
+                .and_then(|t| t.outcome.as_ref().ok())
+                .map(|(mb_s, _)| *mb_s);
+            let mut t = Table::new(&["transfer (AES-256-GCM)", "MB/s", "server CPU s/MB", "× (a)"]);
+            for transfer in transfers {
+                match &transfer.outcome {
+                    Ok((mb_s, cpu)) => {
+                        let ratio = file.map(|f| mb_s / f);
+                        t.row(vec![
+                            transfer.server.name().into(),
+                            format!("{mb_s:.0}"),
+                            format!("{cpu:.5}"),
+                            ratio.map_or("-".into(), |r| format!("{r:.2}")),
+                        ]);
+                        json_transfers.push(json!({
+                            "server": transfer.server.id(), "mb_per_s": mb_s,
+                            "cpu_s_per_mb": cpu, "ratio_to_openssl_file": ratio,
+                        }));
+                    }
+                    Err(why) => {
+                        failed.push(format!("transfer / {}: {why}", transfer.server.id()));
+                        t.row(vec![
+                            transfer.server.name().into(),
+                            format!("failed: {why}"),
+                            String::new(),
+                            String::new(),
+                        ]);
+                        json_transfers.push(json!({"server": transfer.server.id(), "error": why}));
+                    }
+                }
+            }
+            text.push('\n');
+            text.push_str(&format!("{} MB through each server:\n", size >> 20));
+            text.push_str(&t.render());
+        }
+        text.push_str(&format!(
+            "\n{} clients, {} s per server. Seed 002 (OpenVPN on a dual-core ARM, software → \
+             offload): connection time {}.\n",
+            self.clients,
+            self.seconds,
+            SEED_CONNECTION
+                .iter()
+                .map(|(k, sw, hw)| format!("{k} {sw} s → {hw} s"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        let json = json!({
+            "clients": self.clients, "seconds": self.seconds,
+            "rows": json_rows, "transfer_bytes": transfer, "transfer": json_transfers,
+            "seed_002_connection_s": SEED_CONNECTION.iter()
+                .map(|(k, sw, hw)| json!({"key": k, "software": sw, "offload": hw}))
+                .collect::<Vec<_>>(),
+        });
+        finish(
+            self.format,
+            &json,
+            &text,
+            failed.is_empty(),
+            &format!("some servers failed: {}", failed.join("; ")),
+        )
+    }
+}
+
+/// One load run against a started server.
+fn measure(
+    running: &Running,
+    client: &Arc<ClientConfig>,
+    clients: u32,
+    seconds: Duration,
+    ticks: f64,
+) -> std::result::Result<Load, String> {
+    // One handshake first: the server is up and the key works (and s_server's engine has
+    // logged in) before the clock starts.
+    handshake(client, running.port).map_err(|e| format!("first handshake: {e}"))?;
+    let cpu_before = running.cpu(ticks).map_err(|e| e.to_string())?;
+    let start = Instant::now();
+    let (mut times, errors) = load(client, running.port, clients, seconds);
+    let wall = start.elapsed();
+    let cpu = running.cpu(ticks).map_err(|e| e.to_string())? - cpu_before;
+    if let Some(first) = errors.first() {
+        return Err(format!(
+            "{} failed handshakes, the first: {first}",
+            errors.len()
+        ));
+    }
+    if times.is_empty() {
+        return Err("no handshake completed".into());
+    }
+    times.sort();
+    let handshakes = times.len();
+    Ok(Load {
+        handshakes,
+        per_second: handshakes as f64 / wall.as_secs_f64(),
+        p50: percentile(&times, 0.50),
+        p99: percentile(&times, 0.99),
+        cpu_per_handshake: cpu / handshakes as u32,
+    })
+}
+
+/// The transfer through a started server: MB/s, and the server's CPU seconds per MB.
+fn move_bytes(
+    running: &Running,
+    client: &Arc<ClientConfig>,
+    size: u64,
+    ticks: f64,
+) -> Result<(f64, f64)> {
+    let cpu_before = running.cpu(ticks)?;
+    let (got, took) = fetch(client, running.port)?;
+    let cpu = running.cpu(ticks)? - cpu_before;
+    if got != size {
+        bail!("received {got} bytes of {size}");
+    }
+    let mb = size as f64 / (1u64 << 20) as f64;
+    Ok((mb / took.as_secs_f64(), cpu.as_secs_f64() / mb))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_take_k_m_g_and_are_bounded() {
+        assert_eq!(parse_size("128M").ok(), Some(128 << 20));
+        assert_eq!(parse_size("4k").ok(), Some(4096));
+        assert_eq!(parse_size("1").ok(), Some(1));
+        for bad in ["", "0", "M", "5T", "5G", "99999999999999999999", "-1"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn percentiles_pick_from_the_sorted_times() {
+        let times: Vec<Duration> = (1..=100).map(Duration::from_millis).collect();
+        assert_eq!(percentile(&times, 0.5), Duration::from_millis(51));
+        assert_eq!(percentile(&times, 0.99), Duration::from_millis(99));
+        assert_eq!(percentile(&[], 0.5), Duration::ZERO);
+    }
 }
