@@ -531,6 +531,43 @@ impl Module {
         Ok(info)
     }
 
+    /// Starts the operation in the slot `slot` picks of session `handle` with what `make`
+    /// makes, unless one is active there.
+    fn start<T>(
+        &self,
+        handle: CK_SESSION_HANDLE,
+        slot: impl Fn(&mut Session) -> &mut Option<T>,
+        make: impl FnOnce() -> Result<T>,
+    ) -> Result<()> {
+        let (session, _) = self.sessions.get(handle)?;
+        let mut session = lock(&session)?;
+        if slot(&mut session).is_some() {
+            return Err(Error::OperationActive);
+        }
+        let operation = make()?;
+        *slot(&mut session) = Some(operation);
+        Ok(())
+    }
+
+    /// Runs `finish` on session `handle` with the opened store; without one, the operation
+    /// in `slot` ends.
+    fn finish<T, R>(
+        &self,
+        handle: CK_SESSION_HANDLE,
+        slot: impl Fn(&mut Session) -> &mut Option<T>,
+        finish: impl FnOnce(&mut Session, &dyn Hsm) -> Result<R>,
+    ) -> Result<R> {
+        let (session, _) = self.sessions.get(handle)?;
+        let mut session = lock(&session)?;
+        match self.token.hsm() {
+            Ok(hsm) => finish(&mut session, hsm.as_ref()),
+            Err(e) => {
+                *slot(&mut session) = None;
+                Err(e)
+            }
+        }
+    }
+
     /// `C_SignInit`.
     pub(crate) fn sign_init(
         &self,
@@ -539,17 +576,17 @@ impl Module {
         param: &Param,
         key: CK_OBJECT_HANDLE,
     ) -> Result<()> {
-        let (session, _) = self.sessions.get(handle)?;
-        let mut session = lock(&session)?;
-        if session.sign.is_some() {
-            return Err(Error::OperationActive);
-        }
-        let (mechanism, how) = Mechanism::resolve(ckm, param, Function::SignVerify)?;
-        let hsm = self.token.hsm()?;
-        let key = self.operation_key(hsm.as_ref(), mechanism, key, Class::Private)?;
-        let len = signature_len(key.algorithm);
-        session.sign = Some(Operation::new(key.handle, how, len));
-        Ok(())
+        self.start(
+            handle,
+            |s| &mut s.sign,
+            || {
+                let (mechanism, how) = Mechanism::resolve(ckm, param, Function::SignVerify)?;
+                let hsm = self.token.hsm()?;
+                let key = self.operation_key(hsm.as_ref(), mechanism, key, Class::Private)?;
+                let len = signature_len(key.algorithm);
+                Ok(Operation::new(key.handle, how, len))
+            },
+        )
     }
 
     /// `C_VerifyInit`: with a public key of the store (after login) or a stored public key.
@@ -560,11 +597,20 @@ impl Module {
         param: &Param,
         key: CK_OBJECT_HANDLE,
     ) -> Result<()> {
-        let (session, _) = self.sessions.get(handle)?;
-        let mut session = lock(&session)?;
-        if session.verify.is_some() {
-            return Err(Error::OperationActive);
-        }
+        self.start(
+            handle,
+            |s| &mut s.verify,
+            || self.verify_operation(ckm, param, key),
+        )
+    }
+
+    /// The verification `C_VerifyInit` starts.
+    fn verify_operation(
+        &self,
+        ckm: CK_MECHANISM_TYPE,
+        param: &Param,
+        key: CK_OBJECT_HANDLE,
+    ) -> Result<Operation<VerifyKey>> {
         let (mechanism, how) = Mechanism::resolve(ckm, param, Function::SignVerify)?;
         let stored = match self.objects()?.lookup(key) {
             Some(ObjectRef::Stored(name)) => Some(name.clone()),
@@ -593,8 +639,7 @@ impl Module {
                 (VerifyKey::Rsa(key), len)
             }
         };
-        session.verify = Some(Operation::new(key, how, len));
-        Ok(())
+        Ok(Operation::new(key, how, len))
     }
 
     /// `C_Sign` (`data` given) and `C_SignFinal` (`None`).
@@ -604,16 +649,11 @@ impl Module {
         data: Option<&[u8]>,
         room: Room,
     ) -> Result<Output> {
-        let (session, _) = self.sessions.get(handle)?;
-        let mut session = lock(&session)?;
-        let hsm = match self.token.hsm() {
-            Ok(hsm) => hsm,
-            Err(e) => {
-                session.sign = None;
-                return Err(e);
-            }
-        };
-        session.sign(hsm.as_ref(), data, room)
+        self.finish(
+            handle,
+            |s| &mut s.sign,
+            |session, hsm| session.sign(hsm, data, room),
+        )
     }
 
     /// `C_SignUpdate`.
@@ -650,20 +690,20 @@ impl Module {
         param: &Param,
         key: CK_OBJECT_HANDLE,
     ) -> Result<()> {
-        let (session, _) = self.sessions.get(handle)?;
-        let mut session = lock(&session)?;
-        if session.decrypt.is_some() {
-            return Err(Error::OperationActive);
-        }
-        let (mechanism, how) = Mechanism::resolve(ckm, param, Function::Decrypt)?;
-        let Resolved::Decrypt(padding) = how else {
-            return Err(Error::MechanismInvalid);
-        };
-        let hsm = self.token.hsm()?;
-        let key = self.operation_key(hsm.as_ref(), mechanism, key, Class::Private)?;
-        let len = signature_len(key.algorithm);
-        session.decrypt = Some(Decryption::new(key.handle, padding, len));
-        Ok(())
+        self.start(
+            handle,
+            |s| &mut s.decrypt,
+            || {
+                let (mechanism, how) = Mechanism::resolve(ckm, param, Function::Decrypt)?;
+                let Resolved::Decrypt(padding) = how else {
+                    return Err(Error::MechanismInvalid);
+                };
+                let hsm = self.token.hsm()?;
+                let key = self.operation_key(hsm.as_ref(), mechanism, key, Class::Private)?;
+                let len = signature_len(key.algorithm);
+                Ok(Decryption::new(key.handle, padding, len))
+            },
+        )
     }
 
     /// `C_Decrypt`.
@@ -673,16 +713,11 @@ impl Module {
         ciphertext: &[u8],
         room: Room,
     ) -> Result<Output> {
-        let (session, _) = self.sessions.get(handle)?;
-        let mut session = lock(&session)?;
-        let hsm = match self.token.hsm() {
-            Ok(hsm) => hsm,
-            Err(e) => {
-                session.decrypt = None;
-                return Err(e);
-            }
-        };
-        session.decrypt(hsm.as_ref(), ciphertext, room)
+        self.finish(
+            handle,
+            |s| &mut s.decrypt,
+            |session, hsm| session.decrypt(hsm, ciphertext, room),
+        )
     }
 
     /// `C_DeriveKey` with `CKM_ECDH1_DERIVE`: the shared secret as a session object.

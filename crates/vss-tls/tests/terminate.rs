@@ -41,28 +41,33 @@ fn name(cn: &str) -> openssl::x509::X509Name {
     name.build()
 }
 
+/// A certificate builder for `subject` from `issuer` with `key`, valid for 30 days.
+fn builder(
+    subject: &openssl::x509::X509NameRef,
+    issuer: &openssl::x509::X509NameRef,
+    key: &PKey<impl openssl::pkey::HasPublic>,
+    serial: u32,
+) -> X509Builder {
+    let mut builder = X509Builder::new().expect("builder");
+    builder.set_version(2).expect("version");
+    let serial = BigNum::from_u32(serial).expect("bn");
+    builder
+        .set_serial_number(&serial.to_asn1_integer().expect("int"))
+        .expect("serial");
+    builder.set_subject_name(subject).expect("subject");
+    builder.set_issuer_name(issuer).expect("issuer");
+    builder.set_pubkey(key).expect("pubkey");
+    let not_before = Asn1Time::days_from_now(0).expect("t");
+    builder.set_not_before(&not_before).expect("nb");
+    let not_after = Asn1Time::days_from_now(30).expect("t");
+    builder.set_not_after(&not_after).expect("na");
+    builder
+}
+
 /// A certificate for `spki` (the store's public key) with `dns` as its name, issued by `ca`.
 fn issue(ca: &X509, ca_key: &PKey<Private>, spki: &[u8], dns: &str, serial: u32) -> X509 {
     let public = PKey::public_key_from_der(spki).expect("spki");
-    let mut builder = X509Builder::new().expect("builder");
-    builder.set_version(2).expect("version");
-    builder
-        .set_serial_number(
-            &BigNum::from_u32(serial)
-                .expect("bn")
-                .to_asn1_integer()
-                .expect("int"),
-        )
-        .expect("serial");
-    builder.set_subject_name(&name(dns)).expect("subject");
-    builder.set_issuer_name(ca.subject_name()).expect("issuer");
-    builder.set_pubkey(&public).expect("pubkey");
-    builder
-        .set_not_before(&Asn1Time::days_from_now(0).expect("t"))
-        .expect("nb");
-    builder
-        .set_not_after(&Asn1Time::days_from_now(30).expect("t"))
-        .expect("na");
+    let mut builder = builder(&name(dns), ca.subject_name(), &public, serial);
     let san = SubjectAlternativeName::new()
         .dns(dns)
         .build(&builder.x509v3_context(Some(ca), None))
@@ -93,17 +98,8 @@ fn pki() -> Pki {
         EcKey::generate(&EcGroup::from_curve_name(Nid::X9_62_PRIME256V1).expect("g")).expect("k"),
     )
     .expect("pkey");
-    let mut builder = X509Builder::new().expect("builder");
-    builder.set_version(2).expect("v");
-    builder.set_subject_name(&name("test CA")).expect("s");
-    builder.set_issuer_name(&name("test CA")).expect("i");
-    builder.set_pubkey(&ca_key).expect("p");
-    builder
-        .set_not_before(&Asn1Time::days_from_now(0).expect("t"))
-        .expect("nb");
-    builder
-        .set_not_after(&Asn1Time::days_from_now(30).expect("t"))
-        .expect("na");
+    let ca_name = name("test CA");
+    let mut builder = builder(&ca_name, &ca_name, &ca_key, 0);
     builder
         .append_extension(
             openssl::x509::extension::BasicConstraints::new()

@@ -252,6 +252,16 @@ impl Pkcs11Hsm {
         }
     }
 
+    /// `C_Sign` with the RSA key labelled `label`.
+    fn rsa_sign(&self, label: &str, mechanism: &Mechanism<'_>, input: &[u8]) -> Result<Vec<u8>> {
+        self.with_session(|session| {
+            let private = self.rsa_private_key(session, label)?;
+            session
+                .sign(mechanism, private, input)
+                .map_err(self.stale(label, "C_Sign"))
+        })
+    }
+
     /// The private EC key labelled `label` and its curve, or [`Error::WrongKeyType`].
     fn ec_private_key(&self, session: &Session, label: &str) -> Result<(ObjectHandle, Curve)> {
         match self.private_key(session, label)? {
@@ -643,22 +653,11 @@ impl Hsm for Pkcs11Hsm {
                 (Mechanism::RsaPkcsPss(params), digest.to_vec())
             }
         };
-        self.with_session(|session| {
-            let private = self.rsa_private_key(session, label)?;
-            session
-                .sign(&mechanism, private, &input)
-                .map_err(self.stale(label, "C_Sign"))
-        })
+        self.rsa_sign(label, &mechanism, &input)
     }
 
     fn rsa_sign_pkcs1_raw(&self, key: &KeyHandle, data: &[u8]) -> Result<Vec<u8>> {
-        let label = key.id();
-        self.with_session(|session| {
-            let private = self.rsa_private_key(session, label)?;
-            session
-                .sign(&Mechanism::RsaPkcs, private, data)
-                .map_err(self.stale(label, "C_Sign"))
-        })
+        self.rsa_sign(key.id(), &Mechanism::RsaPkcs, data)
     }
 
     fn rsa_decrypt(

@@ -241,6 +241,46 @@ unsafe fn mechanism(mechanism: *const CK_MECHANISM) -> Result<(CK_MECHANISM_TYPE
     Ok((m.mechanism, param))
 }
 
+/// An operation's `C_*Init`: the mechanism read, then `start` on the module with it.
+///
+/// # Safety
+/// `mechanism` as for [`mechanism`].
+unsafe fn operation_init(
+    mechanism: *const CK_MECHANISM,
+    start: impl FnOnce(&module::Module, CK_MECHANISM_TYPE, &Param) -> Result<()>,
+) -> CK_RV {
+    entry(|| {
+        // SAFETY: by this function's contract.
+        let (ckm, param) = unsafe { self::mechanism(mechanism)? };
+        module::with(|m| start(m, ckm, &param))
+    })
+}
+
+/// A single-part call with input bytes and an output under the buffer protocol (`C_Sign`,
+/// `C_Decrypt`).
+///
+/// # Safety
+/// `input` is NULL or `input_len` bytes; `out_len` NULL or valid for reading and writing;
+/// `out` NULL or `*out_len` bytes.
+unsafe fn single_part(
+    input: *const CK_BYTE,
+    input_len: CK_ULONG,
+    out: *mut CK_BYTE,
+    out_len: *mut CK_ULONG,
+    produce: impl FnOnce(&module::Module, &[u8], Room) -> Result<Output>,
+) -> CK_RV {
+    entry(|| {
+        // SAFETY: by this function's contract.
+        let input = unsafe { self::input(input, input_len)? };
+        // SAFETY: by this function's contract.
+        unsafe {
+            output(out, out_len, |room| {
+                module::with(|m| produce(m, input, room))
+            })
+        }
+    })
+}
+
 /// `C_Initialize`.
 unsafe extern "C" fn C_Initialize(init_args: *mut c_void) -> CK_RV {
     entry(|| {
@@ -515,11 +555,12 @@ unsafe extern "C" fn C_SignInit(
     mechanism: *mut CK_MECHANISM,
     key: CK_OBJECT_HANDLE,
 ) -> CK_RV {
-    entry(|| {
-        // SAFETY: pMechanism is NULL or the caller's mechanism.
-        let (ckm, param) = unsafe { self::mechanism(mechanism)? };
-        module::with(|m| m.sign_init(session, ckm, &param, key))
-    })
+    // SAFETY: pMechanism is NULL or the caller's mechanism.
+    unsafe {
+        operation_init(mechanism, |m, ckm, param| {
+            m.sign_init(session, ckm, param, key)
+        })
+    }
 }
 
 /// `C_Sign`.
@@ -530,16 +571,13 @@ unsafe extern "C" fn C_Sign(
     signature: *mut CK_BYTE,
     signature_len: *mut CK_ULONG,
 ) -> CK_RV {
-    entry(|| {
-        // SAFETY: pData is NULL or ulDataLen bytes of the caller's.
-        let data = unsafe { input(data, data_len)? };
-        // SAFETY: pulSignatureLen is NULL or the caller's; pSignature NULL or that long.
-        unsafe {
-            output(signature, signature_len, |room| {
-                module::with(|m| m.sign(session, Some(data), room))
-            })
-        }
-    })
+    // SAFETY: pData is NULL or ulDataLen bytes of the caller's; pulSignatureLen NULL or the
+    // caller's; pSignature NULL or that long.
+    unsafe {
+        single_part(data, data_len, signature, signature_len, |m, data, room| {
+            m.sign(session, Some(data), room)
+        })
+    }
 }
 
 /// `C_SignUpdate`.
@@ -575,11 +613,12 @@ unsafe extern "C" fn C_VerifyInit(
     mechanism: *mut CK_MECHANISM,
     key: CK_OBJECT_HANDLE,
 ) -> CK_RV {
-    entry(|| {
-        // SAFETY: pMechanism is NULL or the caller's mechanism.
-        let (ckm, param) = unsafe { self::mechanism(mechanism)? };
-        module::with(|m| m.verify_init(session, ckm, &param, key))
-    })
+    // SAFETY: pMechanism is NULL or the caller's mechanism.
+    unsafe {
+        operation_init(mechanism, |m, ckm, param| {
+            m.verify_init(session, ckm, param, key)
+        })
+    }
 }
 
 /// `C_Verify`.
@@ -657,11 +696,12 @@ unsafe extern "C" fn C_DecryptInit(
     mechanism: *mut CK_MECHANISM,
     key: CK_OBJECT_HANDLE,
 ) -> CK_RV {
-    entry(|| {
-        // SAFETY: pMechanism is NULL or the caller's mechanism.
-        let (ckm, param) = unsafe { self::mechanism(mechanism)? };
-        module::with(|m| m.decrypt_init(session, ckm, &param, key))
-    })
+    // SAFETY: pMechanism is NULL or the caller's mechanism.
+    unsafe {
+        operation_init(mechanism, |m, ckm, param| {
+            m.decrypt_init(session, ckm, param, key)
+        })
+    }
 }
 
 /// `C_Decrypt`.
@@ -672,16 +712,17 @@ unsafe extern "C" fn C_Decrypt(
     data: *mut CK_BYTE,
     data_len: *mut CK_ULONG,
 ) -> CK_RV {
-    entry(|| {
-        // SAFETY: pEncryptedData is NULL or ulEncryptedDataLen bytes of the caller's.
-        let ciphertext = unsafe { input(ciphertext, ciphertext_len)? };
-        // SAFETY: pulDataLen is NULL or the caller's; pData NULL or that long.
-        unsafe {
-            output(data, data_len, |room| {
-                module::with(|m| m.decrypt(session, ciphertext, room))
-            })
-        }
-    })
+    // SAFETY: pEncryptedData is NULL or ulEncryptedDataLen bytes of the caller's; pulDataLen
+    // NULL or the caller's; pData NULL or that long.
+    unsafe {
+        single_part(
+            ciphertext,
+            ciphertext_len,
+            data,
+            data_len,
+            |m, ciphertext, room| m.decrypt(session, ciphertext, room),
+        )
+    }
 }
 
 /// `C_DeriveKey`.
