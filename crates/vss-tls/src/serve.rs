@@ -164,8 +164,9 @@ pub async fn serve(
     }
 }
 
-/// The size of each direction's buffer: one TLS record.
-const BUFFER: usize = 16 * 1024;
+/// The size of each direction's buffer: four TLS records (fewer system calls and wake-ups
+/// per MB than one). A connection holds two: 128 KiB, so 512 MiB at the default cap.
+const BUFFER: usize = 64 * 1024;
 
 /// Passes bytes both ways until both sides have closed; [`std::io::ErrorKind::TimedOut`]
 /// when neither sends for `idle`.

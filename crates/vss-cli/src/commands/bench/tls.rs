@@ -885,21 +885,30 @@ fn measure(
     })
 }
 
-/// The transfer through a started server: MB/s, and the server's CPU seconds per MB.
+/// The transfer through a started server: MB/s, and the server's CPU seconds per MB (the
+/// fastest of three runs).
 fn move_bytes(
     running: &Running,
     client: &Arc<ClientConfig>,
     size: u64,
     ticks: f64,
 ) -> Result<(f64, f64)> {
-    let cpu_before = running.cpu(ticks)?;
-    let (got, took) = fetch(client, running.port)?;
-    let cpu = running.cpu(ticks)? - cpu_before;
-    if got != size {
-        bail!("received {got} bytes of {size}");
+    // Three times, the fastest kept: the first also warms the server's page cache.
+    let mut best: Option<(f64, f64)> = None;
+    for _ in 0..3 {
+        let cpu_before = running.cpu(ticks)?;
+        let (got, took) = fetch(client, running.port)?;
+        let cpu = running.cpu(ticks)? - cpu_before;
+        if got != size {
+            bail!("received {got} bytes of {size}");
+        }
+        let mb = size as f64 / (1u64 << 20) as f64;
+        let run = (mb / took.as_secs_f64(), cpu.as_secs_f64() / mb);
+        if best.is_none_or(|(rate, _)| run.0 > rate) {
+            best = Some(run);
+        }
     }
-    let mb = size as f64 / (1u64 << 20) as f64;
-    Ok((mb / took.as_secs_f64(), cpu.as_secs_f64() / mb))
+    best.ok_or_else(|| anyhow!("no transfer"))
 }
 
 #[cfg(test)]
