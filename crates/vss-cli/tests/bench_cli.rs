@@ -287,6 +287,15 @@ fn tls_bench_loads_each_server_and_moves_the_transfer_through_each() {
         if server == "openssl-file" {
             assert!((ratio - 1.0).abs() < 1e-9 && rate > 0.0, "{row}");
         }
+        if server == "vss-tls" {
+            // Every full handshake was signed by the store, in batches of at most the
+            // number of clients waiting at once.
+            let batches = &row["signing_batches"];
+            let signatures = batches["signatures"].as_u64().expect("signatures");
+            assert!(signatures >= row["handshakes"].as_u64().expect("n"), "{row}");
+            assert!(batches["batches"].as_u64() <= Some(signatures), "{row}");
+            assert!((1..=2).contains(&batches["largest"].as_u64().expect("largest")), "{row}");
+        }
     }
     let transfer = report["transfer"].as_array().expect("transfer");
     assert!(transfer.len() >= 2, "{report}");

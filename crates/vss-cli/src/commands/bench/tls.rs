@@ -101,6 +101,9 @@ impl Server {
 struct Running {
     child: Child,
     port: u16,
+    /// The last line the server printed after it started (`vss tls serve`'s counts when it
+    /// stops).
+    last_line: Arc<std::sync::Mutex<String>>,
 }
 
 impl Drop for Running {
@@ -111,6 +114,33 @@ impl Drop for Running {
 }
 
 impl Running {
+    /// Stops `vss tls serve` with SIGTERM and reads its counts: signatures, batches and the
+    /// largest batch.
+    fn batches(&mut self) -> Option<(u64, u64, u64)> {
+        let pid = self.child.id().to_string();
+        Command::new("kill").args(["-TERM", &pid]).status().ok()?;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while self.child.try_wait().ok()?.is_none() {
+            if Instant::now() > deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // The reader thread sees the last line at end of file, just after the exit.
+        std::thread::sleep(Duration::from_millis(100));
+        let line = self.last_line.lock().ok()?.clone();
+        let numbers: Vec<u64> = line
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        // "stopped: H handshakes (F failed, R refused at the cap); S signatures in B
+        // batches (largest L)"
+        match numbers[..] {
+            [_, _, _, signatures, batches, largest] => Some((signatures, batches, largest)),
+            _ => None,
+        }
+    }
+
     /// The CPU time the server has used so far, from /proc (every thread, live or gone).
     fn cpu(&self, ticks_per_second: f64) -> Result<Duration> {
         let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id()))?;
@@ -145,6 +175,8 @@ struct Load {
     p50: Duration,
     p99: Duration,
     cpu_per_handshake: Duration,
+    /// `vss tls serve`'s signatures, batches and largest batch over the whole run.
+    batches: Option<(u64, u64, u64)>,
 }
 
 /// What one transfer measured.
@@ -324,6 +356,7 @@ fn wait_ready(
     reader: impl Read + Send + 'static,
     ready: &'static str,
     port: impl Fn(&str) -> Option<u16> + Send + 'static,
+    last_line: Arc<std::sync::Mutex<String>>,
 ) -> Result<u16> {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
@@ -334,7 +367,11 @@ fn wait_ready(
                 break;
             }
         }
-        for _ in lines {}
+        for line in lines.map_while(std::result::Result::ok) {
+            if let Ok(mut last) = last_line.lock() {
+                *last = line;
+            }
+        }
     });
     rx.recv_timeout(START_TIMEOUT)
         .map_err(|_| anyhow!("the server did not start within {START_TIMEOUT:?}"))?
@@ -452,22 +489,29 @@ impl TlsArgs {
         let mut child = cmd
             .spawn()
             .map_err(|e| format!("cannot start the server: {e}"))?;
+        let last_line = Arc::new(std::sync::Mutex::new(String::new()));
+        let last = Arc::clone(&last_line);
         let port = match port {
             Some(port) => {
                 let stdout = child.stdout.take().ok_or("no stdout")?;
-                wait_ready(stdout, "ACCEPT", move |_| Some(port))
+                wait_ready(stdout, "ACCEPT", move |_| Some(port), last)
             }
             None => {
                 let stderr = child.stderr.take().ok_or("no stderr")?;
-                wait_ready(stderr, "terminating TLS on", |line| {
+                let port = |line: &str| {
                     line.split_whitespace()
                         .find_map(|w| w.strip_prefix("127.0.0.1:"))
                         .and_then(|p| p.parse().ok())
-                })
+                };
+                wait_ready(stderr, "terminating TLS on", port, last)
             }
         };
         match port {
-            Ok(port) => Ok(Running { child, port }),
+            Ok(port) => Ok(Running {
+                child,
+                port,
+                last_line,
+            }),
             Err(e) => {
                 let _ = child.kill();
                 let _ = child.wait();
@@ -690,21 +734,25 @@ impl TlsArgs {
             }
             let client = setup.client(false)?;
             for server in Server::ALL {
-                let outcome = self
-                    .start(server, &setup, backend, &pkcs11)
-                    .and_then(|running| {
-                        let measured = measure(&running, &client, self.clients, seconds, ticks)
-                            .map_err(|e| e.to_string());
-                        if let (Some(size), 0) = (transfer, k) {
-                            let aes = setup.client(true).map_err(|e| e.to_string())?;
-                            transfers.push(Transfer {
-                                server,
-                                outcome: move_bytes(&running, &aes, size, ticks)
-                                    .map_err(|e| e.to_string()),
-                            });
-                        }
-                        measured
-                    });
+                let outcome =
+                    self.start(server, &setup, backend, &pkcs11)
+                        .and_then(|mut running| {
+                            let mut measured =
+                                measure(&running, &client, self.clients, seconds, ticks)
+                                    .map_err(|e| e.to_string());
+                            if let (Some(size), 0) = (transfer, k) {
+                                let aes = setup.client(true).map_err(|e| e.to_string())?;
+                                transfers.push(Transfer {
+                                    server,
+                                    outcome: move_bytes(&running, &aes, size, ticks)
+                                        .map_err(|e| e.to_string()),
+                                });
+                            }
+                            if let (Ok(load), Server::VssTls) = (&mut measured, server) {
+                                load.batches = running.batches();
+                            }
+                            measured
+                        });
                 rows.push(Row {
                     key,
                     server,
@@ -740,6 +788,7 @@ impl TlsArgs {
         ]);
         let mut json_rows = Vec::new();
         let mut failed = Vec::new();
+        let mut batch_lines = Vec::new();
         for row in rows {
             match &row.outcome {
                 Ok(load) => {
@@ -760,7 +809,18 @@ impl TlsArgs {
                         "p99_ms": load.p99.as_secs_f64() * 1e3,
                         "cpu_ms_per_handshake": load.cpu_per_handshake.as_secs_f64() * 1e3,
                         "ratio_to_openssl_file": ratio,
+                        "signing_batches": load.batches.map(|(signatures, batches, largest)| json!({
+                            "signatures": signatures, "batches": batches, "largest": largest,
+                            "mean": signatures as f64 / batches.max(1) as f64,
+                        })),
                     }));
+                    if let Some((signatures, batches, largest)) = load.batches {
+                        batch_lines.push(format!(
+                            "{}: {signatures} signatures in {batches} batches (mean {:.2}, largest {largest})",
+                            row.key,
+                            signatures as f64 / batches.max(1) as f64
+                        ));
+                    }
                 }
                 Err(why) => {
                     if row.server != Server::OpensslPkcs11 || self.pkcs11_paths().is_ok() {
@@ -782,6 +842,12 @@ impl TlsArgs {
             }
         }
         let mut text = table.render();
+        if !batch_lines.is_empty() {
+            text.push_str(&format!(
+                "vss tls serve signing: {}\n",
+                batch_lines.join("; ")
+            ));
+        }
         let mut json_transfers = Vec::new();
         if let Some(size) = transfer {
             let file = transfers
@@ -882,6 +948,7 @@ fn measure(
         p50: percentile(&times, 0.50),
         p99: percentile(&times, 0.99),
         cpu_per_handshake: cpu / handshakes as u32,
+        batches: None,
     })
 }
 
