@@ -292,9 +292,15 @@ fn tls_bench_loads_each_server_and_moves_the_transfer_through_each() {
             // number of clients waiting at once.
             let batches = &row["signing_batches"];
             let signatures = batches["signatures"].as_u64().expect("signatures");
-            assert!(signatures >= row["handshakes"].as_u64().expect("n"), "{row}");
+            assert!(
+                signatures >= row["handshakes"].as_u64().expect("n"),
+                "{row}"
+            );
             assert!(batches["batches"].as_u64() <= Some(signatures), "{row}");
-            assert!((1..=2).contains(&batches["largest"].as_u64().expect("largest")), "{row}");
+            assert!(
+                (1..=2).contains(&batches["largest"].as_u64().expect("largest")),
+                "{row}"
+            );
         }
     }
     let transfer = report["transfer"].as_array().expect("transfer");

@@ -126,6 +126,10 @@ pub(crate) enum Error {
     /// A cryptographic library failed.
     #[error("crypto: {0}")]
     Crypto(#[from] vss_crypto::Error),
+    /// `VSS_PKCS11_CONF` names a list of stores that cannot be read, or names none or too
+    /// many.
+    #[error("the list of stores in VSS_PKCS11_CONF is unusable")]
+    Configuration,
     /// A panic was caught at the C boundary, or a lock was poisoned by one.
     #[error("internal error")]
     Internal,
@@ -191,7 +195,9 @@ impl Error {
             Error::Store(vss_hsm::Error::Io { .. } | vss_hsm::Error::CorruptFile { .. }) => {
                 CKR_DEVICE_ERROR
             }
-            Error::Store(_) | Error::Crypto(_) | Error::Internal => CKR_GENERAL_ERROR,
+            Error::Store(_) | Error::Crypto(_) | Error::Configuration | Error::Internal => {
+                CKR_GENERAL_ERROR
+            }
         }
     }
 }

@@ -1,12 +1,15 @@
-//! `libvss_pkcs11.so`: a PKCS#11 3.0 module whose one slot holds the VSS key store named by
-//! `VSS_STORE` (else the user's default store, as for `vss`). The token's user PIN is the
-//! store's PIN, and a wrong one costs one of the store's tries; the store's retry counter
-//! shows in the token flags (`CKF_USER_PIN_COUNT_LOW`, `_FINAL_TRY`, `_LOCKED`).
+//! `libvss_pkcs11.so`: a PKCS#11 3.0 module whose slot holds the VSS key store named by
+//! `VSS_STORE` (else the user's default store, as for `vss`), or whose slots hold the stores
+//! that the file `VSS_PKCS11_CONF` lists. A token's user PIN is its store's PIN, and a wrong
+//! one costs one of the store's tries; the store's retry counter shows in the token flags
+//! (`CKF_USER_PIN_COUNT_LOW`, `_FINAL_TRY`, `_LOCKED`).
 //!
-//! Every key of the store is a public-key and a private-key object (`CKK_EC`, `CKA_LABEL` =
-//! `CKA_ID` = the store's label), visible after login. Mechanisms: `CKM_EC_KEY_PAIR_GEN`
-//! (P-224, P-256, P-384, brainpoolP256r1, brainpoolP384r1), `CKM_ECDSA` and
-//! `CKM_ECDSA_SHA224/256/384/512` to sign and verify. Private values are never readable.
+//! Every key of a store is a public-key and a private-key object (`CKK_EC` or `CKK_RSA`,
+//! `CKA_LABEL` the store's label, `CKA_ID` the id given at generation), visible after login;
+//! certificates and public keys made with `C_CreateObject` are public objects kept beside
+//! them. Mechanisms: EC and RSA (2048–4096) key-pair generation, ECDSA, PKCS #1 v1.5 and
+//! PSS signatures (raw and hashing), OAEP and PKCS #1 v1.5 decryption, ECDH derivation.
+//! Private values are never readable. docs/OFFLOAD.md has the table and the clients.
 //!
 //! An application loads the module and asks for its function list:
 //!

@@ -14,7 +14,8 @@ use crate::object::{
     self, Attribute, Class, KeyObject, KeyPublic, Object, ObjectRef, ObjectTable, SecretObject,
 };
 use crate::session::{
-    ecdsa_signature_len, Decryption, Operation, Output, Room, Session, Sessions, VerifyKey,
+    ecdsa_signature_len, Decryption, Operation, Output, Room, Session, SessionRef, Sessions,
+    VerifyKey,
 };
 use crate::slot;
 use crate::token::Token;
@@ -36,7 +37,8 @@ pub(crate) struct InitArgs {
 
 /// The initialised module.
 pub(crate) struct Module {
-    token: Token,
+    /// The token of each slot, in slot order.
+    tokens: Vec<Token>,
     sessions: Sessions,
     objects: Mutex<ObjectTable>,
     /// The secrets `C_DeriveKey` made, by object handle.
@@ -59,8 +61,9 @@ pub(crate) fn initialize(args: Option<InitArgs>) -> Result<()> {
     if module.is_some() {
         return Err(Error::AlreadyInitialized);
     }
+    let tokens = slot::store_dirs()?.into_iter().map(Token::new).collect();
     *module = Some(Module {
-        token: Token::new(vss_hsm::default_store_dir().ok()),
+        tokens,
         sessions: Sessions::default(),
         objects: Mutex::new(ObjectTable::default()),
         secrets: Mutex::new(HashMap::new()),
@@ -105,28 +108,38 @@ fn lock(session: &Mutex<Session>) -> Result<MutexGuard<'_, Session>> {
 }
 
 impl Module {
+    /// The token of `slot`.
+    fn token(&self, slot: CK_SLOT_ID) -> Result<&Token> {
+        slot::token(&self.tokens, slot)
+    }
+
+    /// The open session `handle` and the token of its slot.
+    fn session(&self, handle: CK_SESSION_HANDLE) -> Result<(SessionRef, &Token)> {
+        let session = self.sessions.get(handle)?;
+        let token = self.token(session.slot)?;
+        Ok((session, token))
+    }
+
     /// `C_GetSlotList`.
     pub(crate) fn slot_list(&self, token_present: bool) -> Vec<CK_SLOT_ID> {
-        slot::list(&self.token, token_present)
+        slot::list(&self.tokens, token_present)
     }
 
     /// `C_GetSlotInfo`.
     pub(crate) fn slot_info(&self, slot: CK_SLOT_ID) -> Result<CK_SLOT_INFO> {
-        slot::check(slot)?;
-        Ok(slot::info(&self.token))
+        Ok(slot::info(self.token(slot)?))
     }
 
     /// `C_GetTokenInfo`.
     pub(crate) fn token_info(&self, slot: CK_SLOT_ID) -> Result<CK_TOKEN_INFO> {
-        slot::check(slot)?;
-        let (sessions, rw) = self.sessions.counts()?;
-        self.token.info(sessions, rw)
+        let token = self.token(slot)?;
+        let (sessions, rw) = self.sessions.counts(slot)?;
+        token.info(sessions, rw)
     }
 
     /// `C_GetMechanismList`.
     pub(crate) fn mechanism_list(&self, slot: CK_SLOT_ID) -> Result<Vec<CK_MECHANISM_TYPE>> {
-        slot::check(slot)?;
-        self.token.dir()?;
+        self.token(slot)?.dir()?;
         Ok(mechanism::ALL.iter().map(|m| m.ckm()).collect())
     }
 
@@ -136,8 +149,7 @@ impl Module {
         slot: CK_SLOT_ID,
         ckm: CK_MECHANISM_TYPE,
     ) -> Result<CK_MECHANISM_INFO> {
-        slot::check(slot)?;
-        self.token.dir()?;
+        self.token(slot)?.dir()?;
         let m = Mechanism::from_ckm(ckm).ok_or(Error::MechanismInvalid)?;
         let (min, max) = m.key_sizes();
         Ok(CK_MECHANISM_INFO {
@@ -153,31 +165,31 @@ impl Module {
         slot: CK_SLOT_ID,
         flags: CK_FLAGS,
     ) -> Result<CK_SESSION_HANDLE> {
-        slot::check(slot)?;
+        let token = self.token(slot)?;
         if flags & CKF_SERIAL_SESSION == 0 {
             return Err(Error::SessionParallelNotSupported);
         }
-        self.token.dir()?;
-        self.sessions.open(flags & CKF_RW_SESSION != 0)
+        token.dir()?;
+        self.sessions.open(slot, flags & CKF_RW_SESSION != 0)
     }
 
-    /// `C_CloseSession`: its session objects go; closing the last session logs the user
-    /// out.
+    /// `C_CloseSession`: its session objects go; closing the last session of a slot logs
+    /// the user out of its token.
     pub(crate) fn close_session(&self, handle: CK_SESSION_HANDLE) -> Result<()> {
-        let left = self.sessions.close(handle)?;
+        let (slot, left) = self.sessions.close(handle)?;
         self.drop_secrets(|secret| secret.session == handle)?;
         if left == 0 {
-            self.logout_quietly()?;
+            logout_quietly(self.token(slot)?)?;
         }
         Ok(())
     }
 
     /// `C_CloseAllSessions`.
     pub(crate) fn close_all_sessions(&self, slot: CK_SLOT_ID) -> Result<()> {
-        slot::check(slot)?;
-        self.sessions.close_all()?;
-        self.drop_secrets(|_| true)?;
-        self.logout_quietly()
+        let token = self.token(slot)?;
+        self.sessions.close_all(slot)?;
+        self.drop_secrets(|secret| secret.slot == slot)?;
+        logout_quietly(token)
     }
 
     fn secrets(&self) -> Result<MutexGuard<'_, HashMap<CK_OBJECT_HANDLE, SecretObject>>> {
@@ -200,24 +212,18 @@ impl Module {
         Ok(())
     }
 
-    fn logout_quietly(&self) -> Result<()> {
-        match self.token.logout() {
-            Ok(()) | Err(Error::UserNotLoggedIn) => Ok(()),
-            Err(e) => Err(e),
-        }
-    }
-
     /// `C_GetSessionInfo`.
     pub(crate) fn session_info(&self, handle: CK_SESSION_HANDLE) -> Result<CK_SESSION_INFO> {
-        let (_, rw) = self.sessions.get(handle)?;
-        let state = match (rw, self.token.logged_in()?) {
+        let (session, token) = self.session(handle)?;
+        let rw = session.rw;
+        let state = match (rw, token.logged_in()?) {
             (false, false) => CKS_RO_PUBLIC_SESSION,
             (true, false) => CKS_RW_PUBLIC_SESSION,
             (false, true) => CKS_RO_USER_FUNCTIONS,
             (true, true) => CKS_RW_USER_FUNCTIONS,
         };
         Ok(CK_SESSION_INFO {
-            slotID: slot::SLOT_ID,
+            slotID: session.slot,
             state,
             flags: CKF_SERIAL_SESSION | if rw { CKF_RW_SESSION } else { 0 },
             ulDeviceError: 0,
@@ -231,9 +237,9 @@ impl Module {
         user: CK_USER_TYPE,
         pin: &[u8],
     ) -> Result<()> {
-        self.sessions.get(handle)?;
+        let (_, token) = self.session(handle)?;
         match user {
-            CKU_USER => self.token.login(pin),
+            CKU_USER => token.login(pin),
             CKU_CONTEXT_SPECIFIC => Err(Error::OperationNotInitialized),
             _ => Err(Error::UserTypeInvalid),
         }
@@ -241,8 +247,7 @@ impl Module {
 
     /// `C_Logout`.
     pub(crate) fn logout(&self, handle: CK_SESSION_HANDLE) -> Result<()> {
-        self.sessions.get(handle)?;
-        self.token.logout()
+        self.session(handle)?.1.logout()
     }
 
     /// `C_GenerateRandom`.
@@ -260,15 +265,9 @@ impl Module {
         self.objects.lock().map_err(|_| Error::Internal)
     }
 
-    /// The store's public objects (none when the slot has no token).
-    fn object_store(&self) -> Result<ObjectStore> {
-        Ok(ObjectStore::new(self.token.dir()?))
-    }
-
-    /// The ids given to keys, by key label.
-    fn key_ids(&self) -> Result<HashMap<String, Vec<u8>>> {
-        Ok(self
-            .object_store()?
+    /// The ids given to keys of `token`'s store, by key label.
+    fn key_ids(&self, token: &Token) -> Result<HashMap<String, Vec<u8>>> {
+        Ok(object_store(token)?
             .list()?
             .into_iter()
             .filter_map(|o| match o.kind {
@@ -291,10 +290,12 @@ impl Module {
         }
     }
 
-    /// Runs `f` on the object behind `handle` and the means to read its key's public
-    /// value. Private objects exist only for the logged-in user.
+    /// Runs `f` on the object behind `handle` on `slot` and the means to read its key's
+    /// public value. Private objects exist only for the logged-in user; objects of other
+    /// slots not at all.
     fn with_object<T>(
         &self,
+        slot: CK_SLOT_ID,
         handle: CK_OBJECT_HANDLE,
         f: impl FnOnce(&Object<'_>, &dyn Fn() -> Result<KeyPublic>) -> Result<T>,
     ) -> Result<T> {
@@ -304,26 +305,31 @@ impl Module {
             .cloned()
             .ok_or(Error::ObjectHandleInvalid)?;
         let no_public = || Err(Error::AttributeTypeInvalid);
+        let token = self.token(slot)?;
         match object {
-            ObjectRef::Key(label, class) => {
-                let hsm = self.token.hsm().map_err(|_| Error::ObjectHandleInvalid)?;
+            ObjectRef::Key(s, label, class) if s == slot => {
+                let hsm = token.hsm().map_err(|_| Error::ObjectHandleInvalid)?;
                 let key = hsm.key(&label)?;
-                let object = Object::Key(self.key_object(&key, class, &self.key_ids()?));
+                let object = Object::Key(self.key_object(&key, class, &self.key_ids(token)?));
                 f(&object, &|| key_public(hsm.as_ref(), &key))
             }
-            ObjectRef::Stored(name) => {
-                let stored = self.object_store()?.get(&name)?;
+            ObjectRef::Stored(s, name) if s == slot => {
+                let stored = object_store(token)?.get(&name)?;
                 let object = Object::from_stored(&stored).ok_or(Error::ObjectHandleInvalid)?;
                 f(&object, &no_public)
             }
             ObjectRef::Secret => {
-                if !self.token.logged_in()? {
+                if !token.logged_in()? {
                     return Err(Error::ObjectHandleInvalid);
                 }
                 let secrets = self.secrets()?;
-                let secret = secrets.get(&handle).ok_or(Error::ObjectHandleInvalid)?;
+                let secret = secrets
+                    .get(&handle)
+                    .filter(|secret| secret.slot == slot)
+                    .ok_or(Error::ObjectHandleInvalid)?;
                 f(&Object::Secret(secret), &no_public)
             }
+            _ => Err(Error::ObjectHandleInvalid),
         }
     }
 
@@ -334,30 +340,32 @@ impl Module {
         handle: CK_SESSION_HANDLE,
         template: &[Attribute<'_>],
     ) -> Result<()> {
-        let (session, _) = self.sessions.get(handle)?;
-        let mut session = lock(&session)?;
+        let (opened, token) = self.session(handle)?;
+        let slot = opened.slot;
+        let mut session = lock(&opened.session)?;
         if session.find.is_some() {
             return Err(Error::OperationActive);
         }
         let mut found = Vec::new();
-        let stored = match self.object_store() {
+        let stored = match object_store(token) {
             Ok(store) => store.list()?,
             Err(_) => Vec::new(),
         };
-        if let Ok(hsm) = self.token.hsm() {
-            let ids = self.key_ids()?;
+        if let Ok(hsm) = token.hsm() {
+            let ids = self.key_ids(token)?;
             for key in hsm.keys()? {
                 for class in [Class::Public, Class::Private] {
                     let object = Object::Key(self.key_object(&key, class, &ids));
                     if object.matches(template, || key_public(hsm.as_ref(), &key)) {
-                        found.push(
-                            self.objects()?
-                                .handle(ObjectRef::Key(key.label.clone(), class)),
-                        );
+                        found.push(self.objects()?.handle(ObjectRef::Key(
+                            slot,
+                            key.label.clone(),
+                            class,
+                        )));
                     }
                 }
             }
-            for (&handle, secret) in self.secrets()?.iter() {
+            for (&handle, secret) in self.secrets()?.iter().filter(|(_, s)| s.slot == slot) {
                 if Object::Secret(secret).matches(template, || Err(Error::AttributeTypeInvalid)) {
                     found.push(handle);
                 }
@@ -366,7 +374,7 @@ impl Module {
         for record in stored {
             if let Some(object) = Object::from_stored(&record) {
                 if object.matches(template, || Err(Error::AttributeTypeInvalid)) {
-                    found.push(self.objects()?.handle(ObjectRef::Stored(record.name)));
+                    found.push(self.objects()?.handle(ObjectRef::Stored(slot, record.name)));
                 }
             }
         }
@@ -380,8 +388,8 @@ impl Module {
         handle: CK_SESSION_HANDLE,
         max: usize,
     ) -> Result<Vec<CK_OBJECT_HANDLE>> {
-        let (session, _) = self.sessions.get(handle)?;
-        let mut session = lock(&session)?;
+        let session = self.sessions.get(handle)?;
+        let mut session = lock(&session.session)?;
         let found = session
             .find
             .as_mut()
@@ -391,8 +399,8 @@ impl Module {
 
     /// `C_FindObjectsFinal`.
     pub(crate) fn find_objects_final(&self, handle: CK_SESSION_HANDLE) -> Result<()> {
-        let (session, _) = self.sessions.get(handle)?;
-        let found = lock(&session)?.find.take();
+        let session = self.sessions.get(handle)?;
+        let found = lock(&session.session)?.find.take();
         found.map(drop).ok_or(Error::OperationNotInitialized)
     }
 
@@ -403,8 +411,8 @@ impl Module {
         object: CK_OBJECT_HANDLE,
         types: &[CK_ATTRIBUTE_TYPE],
     ) -> Result<Vec<Result<Vec<u8>>>> {
-        self.sessions.get(handle)?;
-        self.with_object(object, |object, public| {
+        let session = self.sessions.get(handle)?;
+        self.with_object(session.slot, object, |object, public| {
             Ok(types
                 .iter()
                 .map(|&ty| object.attribute(ty, public))
@@ -421,10 +429,10 @@ impl Module {
         public: &[Attribute<'_>],
         private: &[Attribute<'_>],
     ) -> Result<(CK_OBJECT_HANDLE, CK_OBJECT_HANDLE)> {
-        let (_, rw) = self.sessions.get(handle)?;
+        let (session, token) = self.session(handle)?;
         let (mechanism, _) = Mechanism::resolve(ckm, param, Function::GenerateKeyPair)?;
-        let hsm = self.token.hsm()?;
-        if !rw {
+        let hsm = token.hsm()?;
+        if !session.rw {
             return Err(Error::SessionReadOnly);
         }
         let request = object::key_pair_request(mechanism.is_rsa(), public, private)?;
@@ -437,7 +445,7 @@ impl Module {
             let kind = ObjectKind::KeyId {
                 key_label: key.label.clone(),
             };
-            if let Err(e) = self.object_store()?.add(&key.label, &id, kind) {
+            if let Err(e) = object_store(token)?.add(&key.label, &id, kind) {
                 // No key without the id it was asked for: the store stays as it was.
                 let _ = hsm.delete_key(&key.handle);
                 return Err(e.into());
@@ -445,8 +453,12 @@ impl Module {
         }
         let mut objects = self.objects()?;
         Ok((
-            objects.handle(ObjectRef::Key(key.label.clone(), Class::Public)),
-            objects.handle(ObjectRef::Key(key.label, Class::Private)),
+            objects.handle(ObjectRef::Key(
+                session.slot,
+                key.label.clone(),
+                Class::Public,
+            )),
+            objects.handle(ObjectRef::Key(session.slot, key.label, Class::Private)),
         ))
     }
 
@@ -457,14 +469,16 @@ impl Module {
         handle: CK_SESSION_HANDLE,
         template: &[Attribute<'_>],
     ) -> Result<CK_OBJECT_HANDLE> {
-        let (_, rw) = self.sessions.get(handle)?;
-        self.token.hsm()?;
-        if !rw {
+        let (session, token) = self.session(handle)?;
+        token.hsm()?;
+        if !session.rw {
             return Err(Error::SessionReadOnly);
         }
         let (label, id, kind) = object::create_request(template)?;
-        let stored = self.object_store()?.add(&label, &id, kind)?;
-        Ok(self.objects()?.handle(ObjectRef::Stored(stored.name)))
+        let stored = object_store(token)?.add(&label, &id, kind)?;
+        Ok(self
+            .objects()?
+            .handle(ObjectRef::Stored(session.slot, stored.name)))
     }
 
     /// `C_DestroyObject`: a key goes from the store with both its objects.
@@ -473,38 +487,41 @@ impl Module {
         handle: CK_SESSION_HANDLE,
         object: CK_OBJECT_HANDLE,
     ) -> Result<()> {
-        let (_, rw) = self.sessions.get(handle)?;
+        let (session, token) = self.session(handle)?;
+        let slot = session.slot;
         let target = self
             .objects()?
             .lookup(object)
             .cloned()
             .ok_or(Error::ObjectHandleInvalid)?;
-        let hsm = self.token.hsm()?;
+        let hsm = token.hsm()?;
         if target == ObjectRef::Secret {
-            if self.secrets()?.remove(&object).is_none() {
+            let mut secrets = self.secrets()?;
+            if secrets.get(&object).is_none_or(|s| s.slot != slot) {
                 return Err(Error::ObjectHandleInvalid);
             }
+            secrets.remove(&object);
             self.objects()?.forget(object);
             return Ok(());
         }
-        if !rw {
+        if !session.rw {
             return Err(Error::SessionReadOnly);
         }
         match &target {
-            ObjectRef::Key(label, _) => {
+            ObjectRef::Key(s, label, _) if *s == slot => {
                 hsm.delete_key(&KeyHandle::new(label.as_str()))?;
-                self.object_store()?.remove_key_ids(label)?;
+                object_store(token)?.remove_key_ids(label)?;
                 let mut objects = self.objects()?;
                 for class in [Class::Public, Class::Private] {
-                    let handle = objects.handle(ObjectRef::Key(label.clone(), class));
+                    let handle = objects.handle(ObjectRef::Key(slot, label.clone(), class));
                     objects.forget(handle);
                 }
             }
-            ObjectRef::Stored(name) => {
-                self.object_store()?.remove(name)?;
+            ObjectRef::Stored(s, name) if *s == slot => {
+                object_store(token)?.remove(name)?;
                 self.objects()?.forget(object);
             }
-            ObjectRef::Secret => {}
+            _ => return Err(Error::ObjectHandleInvalid),
         }
         Ok(())
     }
@@ -514,12 +531,16 @@ impl Module {
     fn operation_key(
         &self,
         hsm: &dyn Hsm,
+        slot: CK_SLOT_ID,
         mechanism: Mechanism,
         key: CK_OBJECT_HANDLE,
         class: Class,
     ) -> Result<KeyInfo> {
         let label = match self.objects()?.lookup(key) {
-            Some(ObjectRef::Key(label, c)) if *c == class => label.clone(),
+            Some(ObjectRef::Key(s, label, c)) if *s == slot && *c == class => label.clone(),
+            Some(ObjectRef::Key(s, ..) | ObjectRef::Stored(s, _)) if *s != slot => {
+                return Err(Error::KeyHandleInvalid)
+            }
             Some(_) => return Err(Error::KeyFunctionNotPermitted),
             None => return Err(Error::KeyHandleInvalid),
         };
@@ -537,14 +558,14 @@ impl Module {
         &self,
         handle: CK_SESSION_HANDLE,
         slot: impl Fn(&mut Session) -> &mut Option<T>,
-        make: impl FnOnce() -> Result<T>,
+        make: impl FnOnce(&Token, CK_SLOT_ID) -> Result<T>,
     ) -> Result<()> {
-        let (session, _) = self.sessions.get(handle)?;
-        let mut session = lock(&session)?;
+        let (opened, token) = self.session(handle)?;
+        let mut session = lock(&opened.session)?;
         if slot(&mut session).is_some() {
             return Err(Error::OperationActive);
         }
-        let operation = make()?;
+        let operation = make(token, opened.slot)?;
         *slot(&mut session) = Some(operation);
         Ok(())
     }
@@ -557,9 +578,9 @@ impl Module {
         slot: impl Fn(&mut Session) -> &mut Option<T>,
         finish: impl FnOnce(&mut Session, &dyn Hsm) -> Result<R>,
     ) -> Result<R> {
-        let (session, _) = self.sessions.get(handle)?;
-        let mut session = lock(&session)?;
-        match self.token.hsm() {
+        let (opened, token) = self.session(handle)?;
+        let mut session = lock(&opened.session)?;
+        match token.hsm() {
             Ok(hsm) => finish(&mut session, hsm.as_ref()),
             Err(e) => {
                 *slot(&mut session) = None;
@@ -579,10 +600,10 @@ impl Module {
         self.start(
             handle,
             |s| &mut s.sign,
-            || {
+            |token, slot| {
                 let (mechanism, how) = Mechanism::resolve(ckm, param, Function::SignVerify)?;
-                let hsm = self.token.hsm()?;
-                let key = self.operation_key(hsm.as_ref(), mechanism, key, Class::Private)?;
+                let hsm = token.hsm()?;
+                let key = self.operation_key(hsm.as_ref(), slot, mechanism, key, Class::Private)?;
                 let len = signature_len(key.algorithm);
                 Ok(Operation::new(key.handle, how, len))
             },
@@ -600,30 +621,32 @@ impl Module {
         self.start(
             handle,
             |s| &mut s.verify,
-            || self.verify_operation(ckm, param, key),
+            |token, slot| self.verify_operation(token, slot, ckm, param, key),
         )
     }
 
     /// The verification `C_VerifyInit` starts.
     fn verify_operation(
         &self,
+        token: &Token,
+        slot: CK_SLOT_ID,
         ckm: CK_MECHANISM_TYPE,
         param: &Param,
         key: CK_OBJECT_HANDLE,
     ) -> Result<Operation<VerifyKey>> {
         let (mechanism, how) = Mechanism::resolve(ckm, param, Function::SignVerify)?;
         let stored = match self.objects()?.lookup(key) {
-            Some(ObjectRef::Stored(name)) => Some(name.clone()),
+            Some(ObjectRef::Stored(s, name)) if *s == slot => Some(name.clone()),
             _ => None,
         };
         let public = match stored {
             Some(name) => {
-                let record = self.object_store()?.get(&name)?;
+                let record = object_store(token)?.get(&name)?;
                 KeyPublic::from_stored(&record.kind).ok_or(Error::KeyTypeInconsistent)?
             }
             None => {
-                let hsm = self.token.hsm()?;
-                let info = self.operation_key(hsm.as_ref(), mechanism, key, Class::Public)?;
+                let hsm = token.hsm()?;
+                let info = self.operation_key(hsm.as_ref(), slot, mechanism, key, Class::Public)?;
                 key_public(hsm.as_ref(), &info)?
             }
         };
@@ -658,8 +681,8 @@ impl Module {
 
     /// `C_SignUpdate`.
     pub(crate) fn sign_update(&self, handle: CK_SESSION_HANDLE, data: &[u8]) -> Result<()> {
-        let (session, _) = self.sessions.get(handle)?;
-        let result = lock(&session)?.sign_update(data);
+        let session = self.sessions.get(handle)?;
+        let result = lock(&session.session)?.sign_update(data);
         result
     }
 
@@ -670,15 +693,15 @@ impl Module {
         data: Option<&[u8]>,
         signature: &[u8],
     ) -> Result<()> {
-        let (session, _) = self.sessions.get(handle)?;
-        let result = lock(&session)?.verify(data, signature);
+        let session = self.sessions.get(handle)?;
+        let result = lock(&session.session)?.verify(data, signature);
         result
     }
 
     /// `C_VerifyUpdate`.
     pub(crate) fn verify_update(&self, handle: CK_SESSION_HANDLE, data: &[u8]) -> Result<()> {
-        let (session, _) = self.sessions.get(handle)?;
-        let result = lock(&session)?.verify_update(data);
+        let session = self.sessions.get(handle)?;
+        let result = lock(&session.session)?.verify_update(data);
         result
     }
 
@@ -693,13 +716,13 @@ impl Module {
         self.start(
             handle,
             |s| &mut s.decrypt,
-            || {
+            |token, slot| {
                 let (mechanism, how) = Mechanism::resolve(ckm, param, Function::Decrypt)?;
                 let Resolved::Decrypt(padding) = how else {
                     return Err(Error::MechanismInvalid);
                 };
-                let hsm = self.token.hsm()?;
-                let key = self.operation_key(hsm.as_ref(), mechanism, key, Class::Private)?;
+                let hsm = token.hsm()?;
+                let key = self.operation_key(hsm.as_ref(), slot, mechanism, key, Class::Private)?;
                 let len = signature_len(key.algorithm);
                 Ok(Decryption::new(key.handle, padding, len))
             },
@@ -729,21 +752,35 @@ impl Module {
         base: CK_OBJECT_HANDLE,
         template: &[Attribute<'_>],
     ) -> Result<CK_OBJECT_HANDLE> {
-        self.sessions.get(handle)?;
+        let (session, token) = self.session(handle)?;
         let (mechanism, how) = Mechanism::resolve(ckm, param, Function::Derive)?;
         let Resolved::Ecdh { public_data } = how else {
             return Err(Error::MechanismInvalid);
         };
-        let hsm = self.token.hsm()?;
-        let key = self.operation_key(hsm.as_ref(), mechanism, base, Class::Private)?;
+        let hsm = token.hsm()?;
+        let key =
+            self.operation_key(hsm.as_ref(), session.slot, mechanism, base, Class::Private)?;
         let curve = key.ec_curve()?;
         let peer = PublicKey::from_sec1(curve, pkcs11_ec::sec1_of(curve, &public_data))
             .map_err(|_| Error::MechanismParamInvalid)?;
         let secret = hsm.ecdh(&key.handle, &peer)?;
-        let secret = SecretObject::new(handle, secret, template)?;
+        let secret = SecretObject::new(handle, session.slot, secret, template)?;
         let object = self.objects()?.handle(ObjectRef::Secret);
         self.secrets()?.insert(object, secret);
         Ok(object)
+    }
+}
+
+/// The public objects of `token`'s store.
+fn object_store(token: &Token) -> Result<ObjectStore> {
+    Ok(ObjectStore::new(token.dir()?))
+}
+
+/// Logs the user out of `token`, if logged in.
+fn logout_quietly(token: &Token) -> Result<()> {
+    match token.logout() {
+        Ok(()) | Err(Error::UserNotLoggedIn) => Ok(()),
+        Err(e) => Err(e),
     }
 }
 

@@ -343,6 +343,8 @@ impl PublicKeyObject {
 pub(crate) struct SecretObject {
     /// The session that made it.
     pub(crate) session: CK_SESSION_HANDLE,
+    /// The slot of that session.
+    pub(crate) slot: CK_SLOT_ID,
     label: Vec<u8>,
     id: Vec<u8>,
     value: Zeroizing<Vec<u8>>,
@@ -369,11 +371,13 @@ impl SecretObject {
     /// that many leading bytes; the object is sensitive unless the template says otherwise.
     pub(crate) fn new(
         session: CK_SESSION_HANDLE,
+        slot: CK_SLOT_ID,
         value: Zeroizing<Vec<u8>>,
         template: &[Attribute<'_>],
     ) -> Result<Self> {
         let mut secret = SecretObject {
             session,
+            slot,
             label: one(template, CKA_LABEL)?.unwrap_or_default().to_vec(),
             id: one(template, CKA_ID)?.unwrap_or_default().to_vec(),
             value,
@@ -492,10 +496,10 @@ impl Object<'_> {
 /// What an object handle stands for.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum ObjectRef {
-    /// One half of the store's key with this label.
-    Key(String, Class),
-    /// The stored object with this name.
-    Stored(String),
+    /// One half of the key with this label in the store of this slot.
+    Key(CK_SLOT_ID, String, Class),
+    /// The stored object with this name in the store of this slot.
+    Stored(CK_SLOT_ID, String),
     /// A derived secret (kept in the module's table of secrets under its handle).
     Secret,
 }
@@ -770,11 +774,11 @@ mod tests {
     #[test]
     fn handles_are_stable_distinct_and_never_reused() {
         let mut table = ObjectTable::default();
-        let a_pub = table.handle(ObjectRef::Key("a".into(), Class::Public));
-        let a_priv = table.handle(ObjectRef::Key("a".into(), Class::Private));
-        let cert = table.handle(ObjectRef::Stored("00".into()));
+        let a_pub = table.handle(ObjectRef::Key(0, "a".into(), Class::Public));
+        let a_priv = table.handle(ObjectRef::Key(0, "a".into(), Class::Private));
+        let cert = table.handle(ObjectRef::Stored(0, "00".into()));
         assert_eq!(
-            table.handle(ObjectRef::Key("a".into(), Class::Public)),
+            table.handle(ObjectRef::Key(0, "a".into(), Class::Public)),
             a_pub
         );
         let s1 = table.handle(ObjectRef::Secret);
@@ -786,11 +790,11 @@ mod tests {
         }
         assert_eq!(
             table.lookup(a_priv),
-            Some(&ObjectRef::Key("a".into(), Class::Private))
+            Some(&ObjectRef::Key(0, "a".into(), Class::Private))
         );
         table.forget(cert);
         assert_eq!(table.lookup(cert), None);
-        assert_ne!(table.handle(ObjectRef::Stored("00".into())), cert);
+        assert_ne!(table.handle(ObjectRef::Stored(0, "00".into())), cert);
         assert_eq!(table.lookup(0), None);
     }
 
@@ -938,6 +942,7 @@ mod tests {
         let value = || Zeroizing::new(vec![7u8; 32]);
         let readable = SecretObject::new(
             1,
+            0,
             value(),
             &[
                 attr(CKA_SENSITIVE, &[CK_FALSE]),
@@ -947,12 +952,12 @@ mod tests {
         )
         .expect("secret");
         assert_eq!(readable.attribute(CKA_VALUE).ok(), Some(vec![7u8; 16]));
-        let default = SecretObject::new(1, value(), &[]).expect("secret");
+        let default = SecretObject::new(1, 0, value(), &[]).expect("secret");
         assert!(matches!(
             default.attribute(CKA_VALUE),
             Err(Error::AttributeSensitive)
         ));
-        assert!(SecretObject::new(1, value(), &[attr(CKA_VALUE_LEN, &ulong(33))]).is_err());
-        assert!(SecretObject::new(1, value(), &[attr(CKA_TOKEN, &[CK_TRUE])]).is_err());
+        assert!(SecretObject::new(1, 0, value(), &[attr(CKA_VALUE_LEN, &ulong(33))]).is_err());
+        assert!(SecretObject::new(1, 0, value(), &[attr(CKA_TOKEN, &[CK_TRUE])]).is_err());
     }
 }

@@ -287,8 +287,19 @@ impl Session {
 
 /// A session as the table keeps it.
 struct Entry {
+    slot: CK_SLOT_ID,
     rw: bool,
     session: Arc<Mutex<Session>>,
+}
+
+/// An open session: its state, its slot, and whether it is read/write.
+pub(crate) struct SessionRef {
+    /// The session's operations.
+    pub(crate) session: Arc<Mutex<Session>>,
+    /// The slot it was opened on.
+    pub(crate) slot: CK_SLOT_ID,
+    /// `CKF_RW_SESSION`.
+    pub(crate) rw: bool,
 }
 
 /// The open sessions, by handle.
@@ -304,43 +315,51 @@ impl Sessions {
         self.open.lock().map_err(|_| Error::Internal)
     }
 
-    /// Opens a session; its handle.
-    pub(crate) fn open(&self, rw: bool) -> Result<CK_SESSION_HANDLE> {
+    /// Opens a session on `slot`; its handle.
+    pub(crate) fn open(&self, slot: CK_SLOT_ID, rw: bool) -> Result<CK_SESSION_HANDLE> {
         let handle = {
             let mut last = self.last.lock().map_err(|_| Error::Internal)?;
             *last += 1;
             *last
         };
         let session = Arc::new(Mutex::new(Session::default()));
-        self.lock()?.insert(handle, Entry { rw, session });
+        self.lock()?.insert(handle, Entry { slot, rw, session });
         Ok(handle)
     }
 
-    /// The session `handle` and whether it is read/write.
-    pub(crate) fn get(&self, handle: CK_SESSION_HANDLE) -> Result<(Arc<Mutex<Session>>, bool)> {
+    /// The session `handle`.
+    pub(crate) fn get(&self, handle: CK_SESSION_HANDLE) -> Result<SessionRef> {
         self.lock()?
             .get(&handle)
-            .map(|e| (Arc::clone(&e.session), e.rw))
+            .map(|e| SessionRef {
+                session: Arc::clone(&e.session),
+                slot: e.slot,
+                rw: e.rw,
+            })
             .ok_or(Error::SessionHandleInvalid)
     }
 
-    /// Closes a session; how many stay open.
-    pub(crate) fn close(&self, handle: CK_SESSION_HANDLE) -> Result<usize> {
+    /// Closes a session; its slot, and how many sessions stay open on that slot.
+    pub(crate) fn close(&self, handle: CK_SESSION_HANDLE) -> Result<(CK_SLOT_ID, usize)> {
         let mut open = self.lock()?;
-        open.remove(&handle).ok_or(Error::SessionHandleInvalid)?;
-        Ok(open.len())
+        let slot = open
+            .remove(&handle)
+            .ok_or(Error::SessionHandleInvalid)?
+            .slot;
+        Ok((slot, open.values().filter(|e| e.slot == slot).count()))
     }
 
-    /// Closes every session.
-    pub(crate) fn close_all(&self) -> Result<()> {
-        self.lock()?.clear();
+    /// Closes every session on `slot`.
+    pub(crate) fn close_all(&self, slot: CK_SLOT_ID) -> Result<()> {
+        self.lock()?.retain(|_, e| e.slot != slot);
         Ok(())
     }
 
-    /// How many sessions are open, and how many of them are read/write.
-    pub(crate) fn counts(&self) -> Result<(usize, usize)> {
+    /// How many sessions are open on `slot`, and how many of them are read/write.
+    pub(crate) fn counts(&self, slot: CK_SLOT_ID) -> Result<(usize, usize)> {
         let open = self.lock()?;
-        Ok((open.len(), open.values().filter(|e| e.rw).count()))
+        let on_slot = || open.values().filter(|e| e.slot == slot);
+        Ok((on_slot().count(), on_slot().filter(|e| e.rw).count()))
     }
 }
 

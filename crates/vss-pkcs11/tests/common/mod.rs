@@ -75,10 +75,34 @@ impl Store {
 /// at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
 
+/// Holds the one-test-at-a-time lock (for tests that initialise the module themselves).
+pub fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Runs `test` with the module initialised over `store`.
 pub fn with_module(store: &Store, test: impl FnOnce(&Pkcs11)) {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    std::env::set_var("VSS_STORE", store.path());
+    with_env(&[("VSS_STORE", Some(store.path()))], test);
+}
+
+/// Runs `test` with the module initialised over the stores listed in `conf`
+/// (`VSS_PKCS11_CONF`).
+pub fn with_conf(conf: &Path, test: impl FnOnce(&Pkcs11)) {
+    with_env(&[("VSS_PKCS11_CONF", Some(conf.to_path_buf()))], test);
+}
+
+/// Runs `test` with the module initialised in the environment `vars` sets (`None`: unset),
+/// each of `VSS_STORE` and `VSS_PKCS11_CONF` unset unless named.
+pub fn with_env(vars: &[(&str, Option<PathBuf>)], test: impl FnOnce(&Pkcs11)) {
+    let _serial = serial();
+    for name in ["VSS_STORE", "VSS_PKCS11_CONF"] {
+        std::env::remove_var(name);
+    }
+    for (name, value) in vars {
+        if let Some(value) = value {
+            std::env::set_var(name, value);
+        }
+    }
     let module = Pkcs11::new(module_path()).expect("load module");
     module
         .initialize(CInitializeArgs::new(CInitializeFlags::OS_LOCKING_OK))
