@@ -631,6 +631,16 @@ pub(crate) fn create_request(template: &[Attribute<'_>]) -> Result<(String, Vec<
         .map_err(|_| Error::AttributeValueInvalid)?
         .unwrap_or_default();
     let id = one(template, CKA_ID)?.unwrap_or_default().to_vec();
+    // The store's bounds, refused as the template's fault rather than the store's.
+    let oversized = label.len() > vss_hsm::MAX_OBJECT_LABEL_LEN
+        || label.chars().any(char::is_control)
+        || id.len() > vss_hsm::MAX_OBJECT_ID_LEN
+        || template
+            .iter()
+            .any(|a| a.ty == CKA_VALUE && a.value.len() > vss_hsm::MAX_OBJECT_LEN);
+    if oversized {
+        return Err(Error::AttributeValueInvalid);
+    }
     let class = ulong_of(one(template, CKA_CLASS)?.ok_or(Error::TemplateIncomplete)?)?;
     let (made, given, kind): (Object<'_>, &[CK_ATTRIBUTE_TYPE], ObjectKind) = match class {
         CKO_CERTIFICATE => {
@@ -906,6 +916,19 @@ mod tests {
             create_request(&[attr(CKA_CLASS, &secret_class)]),
             Err(Error::AttributeValueInvalid)
         ));
+        let huge = vec![0x30; vss_hsm::MAX_OBJECT_LEN + 1];
+        let long_label = vec![b'x'; vss_hsm::MAX_OBJECT_LABEL_LEN + 1];
+        for oversized in [
+            vec![attr(CKA_CLASS, &cert_class), attr(CKA_VALUE, &huge)],
+            vec![attr(CKA_CLASS, &cert_class), attr(CKA_LABEL, &long_label)],
+            vec![attr(CKA_CLASS, &cert_class), attr(CKA_LABEL, b"bell\x07")],
+            vec![attr(CKA_CLASS, &cert_class), attr(CKA_ID, &[1; 65])],
+        ] {
+            assert!(matches!(
+                create_request(&oversized),
+                Err(Error::AttributeValueInvalid)
+            ));
+        }
         let key = vss_crypto::PrivateKey::generate(Curve::P256).expect("key");
         let pub_class = ulong(CKO_PUBLIC_KEY);
         let ec = ulong(CKK_EC);
