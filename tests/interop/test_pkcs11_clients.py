@@ -660,6 +660,90 @@ def test_tls_server_key_through_provider(token, provider_conf, kind):
         tls_clients(token, kind, port, cert)
 
 
+@contextmanager
+def http_backend(body: bytes) -> Iterator[int]:
+    """A plain TCP backend on loopback that answers every request with one HTTP response."""
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    listener.settimeout(0.2)
+    done = threading.Event()
+
+    def serve() -> None:
+        while not done.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                continue
+            with conn:
+                conn.settimeout(10)
+                head = b""
+                try:
+                    while b"\r\n\r\n" not in head:
+                        part = conn.recv(4096)
+                        if not part:
+                            break
+                        head += part
+                    if head:
+                        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n"
+                                     b"Connection: close\r\n\r\n%s" % (len(body), body))
+                except OSError:
+                    pass
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        done.set()
+        thread.join(timeout=5)
+        listener.close()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_vss_tls_serve_uses_the_key_made_through_the_module(token, engine_conf, vss_bin, kind):
+    """A key made with pkcs11-tool --keypairgen and certified through the engine is the key
+    `vss tls serve --key LABEL` serves with: curl (TLS 1.3) and s_client (TLS 1.2, each of the
+    kind's signature algorithms; a P-256 key signs with SHA-256 only, as in TLS 1.3 and as
+    rustls's own keys do) reach the backend through it; SIGTERM stops it with its counts."""
+    needs("curl")
+    token.keypair(kind)
+    cert = self_signed_cert(token, engine_conf, [*engine_args(kind), "-passin", f"pass:{PIN}"],
+                            f"{kind.name}-tls-serve")
+    with http_backend(b"through vss tls serve") as backend:
+        cmd = [str(vss_bin), "tls", "serve", "--store", str(token.store.dir),
+               "--listen", "127.0.0.1:0", "--backend", f"127.0.0.1:{backend}",
+               "--cert", str(cert), "--key", kind.label]
+        log = token.work / "tls-serve.log"
+        with open(log, "w") as out:
+            server = subprocess.Popen(cmd, env=token.env, cwd=token.work,
+                                      stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+        try:
+            wait_for(lambda: "terminating TLS on" in log.read_text(), "vss tls serve start", 30,
+                     server, log)
+            port = int(re.search(r"on 127\.0\.0\.1:(\d+)", log.read_text()).group(1))
+            page = run([client("curl"), "-sS", "--tlsv1.3", "--max-time", "20", "--cacert", cert,
+                        "--resolve", f"localhost:{port}:127.0.0.1", f"https://localhost:{port}/"],
+                       env=token.env, timeout=30)
+            assert page.stdout == "through vss tls serve", describe(page)
+            sigalgs = [s for s in kind.tls12_sigalgs if kind is RSA or "SHA256" in s[0]]
+            for sigalg, peer_type in sigalgs:
+                proc = run([client("openssl"), "s_client", "-connect", f"127.0.0.1:{port}",
+                            "-servername", "localhost", "-tls1_2", "-sigalgs", sigalg,
+                            "-CAfile", cert, "-verify_return_error"], env=token.env, timeout=30)
+                assert f"Peer signature type: {peer_type}\n" in proc.stdout, describe(proc)
+                assert "Verify return code: 0 (ok)" in proc.stdout, describe(proc)
+            server.terminate()
+            assert server.wait(timeout=20) == 0, log.read_text()
+            stopped = log.read_text().strip().splitlines()[-1]
+            handshakes = 1 + len(sigalgs)
+            assert stopped.startswith(f"stopped: {handshakes} handshakes (0 failed"), stopped
+        finally:
+            stop(server)
+
+
 # --------------------------------------------------------------------------------------
 # 5. OpenVPN (pkcs11-helper)
 # --------------------------------------------------------------------------------------
