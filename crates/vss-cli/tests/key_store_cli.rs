@@ -40,12 +40,18 @@ fn generate_list_export_delete_with_the_pin_in_the_environment() {
     )
     .success()
     .json();
-    assert_eq!(generated, json!([{"label": "a", "curve": "p384"}]));
+    assert_eq!(
+        generated,
+        json!([{"label": "a", "algorithm": "p384", "curve": "p384"}])
+    );
 
     let listed = vss_store(&dir, PIN, &["keys", "list", "--format", "json"])
         .success()
         .json();
-    assert_eq!(listed, json!([{"label": "a", "curve": "p384"}]));
+    assert_eq!(
+        listed,
+        json!([{"label": "a", "algorithm": "p384", "curve": "p384"}])
+    );
     let table = vss_store(&dir, PIN, &["keys", "list"]).success();
     assert!(
         table
@@ -147,7 +153,10 @@ fn pin_and_puk_files_and_the_store_variable() {
     let listed = vss_store(&dir, PIN, &["keys", "list", "--format", "json"])
         .success()
         .json();
-    assert_eq!(listed, json!([{"label": "f", "curve": "bp256"}]));
+    assert_eq!(
+        listed,
+        json!([{"label": "f", "algorithm": "bp256", "curve": "bp256"}])
+    );
 
     // VSS_STORE stands in for --store.
     let listed = run(vss()
@@ -156,7 +165,10 @@ fn pin_and_puk_files_and_the_store_variable() {
         .env("VSS_STORE", &dir))
     .success()
     .json();
-    assert_eq!(listed, json!([{"label": "f", "curve": "bp256"}]));
+    assert_eq!(
+        listed,
+        json!([{"label": "f", "algorithm": "bp256", "curve": "bp256"}])
+    );
 
     // A PIN file that does not exist is named in the error, and costs no try.
     let missing = tmp.path().join("no-such-pin-file");
@@ -317,7 +329,10 @@ fn three_wrong_pins_block_and_the_puk_unblocks() {
     let listed = vss_store(&dir, "4321", &["keys", "list", "--format", "json"])
         .success()
         .json();
-    assert_eq!(listed, json!([{"label": "kept", "curve": "p256"}]));
+    assert_eq!(
+        listed,
+        json!([{"label": "kept", "algorithm": "p256", "curve": "p256"}])
+    );
     assert_eq!(status_json(&dir)["pin_tries_left"], 3, "a right PIN resets");
 }
 
@@ -360,7 +375,10 @@ fn init_refuses_a_non_empty_directory_and_an_existing_store() {
     let listed = vss_store(&dir, PIN, &["keys", "list", "--format", "json"])
         .success()
         .json();
-    assert_eq!(listed, json!([{"label": "k", "curve": "p256"}]));
+    assert_eq!(
+        listed,
+        json!([{"label": "k", "algorithm": "p256", "curve": "p256"}])
+    );
 
     // A directory that is no store is reported as such.
     let r = vss_store(&tmp.path().join("nowhere"), PIN, &["keys", "list"])
