@@ -29,7 +29,8 @@ def test_generated_keys_are_valid_points_in_both_forms(key_store, vss_bin, rng, 
             label = f"{curve_name}.k_{i}"
             proc = key_store.run("keys", "generate", "--label", label, "--curve", curve_name,
                                  "--format", "json")
-            assert json.loads(proc.stdout) == [{"label": label, "curve": curve_name}]
+            assert json.loads(proc.stdout) == [
+                {"label": label, "algorithm": curve_name, "curve": curve_name}]
             labels[label] = curve_name
 
     listed = json.loads(key_store.run("keys", "list", "--format", "json").stdout)
@@ -86,7 +87,7 @@ def test_delete_removes_the_key(key_store):
     before = _hex_line(key_store.run("keys", "export-public", "--label", "kept"))
     key_store.run("keys", "delete", "--label", "gone")
     listed = json.loads(key_store.run("keys", "list", "--format", "json").stdout)
-    assert listed == [{"label": "kept", "curve": "p224"}]
+    assert listed == [{"label": "kept", "algorithm": "p224", "curve": "p224"}]
     proc = key_store.run("keys", "export-public", "--label", "gone", check=False)
     assert proc.returncode != 0 and proc.stdout == ""
     assert _hex_line(key_store.run("keys", "export-public", "--label", "kept")) == before
