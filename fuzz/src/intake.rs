@@ -14,7 +14,10 @@
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
-use vss_crypto::{AesCcm, Curve, PrivateKey, PublicKey, Signature};
+use vss_crypto::{
+    AesCcm, Curve, PrivateKey, PublicKey, RsaEncryptionPadding, RsaPublicKey, RsaSignatureScheme,
+    Signature,
+};
 use vss_hsm::{GenerateKeyRequest, Hsm, ImportKeyRequest, KeyHandle, KeyInfo};
 use vss_its::asn::{Ieee1609Dot2Content, SymmetricCiphertext};
 use vss_its::{
@@ -85,7 +88,7 @@ fn key_info(label: &str, key: &PrivateKey) -> KeyInfo {
     KeyInfo {
         handle: KeyHandle::new(label),
         label: label.to_owned(),
-        curve: key.curve(),
+        algorithm: key.curve().into(),
     }
 }
 
@@ -98,6 +101,18 @@ impl MemoryHsm {
 
     fn fixed() -> vss_hsm::Error {
         vss_hsm::Error::Unsupported("the fuzzing HSM's keys are fixed".into())
+    }
+
+    /// Every key here is an EC key: the RSA operations say so.
+    fn not_rsa(&self, key: &KeyHandle) -> vss_hsm::Error {
+        match self.private(key) {
+            Ok(private) => vss_hsm::Error::WrongKeyType {
+                label: key.id().to_owned(),
+                algorithm: private.curve().into(),
+                needs: "an RSA key",
+            },
+            Err(e) => e,
+        }
     }
 }
 
@@ -135,6 +150,32 @@ impl Hsm for MemoryHsm {
 
     fn ecdh(&self, key: &KeyHandle, peer: &PublicKey) -> vss_hsm::Result<Zeroizing<Vec<u8>>> {
         Ok(self.private(key)?.diffie_hellman(peer)?)
+    }
+
+    fn rsa_public_key(&self, key: &KeyHandle) -> vss_hsm::Result<RsaPublicKey> {
+        Err(self.not_rsa(key))
+    }
+
+    fn rsa_sign_digest(
+        &self,
+        key: &KeyHandle,
+        _: RsaSignatureScheme,
+        _: &[u8],
+    ) -> vss_hsm::Result<Vec<u8>> {
+        Err(self.not_rsa(key))
+    }
+
+    fn rsa_sign_pkcs1_raw(&self, key: &KeyHandle, _: &[u8]) -> vss_hsm::Result<Vec<u8>> {
+        Err(self.not_rsa(key))
+    }
+
+    fn rsa_decrypt(
+        &self,
+        key: &KeyHandle,
+        _: RsaEncryptionPadding,
+        _: &[u8],
+    ) -> vss_hsm::Result<Zeroizing<Vec<u8>>> {
+        Err(self.not_rsa(key))
     }
 
     fn delete_key(&self, _: &KeyHandle) -> vss_hsm::Result<()> {
