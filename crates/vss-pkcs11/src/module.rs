@@ -552,6 +552,23 @@ impl Module {
         Ok(info)
     }
 
+    /// The mechanism `ckm` resolved for `function`, and the private key of `token`'s store
+    /// behind `key` that it will use.
+    fn private_key_for(
+        &self,
+        token: &Token,
+        slot: CK_SLOT_ID,
+        ckm: CK_MECHANISM_TYPE,
+        param: &Param,
+        key: CK_OBJECT_HANDLE,
+        function: Function,
+    ) -> Result<(Resolved, KeyInfo)> {
+        let (mechanism, how) = Mechanism::resolve(ckm, param, function)?;
+        let hsm = token.hsm()?;
+        let key = self.operation_key(hsm.as_ref(), slot, mechanism, key, Class::Private)?;
+        Ok((how, key))
+    }
+
     /// Starts the operation in the slot `slot` picks of session `handle` with what `make`
     /// makes, unless one is active there.
     fn start<T>(
@@ -601,9 +618,8 @@ impl Module {
             handle,
             |s| &mut s.sign,
             |token, slot| {
-                let (mechanism, how) = Mechanism::resolve(ckm, param, Function::SignVerify)?;
-                let hsm = token.hsm()?;
-                let key = self.operation_key(hsm.as_ref(), slot, mechanism, key, Class::Private)?;
+                let (how, key) =
+                    self.private_key_for(token, slot, ckm, param, key, Function::SignVerify)?;
                 let len = signature_len(key.algorithm);
                 Ok(Operation::new(key.handle, how, len))
             },
@@ -717,12 +733,11 @@ impl Module {
             handle,
             |s| &mut s.decrypt,
             |token, slot| {
-                let (mechanism, how) = Mechanism::resolve(ckm, param, Function::Decrypt)?;
+                let (how, key) =
+                    self.private_key_for(token, slot, ckm, param, key, Function::Decrypt)?;
                 let Resolved::Decrypt(padding) = how else {
                     return Err(Error::MechanismInvalid);
                 };
-                let hsm = token.hsm()?;
-                let key = self.operation_key(hsm.as_ref(), slot, mechanism, key, Class::Private)?;
                 let len = signature_len(key.algorithm);
                 Ok(Decryption::new(key.handle, padding, len))
             },
