@@ -974,6 +974,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         vss_hsm::SoftHsm::init(dir.path(), PIN, "12345678").expect("store");
         std::env::set_var("VSS_STORE", dir.path());
+        std::env::remove_var(crate::slot::CONF_ENV);
         // SAFETY (all calls below): every pointer is NULL or to a live local.
         unsafe {
             assert_eq!(C_Initialize(null_mut()), CKR_OK);
@@ -1091,6 +1092,7 @@ mod tests {
             let mut reserved = 0u8;
             let reserved = &mut reserved as *mut u8 as *mut c_void;
             assert_eq!(initialize(0, reserved), CKR_ARGUMENTS_BAD);
+            std::env::remove_var(crate::slot::CONF_ENV);
             assert_eq!(initialize(CKF_OS_LOCKING_OK, null_mut()), CKR_OK);
             assert_eq!(C_Initialize(null_mut()), CKR_CRYPTOKI_ALREADY_INITIALIZED);
             assert_eq!(C_GetInfo(null_mut()), CKR_ARGUMENTS_BAD);
@@ -1118,6 +1120,103 @@ mod tests {
             );
             assert_eq!(C_Finalize(null_mut()), CKR_OK);
         }
+    }
+
+    #[test]
+    fn the_object_decrypt_and_derive_entry_points_check_pointers_and_parameters() {
+        with_session(|session| {
+            let (_, private) = key_pair(session);
+            let class = CKO_CERTIFICATE.to_ne_bytes();
+            let mut template = [CK_ATTRIBUTE {
+                type_: CKA_CLASS,
+                pValue: class.as_ptr() as *mut c_void,
+                ulValueLen: class.len() as CK_ULONG,
+            }];
+            let mut out = 0;
+            // A PSS parameter of the wrong size, an OAEP label pointer that is NULL with a
+            // length, ECDH public data that is NULL with a length.
+            let mut short_pss = [0u8; 8];
+            let mut pss = CK_MECHANISM {
+                mechanism: CKM_RSA_PKCS_PSS,
+                pParameter: short_pss.as_mut_ptr() as *mut c_void,
+                ulParameterLen: 8,
+            };
+            let mut oaep_params = CK_RSA_PKCS_OAEP_PARAMS {
+                hashAlg: CKM_SHA256,
+                mgf: CKG_MGF1_SHA256,
+                source: CKZ_DATA_SPECIFIED,
+                pSourceData: null_mut(),
+                ulSourceDataLen: 5,
+            };
+            let mut oaep = CK_MECHANISM {
+                mechanism: CKM_RSA_PKCS_OAEP,
+                pParameter: &mut oaep_params as *mut _ as *mut c_void,
+                ulParameterLen: std::mem::size_of::<CK_RSA_PKCS_OAEP_PARAMS>() as CK_ULONG,
+            };
+            let mut ecdh_params = CK_ECDH1_DERIVE_PARAMS {
+                kdf: CKD_NULL,
+                ulSharedDataLen: 0,
+                pSharedData: null_mut(),
+                ulPublicDataLen: 65,
+                pPublicData: null_mut(),
+            };
+            let mut ecdh = CK_MECHANISM {
+                mechanism: CKM_ECDH1_DERIVE,
+                pParameter: &mut ecdh_params as *mut _ as *mut c_void,
+                ulParameterLen: std::mem::size_of::<CK_ECDH1_DERIVE_PARAMS>() as CK_ULONG,
+            };
+            let mut len: CK_ULONG = 0;
+            // SAFETY: pointers to live locals, or NULL.
+            unsafe {
+                assert_eq!(
+                    C_CreateObject(session, template.as_mut_ptr(), 1, null_mut()),
+                    CKR_ARGUMENTS_BAD
+                );
+                assert_eq!(
+                    C_CreateObject(session, null_mut(), 1, &mut out),
+                    CKR_ARGUMENTS_BAD
+                );
+                assert_eq!(
+                    C_CreateObject(session, template.as_mut_ptr(), 1, &mut out),
+                    CKR_TEMPLATE_INCOMPLETE
+                );
+                assert_eq!(C_DestroyObject(session, 4242), CKR_OBJECT_HANDLE_INVALID);
+                assert_eq!(
+                    C_DecryptInit(session, null_mut(), private),
+                    CKR_ARGUMENTS_BAD
+                );
+                assert_eq!(
+                    C_DecryptInit(session, &mut oaep, private),
+                    CKR_ARGUMENTS_BAD
+                );
+                assert_eq!(
+                    C_SignInit(session, &mut pss, private),
+                    CKR_MECHANISM_PARAM_INVALID
+                );
+                assert_eq!(
+                    C_Decrypt(session, null_mut(), 0, null_mut(), &mut len),
+                    CKR_OPERATION_NOT_INITIALIZED
+                );
+                assert_eq!(
+                    C_DeriveKey(session, &mut ecdh, private, null_mut(), 0, null_mut()),
+                    CKR_ARGUMENTS_BAD
+                );
+                assert_eq!(
+                    C_DeriveKey(session, &mut ecdh, private, null_mut(), 0, &mut out),
+                    CKR_ARGUMENTS_BAD
+                );
+                // An EC key cannot decrypt.
+                let mut pkcs1 = CK_MECHANISM {
+                    mechanism: CKM_RSA_PKCS,
+                    pParameter: null_mut(),
+                    ulParameterLen: 0,
+                };
+                assert_eq!(
+                    C_DecryptInit(session, &mut pkcs1, private),
+                    CKR_KEY_TYPE_INCONSISTENT
+                );
+            }
+        });
     }
 
     #[test]
