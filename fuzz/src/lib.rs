@@ -5,10 +5,12 @@
 //! Every function here must return normally for every input: a panic is a finding.
 
 mod intake;
+mod pkcs11;
 
 use std::sync::OnceLock;
 
 pub use intake::pki_intake;
+pub use pkcs11::pkcs11_templates;
 
 use vss_crypto::{Curve, PrivateKey};
 use vss_its::asn::Ieee1609Dot2Data;

@@ -58,7 +58,12 @@ unsafe fn input<'a, T>(ptr: *const T, len: CK_ULONG) -> Result<&'a [T]> {
     if len == 0 {
         return Ok(&[]);
     }
-    if ptr.is_null() {
+    // No buffer is that long: a length past isize::MAX bytes is a caller's mistake, refused
+    // before a slice is made of it.
+    let too_long = len
+        .checked_mul(std::mem::size_of::<T>())
+        .is_none_or(|bytes| bytes > isize::MAX as usize);
+    if ptr.is_null() || too_long {
         return Err(Error::ArgumentsBad);
     }
     // SAFETY: non-NULL, and valid for `len` reads by this function's contract.
@@ -1181,6 +1186,18 @@ mod tests {
                     CKR_TEMPLATE_INCOMPLETE
                 );
                 assert_eq!(C_DestroyObject(session, 4242), CKR_OBJECT_HANDLE_INVALID);
+                let data = [0u8; 4];
+                let mut len: CK_ULONG = 64;
+                assert_eq!(
+                    C_Sign(
+                        session,
+                        data.as_ptr() as *mut _,
+                        CK_ULONG::MAX,
+                        null_mut(),
+                        &mut len
+                    ),
+                    CKR_ARGUMENTS_BAD
+                );
                 assert_eq!(
                     C_DecryptInit(session, null_mut(), private),
                     CKR_ARGUMENTS_BAD
