@@ -1187,7 +1187,6 @@ mod tests {
                 );
                 assert_eq!(C_DestroyObject(session, 4242), CKR_OBJECT_HANDLE_INVALID);
                 let data = [0u8; 4];
-                let mut len: CK_ULONG = 64;
                 assert_eq!(
                     C_Sign(
                         session,
