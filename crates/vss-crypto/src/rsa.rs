@@ -106,33 +106,22 @@ impl RsaSignatureScheme {
         }
     }
 
-    fn encoding(self) -> Result<&'static sig::RsaSignatureEncoding> {
+    /// AWS-LC's encoding (to sign) and parameters (to verify) of the scheme.
+    fn aws_lc(
+        self,
+    ) -> Result<(
+        &'static sig::RsaSignatureEncoding,
+        &'static sig::RsaParameters,
+    )> {
+        use RsaSignatureScheme::{Pkcs1, Pss};
         Ok(match self {
-            RsaSignatureScheme::Pkcs1(HashAlg::Sha256) => &sig::RSA_PKCS1_SHA256,
-            RsaSignatureScheme::Pkcs1(HashAlg::Sha384) => &sig::RSA_PKCS1_SHA384,
-            RsaSignatureScheme::Pkcs1(HashAlg::Sha512) => &sig::RSA_PKCS1_SHA512,
-            RsaSignatureScheme::Pss(HashAlg::Sha256) => &sig::RSA_PSS_SHA256,
-            RsaSignatureScheme::Pss(HashAlg::Sha384) => &sig::RSA_PSS_SHA384,
-            RsaSignatureScheme::Pss(HashAlg::Sha512) => &sig::RSA_PSS_SHA512,
-            RsaSignatureScheme::Pkcs1(HashAlg::Sha224)
-            | RsaSignatureScheme::Pss(HashAlg::Sha224) => {
-                return Err(Error::InvalidParameters(
-                    "RSA signs SHA-256, SHA-384 or SHA-512 digests",
-                ))
-            }
-        })
-    }
-
-    fn parameters(self) -> Result<&'static sig::RsaParameters> {
-        Ok(match self {
-            RsaSignatureScheme::Pkcs1(HashAlg::Sha256) => &sig::RSA_PKCS1_2048_8192_SHA256,
-            RsaSignatureScheme::Pkcs1(HashAlg::Sha384) => &sig::RSA_PKCS1_2048_8192_SHA384,
-            RsaSignatureScheme::Pkcs1(HashAlg::Sha512) => &sig::RSA_PKCS1_2048_8192_SHA512,
-            RsaSignatureScheme::Pss(HashAlg::Sha256) => &sig::RSA_PSS_2048_8192_SHA256,
-            RsaSignatureScheme::Pss(HashAlg::Sha384) => &sig::RSA_PSS_2048_8192_SHA384,
-            RsaSignatureScheme::Pss(HashAlg::Sha512) => &sig::RSA_PSS_2048_8192_SHA512,
-            RsaSignatureScheme::Pkcs1(HashAlg::Sha224)
-            | RsaSignatureScheme::Pss(HashAlg::Sha224) => {
+            Pkcs1(HashAlg::Sha256) => (&sig::RSA_PKCS1_SHA256, &sig::RSA_PKCS1_2048_8192_SHA256),
+            Pkcs1(HashAlg::Sha384) => (&sig::RSA_PKCS1_SHA384, &sig::RSA_PKCS1_2048_8192_SHA384),
+            Pkcs1(HashAlg::Sha512) => (&sig::RSA_PKCS1_SHA512, &sig::RSA_PKCS1_2048_8192_SHA512),
+            Pss(HashAlg::Sha256) => (&sig::RSA_PSS_SHA256, &sig::RSA_PSS_2048_8192_SHA256),
+            Pss(HashAlg::Sha384) => (&sig::RSA_PSS_SHA384, &sig::RSA_PSS_2048_8192_SHA384),
+            Pss(HashAlg::Sha512) => (&sig::RSA_PSS_SHA512, &sig::RSA_PSS_2048_8192_SHA512),
+            Pkcs1(HashAlg::Sha224) | Pss(HashAlg::Sha224) => {
                 return Err(Error::InvalidParameters(
                     "RSA signs SHA-256, SHA-384 or SHA-512 digests",
                 ))
@@ -217,6 +206,7 @@ pub enum RsaEncryptionPadding {
 /// An RSA public key: modulus and public exponent.
 #[derive(Clone, PartialEq, Eq)]
 pub struct RsaPublicKey {
+    bits: RsaBits,
     modulus: Vec<u8>,
     exponent: Vec<u8>,
     spki: Vec<u8>,
@@ -227,14 +217,20 @@ impl RsaPublicKey {
     pub fn from_components(modulus: &[u8], exponent: &[u8]) -> Result<Self> {
         let modulus = strip_zeros(modulus);
         let exponent = strip_zeros(exponent);
-        RsaBits::from_bits(modulus.len() as u64 * 8)?;
-        let encrypting = public_encrypting_key(modulus, exponent)?;
-        let spki = encrypting
-            .as_der()
-            .map_err(|_| Error::Library("PublicEncryptingKey::as_der"))?
-            .as_ref()
-            .to_vec();
+        let bits = RsaBits::from_bits(modulus.len() as u64 * 8)?;
+        let invalid = |_| Error::InvalidPublicKey("not an RSA key");
+        let rsa = openssl::rsa::Rsa::from_public_components(
+            openssl::bn::BigNum::from_slice(modulus).map_err(invalid)?,
+            openssl::bn::BigNum::from_slice(exponent).map_err(invalid)?,
+        )
+        .map_err(invalid)?;
+        let spki = openssl::pkey::PKey::from_rsa(rsa)
+            .and_then(|key| key.public_key_to_der())
+            .map_err(|_| Error::Library("PKey::public_key_to_der"))?;
+        // AWS-LC's own checks of the key (exponent range, modulus) before it is used.
+        public_encrypting_key(&spki)?;
         Ok(RsaPublicKey {
+            bits,
             modulus: modulus.to_vec(),
             exponent: exponent.to_vec(),
             spki,
@@ -243,11 +239,7 @@ impl RsaPublicKey {
 
     /// The modulus size.
     pub fn bits(&self) -> RsaBits {
-        match self.modulus.len() {
-            384 => RsaBits::B3072,
-            512 => RsaBits::B4096,
-            _ => RsaBits::B2048,
-        }
+        self.bits
     }
 
     /// The big-endian modulus `n`, without leading zeros.
@@ -282,7 +274,7 @@ impl RsaPublicKey {
         digest: &[u8],
         signature: &[u8],
     ) -> bool {
-        let (Ok(params), Ok(digest)) = (scheme.parameters(), import_digest(scheme.hash(), digest))
+        let (Ok((_, params)), Ok(digest)) = (scheme.aws_lc(), import_digest(scheme.hash(), digest))
         else {
             return false;
         };
@@ -323,7 +315,7 @@ impl RsaPublicKey {
 
     /// Encrypts a short secret to this key.
     pub fn encrypt(&self, padding: RsaEncryptionPadding, plaintext: &[u8]) -> Result<Vec<u8>> {
-        let key = public_encrypting_key(&self.modulus, &self.exponent)?;
+        let key = public_encrypting_key(&self.spki)?;
         let mut out = vec![0u8; self.modulus.len()];
         let too_long = || Error::InvalidLength {
             what: "plaintext",
@@ -369,45 +361,9 @@ fn oaep_algorithm(padding: RsaEncryptionPadding) -> &'static aws_lc_rs::rsa::Oae
     }
 }
 
-/// An RSAPublicKey (RFC 8017 A.1.1) wrapped in a SubjectPublicKeyInfo, built by hand because
-/// AWS-LC parses public keys from DER only.
-fn public_encrypting_key(modulus: &[u8], exponent: &[u8]) -> Result<PublicEncryptingKey> {
-    let rsa_public_key = der_sequence(&[der_integer(modulus), der_integer(exponent)].concat());
-    let mut bit_string = vec![0u8];
-    bit_string.extend_from_slice(&rsa_public_key);
-    const RSA_ALGORITHM: [u8; 15] = [
-        0x30, 0x0d, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01, 0x05, 0x00,
-    ];
-    let spki = der_sequence(&[&RSA_ALGORITHM[..], &der_tlv(0x03, &bit_string)].concat());
-    PublicEncryptingKey::from_der(&spki).map_err(|_| Error::InvalidPublicKey("not an RSA key"))
-}
-
-fn der_integer(value: &[u8]) -> Vec<u8> {
-    let mut content = Vec::with_capacity(value.len() + 1);
-    if value.first().is_none_or(|b| b & 0x80 != 0) {
-        content.push(0);
-    }
-    content.extend_from_slice(value);
-    der_tlv(0x02, &content)
-}
-
-fn der_sequence(content: &[u8]) -> Vec<u8> {
-    der_tlv(0x30, content)
-}
-
-fn der_tlv(tag: u8, content: &[u8]) -> Vec<u8> {
-    let mut out = vec![tag];
-    let len = content.len();
-    if len < 0x80 {
-        out.push(len as u8);
-    } else {
-        let bytes = len.to_be_bytes();
-        let significant = strip_zeros(&bytes);
-        out.push(0x80 | significant.len() as u8);
-        out.extend_from_slice(significant);
-    }
-    out.extend_from_slice(content);
-    out
+/// AWS-LC's form of a public key, from its SubjectPublicKeyInfo.
+fn public_encrypting_key(spki: &[u8]) -> Result<PublicEncryptingKey> {
+    PublicEncryptingKey::from_der(spki).map_err(|_| Error::InvalidPublicKey("not an RSA key"))
 }
 
 /// An RSA private key, parsed once for signing and for decryption. The PKCS #8 encoding is
@@ -475,7 +431,7 @@ impl RsaPrivateKey {
         let digest = import_digest(scheme.hash(), digest)?;
         let mut signature = vec![0u8; self.signing.public_modulus_len()];
         self.signing
-            .sign_digest(scheme.encoding()?, &digest, &mut signature)
+            .sign_digest(scheme.aws_lc()?.0, &digest, &mut signature)
             .map_err(|_| Error::Library("rsa::KeyPair::sign_digest"))?;
         Ok(signature)
     }

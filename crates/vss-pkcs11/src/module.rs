@@ -6,7 +6,9 @@ use std::sync::{Mutex, MutexGuard, RwLock};
 
 use cryptoki_sys::*;
 use vss_crypto::{KeyAlgorithm, PublicKey};
-use vss_hsm::{pkcs11_ec, GenerateKeyRequest, Hsm, KeyHandle, KeyInfo, ObjectKind, ObjectStore};
+use vss_hsm::{
+    pkcs11_ec, GenerateKeyRequest, Hsm, KeyHandle, KeyInfo, ObjectKind, ObjectStore, StoredObject,
+};
 
 use crate::error::{Error, Result};
 use crate::mechanism::{self, Function, Mechanism, Param, Resolved};
@@ -265,16 +267,15 @@ impl Module {
         self.objects.lock().map_err(|_| Error::Internal)
     }
 
-    /// The ids given to keys of `token`'s store, by key label.
-    fn key_ids(&self, token: &Token) -> Result<HashMap<String, Vec<u8>>> {
-        Ok(object_store(token)?
-            .list()?
-            .into_iter()
-            .filter_map(|o| match o.kind {
-                ObjectKind::KeyId { key_label } => Some((key_label, o.id)),
+    /// The ids given to keys, by key label, from a store's objects.
+    fn key_ids(stored: &[StoredObject]) -> HashMap<String, Vec<u8>> {
+        stored
+            .iter()
+            .filter_map(|o| match &o.kind {
+                ObjectKind::KeyId { key_label } => Some((key_label.clone(), o.id.clone())),
                 _ => None,
             })
-            .collect())
+            .collect()
     }
 
     /// A key object of the store.
@@ -310,7 +311,8 @@ impl Module {
             ObjectRef::Key(s, label, class) if s == slot => {
                 let hsm = token.hsm().map_err(|_| Error::ObjectHandleInvalid)?;
                 let key = hsm.key(&label)?;
-                let object = Object::Key(self.key_object(&key, class, &self.key_ids(token)?));
+                let ids = Self::key_ids(&object_store(token)?.list()?);
+                let object = Object::Key(self.key_object(&key, class, &ids));
                 f(&object, &|| key_public(hsm.as_ref(), &key))
             }
             ObjectRef::Stored(s, name) if s == slot => {
@@ -352,7 +354,7 @@ impl Module {
             Err(_) => Vec::new(),
         };
         if let Ok(hsm) = token.hsm() {
-            let ids = self.key_ids(token)?;
+            let ids = Self::key_ids(&stored);
             for key in hsm.keys()? {
                 for class in [Class::Public, Class::Private] {
                     let object = Object::Key(self.key_object(&key, class, &ids));
@@ -513,8 +515,7 @@ impl Module {
                 object_store(token)?.remove_key_ids(label)?;
                 let mut objects = self.objects()?;
                 for class in [Class::Public, Class::Private] {
-                    let handle = objects.handle(ObjectRef::Key(slot, label.clone(), class));
-                    objects.forget(handle);
+                    objects.forget_object(&ObjectRef::Key(slot, label.clone(), class));
                 }
             }
             ObjectRef::Stored(s, name) if *s == slot => {

@@ -542,6 +542,13 @@ impl ObjectTable {
             self.by_ref.remove(&object);
         }
     }
+
+    /// Forgets the handle of an object, if one was handed out.
+    pub(crate) fn forget_object(&mut self, object: &ObjectRef) {
+        if let Some(handle) = self.by_ref.remove(object) {
+            self.by_handle.remove(&handle);
+        }
+    }
 }
 
 /// What `C_GenerateKeyPair`'s templates ask for.
@@ -803,6 +810,9 @@ mod tests {
             Some(&ObjectRef::Key(0, "a".into(), Class::Private))
         );
         table.forget(cert);
+        table.forget_object(&ObjectRef::Key(0, "a".into(), Class::Public));
+        assert_eq!(table.lookup(a_pub), None);
+        assert!(table.lookup(a_priv).is_some());
         assert_eq!(table.lookup(cert), None);
         assert_ne!(table.handle(ObjectRef::Stored(0, "00".into())), cert);
         assert_eq!(table.lookup(0), None);
