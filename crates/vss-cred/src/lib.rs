@@ -1,0 +1,7 @@
+//! Privacy credentials of the BBS family on BLS12-381 (seed 003).
+//!
+//! The signature and its proof of knowledge follow the IETF CFRG BBS draft; the user's
+//! secret lives on a card that computes its own share of every proof ([`holder`]).
+
+pub mod group;
+pub mod holder;
