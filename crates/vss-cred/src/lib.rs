@@ -3,5 +3,6 @@
 //! The signature and its proof of knowledge follow the IETF CFRG BBS draft; the user's
 //! secret lives on a card that computes its own share of every proof ([`holder`]).
 
+pub mod bbs;
 pub mod group;
 pub mod holder;
