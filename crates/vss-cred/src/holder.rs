@@ -143,6 +143,37 @@ impl CardSecret {
     }
 }
 
+/// The secret held in this process, with no card: the same arithmetic as the card's,
+/// for tests and for callers that keep the secret themselves.
+pub struct LocalHolder {
+    secret: CardSecret,
+    base: G1,
+}
+
+impl LocalHolder {
+    /// A fresh secret for the generator `base` (the system parameters' `secret_base`).
+    pub fn generate(base: G1) -> Self {
+        LocalHolder {
+            secret: CardSecret::generate(),
+            base,
+        }
+    }
+}
+
+impl SecretHolder for LocalHolder {
+    fn public_point(&mut self) -> Result<G1, HolderError> {
+        Ok(self.secret.public_point(&self.base))
+    }
+
+    fn commit(&mut self, scope: Option<&[u8]>) -> Result<CardCommitment, HolderError> {
+        self.secret.commit(&self.base, scope)
+    }
+
+    fn respond(&mut self, challenge: &Scalar) -> Result<Scalar, HolderError> {
+        self.secret.respond(challenge)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

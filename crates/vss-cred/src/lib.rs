@@ -3,6 +3,11 @@
 //! The signature and its proof of knowledge follow the IETF CFRG BBS draft; the user's
 //! secret lives on a card that computes its own share of every proof ([`holder`]).
 
+pub mod attributes;
 pub mod bbs;
+pub mod codec;
 pub mod group;
 pub mod holder;
+pub mod issuance;
+pub mod presentation;
+pub mod spec;

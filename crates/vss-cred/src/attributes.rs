@@ -1,0 +1,194 @@
+//! Attribute types and values, and how each value becomes a BBS message: a string is hashed
+//! (MapMessageToScalarAsHash), a date counts days since 1970-01-01 and an integer is itself,
+//! so that dates and integers can be compared in range predicates and opened by an inspector.
+
+use crate::bbs::message_to_scalar;
+use crate::group::Scalar;
+use serde::{Deserialize, Serialize};
+
+/// The longest string attribute, in bytes.
+pub const MAX_STRING_LEN: usize = 1024;
+/// The earliest date accepted (days since 1970-01-01 are then never negative).
+pub const MIN_YEAR: i64 = 1970;
+/// The latest year of a date accepted.
+pub const MAX_YEAR: i64 = 9999;
+
+/// The type of an attribute, as P2ABCE's credential specification names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AttributeType {
+    /// UTF-8 text, at most [`MAX_STRING_LEN`] bytes.
+    String,
+    /// A calendar date written `YYYY-MM-DDZ` (xs:date in UTC, as the seed writes them).
+    Date,
+    /// An unsigned 64-bit integer.
+    Integer,
+}
+
+/// Why a value is not an attribute of its type.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AttributeError {
+    /// A string over [`MAX_STRING_LEN`] bytes.
+    #[error("string attribute is longer than {MAX_STRING_LEN} bytes")]
+    TooLong,
+    /// Not a date `YYYY-MM-DDZ` between [`MIN_YEAR`] and [`MAX_YEAR`].
+    #[error("{0:?} is not a date YYYY-MM-DDZ")]
+    Date(String),
+    /// Not an unsigned 64-bit integer.
+    #[error("{0:?} is not an unsigned 64-bit integer")]
+    Integer(String),
+}
+
+impl AttributeType {
+    /// Checks `text` as a value of this type and returns its message.
+    pub fn encode(self, text: &str) -> Result<Scalar, AttributeError> {
+        match self {
+            AttributeType::String => {
+                if text.len() > MAX_STRING_LEN {
+                    return Err(AttributeError::TooLong);
+                }
+                Ok(message_to_scalar(text.as_bytes()))
+            }
+            AttributeType::Date => Ok(Scalar::from(parse_date(text)?)),
+            AttributeType::Integer => Ok(Scalar::from(parse_integer(text)?)),
+        }
+    }
+
+    /// The value as the integer that range predicates compare (dates as days since
+    /// 1970-01-01); `None` for strings.
+    pub fn ordinal(self, text: &str) -> Result<Option<u64>, AttributeError> {
+        match self {
+            AttributeType::String => Ok(None),
+            AttributeType::Date => parse_date(text).map(Some),
+            AttributeType::Integer => parse_integer(text).map(Some),
+        }
+    }
+
+    /// The value written back from its ordinal (the inspector's answer).
+    pub fn from_ordinal(self, ordinal: u64) -> Option<String> {
+        match self {
+            AttributeType::String => None,
+            AttributeType::Date => Some(format_date(ordinal)),
+            AttributeType::Integer => Some(ordinal.to_string()),
+        }
+    }
+}
+
+fn parse_integer(text: &str) -> Result<u64, AttributeError> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(AttributeError::Integer(text.to_string()));
+    }
+    text.parse()
+        .map_err(|_| AttributeError::Integer(text.to_string()))
+}
+
+/// Days since 1970-01-01 of a date `YYYY-MM-DDZ`.
+pub fn parse_date(text: &str) -> Result<u64, AttributeError> {
+    let bad = || AttributeError::Date(text.to_string());
+    let b = text.as_bytes();
+    if b.len() != 11 || b[4] != b'-' || b[7] != b'-' || b[10] != b'Z' {
+        return Err(bad());
+    }
+    let digits = |range: std::ops::Range<usize>| -> Result<i64, AttributeError> {
+        let part = &text[range];
+        if !part.bytes().all(|c| c.is_ascii_digit()) {
+            return Err(bad());
+        }
+        part.parse().map_err(|_| bad())
+    };
+    let (y, m, d) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
+    if !(MIN_YEAR..=MAX_YEAR).contains(&y)
+        || !(1..=12).contains(&m)
+        || d < 1
+        || d > days_in_month(y, m)
+    {
+        return Err(bad());
+    }
+    Ok(days_from_civil(y, m, d) as u64)
+}
+
+fn days_in_month(y: i64, m: i64) -> i64 {
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    match m {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Days from 1970-01-01 to the proleptic Gregorian date (H. Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The date `YYYY-MM-DDZ` of a day count since 1970-01-01.
+pub fn format_date(days: u64) -> String {
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}Z")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_count_days_since_1970_and_round_trip() {
+        assert_eq!(parse_date("1970-01-01Z"), Ok(0));
+        assert_eq!(parse_date("2013-08-07Z"), Ok(15_924));
+        assert_eq!(parse_date("1985-05-05Z"), Ok(5_603));
+        assert_eq!(parse_date("2000-02-29Z"), Ok(11_016));
+        for days in [0, 5_603, 11_016, 15_924, 2_932_896] {
+            assert_eq!(parse_date(&format_date(days)), Ok(days));
+        }
+        for bad in [
+            "2013-08-07",
+            "2013-02-29Z",
+            "1969-12-31Z",
+            "2013-13-01Z",
+            "2013-8-07Z",
+            "+013-08-07Z",
+            "2013-08-00Z",
+        ] {
+            assert!(parse_date(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn values_are_checked_against_their_type() {
+        assert!(AttributeType::Integer.encode("23784638726").is_ok());
+        assert_eq!(
+            AttributeType::Integer.ordinal("23784638726"),
+            Ok(Some(23_784_638_726))
+        );
+        for bad in ["", "-1", "1e3", "18446744073709551616", " 1"] {
+            assert!(AttributeType::Integer.encode(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            AttributeType::String.encode(&"x".repeat(MAX_STRING_LEN + 1)),
+            Err(AttributeError::TooLong)
+        );
+        assert_ne!(
+            AttributeType::String.encode("John"),
+            AttributeType::String.encode("Dow")
+        );
+        assert_eq!(
+            AttributeType::Date.from_ordinal(15_924).as_deref(),
+            Some("2013-08-07Z")
+        );
+    }
+}

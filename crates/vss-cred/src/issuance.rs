@@ -1,0 +1,476 @@
+//! Blind issuance (P2ABCE's issuance protocol, in three messages): the issuer offers the
+//! attributes with a fresh nonce, the user answers with a commitment to the card's secret
+//! and a blinding of its own and proves knowledge of both (the card computing its share),
+//! and the issuer signs the commitment with the attributes. The issuer never sees the card's
+//! secret, and two issuances to the same card are unlinkable to it.
+
+use crate::bbs::{self, BbsError, PublicKey, SecretKey, Signature, API_ID};
+use crate::codec::{self, Versioned};
+use crate::group::{g1_to_bytes, hash_to_scalar, random_scalar, Scalar, G1};
+use crate::holder::{HolderError, SecretHolder};
+use crate::spec::{CredentialSpecification, SpecError, PROVER_BLIND_INDEX, SECRET_INDEX};
+use serde::{Deserialize, Serialize};
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+/// Octets in an issuance nonce.
+pub const NONCE_LEN: usize = 32;
+/// The DST of the challenge of the commitment's proof of knowledge.
+const COMMITMENT_DST: &[u8] = b"VSS_CRED_ISSUANCE_COMMITMENT_";
+
+/// Why issuance failed.
+#[derive(Debug, thiserror::Error)]
+pub enum IssuanceError {
+    /// The specification or an attribute name is wrong.
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    /// An attribute value is not of its type.
+    #[error("attribute {name:?}: {source}")]
+    Attribute {
+        /// The attribute.
+        name: String,
+        /// What is wrong with its value.
+        source: crate::attributes::AttributeError,
+    },
+    /// The offer does not list exactly the specification's attributes in order.
+    #[error("the offer's attributes are not the specification's")]
+    AttributesMismatch,
+    /// The request answers another offer, or the offer was already used.
+    #[error("the request does not answer an open offer")]
+    UnknownNonce,
+    /// The proof of knowledge of the commitment does not verify.
+    #[error("the commitment's proof of knowledge is invalid")]
+    InvalidCommitmentProof,
+    /// The issued signature does not verify on the user's side.
+    #[error("the issued signature does not verify")]
+    InvalidSignature,
+    /// A revocation handle is missing or present against the specification.
+    #[error("revocation handle does not match the specification")]
+    Handle,
+    /// The card did not answer.
+    #[error("card: {0}")]
+    Holder(#[from] HolderError),
+    /// A BBS operation failed.
+    #[error(transparent)]
+    Bbs(#[from] BbsError),
+}
+
+/// The issuer's secret key with its specification.
+#[derive(Clone, Serialize, Deserialize, ZeroizeOnDrop)]
+pub struct IssuerSecret {
+    /// Format version.
+    #[zeroize(skip)]
+    pub version: u32,
+    /// The issuer's BBS secret key, as hex.
+    #[serde(with = "codec::bytes")]
+    secret_key: Vec<u8>,
+    /// The public parameters that go with it.
+    #[zeroize(skip)]
+    pub parameters: IssuerParameters,
+}
+
+impl Versioned for IssuerSecret {
+    fn version(&self) -> u32 {
+        self.version
+    }
+}
+
+/// The issuer's public parameters: its key and the specification it issues.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IssuerParameters {
+    /// Format version.
+    pub version: u32,
+    /// The issuer's BBS public key, hex of its 96 octets.
+    #[serde(with = "codec::bytes")]
+    pub public_key: Vec<u8>,
+    /// The specification of the credentials it issues.
+    pub specification: CredentialSpecification,
+}
+
+impl Versioned for IssuerParameters {
+    fn version(&self) -> u32 {
+        self.version
+    }
+}
+
+impl IssuerParameters {
+    /// The issuer's public key, checked.
+    pub fn key(&self) -> Result<PublicKey, BbsError> {
+        PublicKey::from_bytes(&self.public_key)
+    }
+}
+
+impl IssuerSecret {
+    /// A fresh issuer key for the specification.
+    pub fn generate(specification: CredentialSpecification) -> Result<Self, SpecError> {
+        specification.check()?;
+        let sk = SecretKey::random();
+        Ok(IssuerSecret {
+            version: codec::VERSION,
+            secret_key: sk.to_bytes().to_vec(),
+            parameters: IssuerParameters {
+                version: codec::VERSION,
+                public_key: sk.public_key().to_bytes().to_vec(),
+                specification,
+            },
+        })
+    }
+
+    fn key(&self) -> Result<SecretKey, BbsError> {
+        SecretKey::from_bytes(&self.secret_key)
+    }
+
+    /// Opens an issuance: the attribute values (checked against the specification) and a
+    /// fresh nonce, which the issuer keeps until the request comes.
+    pub fn offer(&self, attributes: &[(String, String)]) -> Result<IssuanceOffer, IssuanceError> {
+        let spec = &self.parameters.specification;
+        check_attributes(spec, attributes)?;
+        let mut nonce = [0u8; NONCE_LEN];
+        rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut nonce);
+        Ok(IssuanceOffer {
+            version: codec::VERSION,
+            specification_id: spec.id.clone(),
+            nonce: nonce.to_vec(),
+            attributes: attributes.to_vec(),
+        })
+    }
+
+    /// Signs the request's commitment with the offer's attributes and the revocation
+    /// handle, once the proof of knowledge verifies. The caller checks that the offer is
+    /// open and closes it.
+    pub fn issue(
+        &self,
+        offer: &IssuanceOffer,
+        request: &IssuanceRequest,
+        handle: Option<Scalar>,
+    ) -> Result<IssuanceResponse, IssuanceError> {
+        let spec = &self.parameters.specification;
+        if request.nonce != offer.nonce {
+            return Err(IssuanceError::UnknownNonce);
+        }
+        if handle.is_some() != spec.revocable {
+            return Err(IssuanceError::Handle);
+        }
+        let pk = self.parameters.key()?;
+        request.verify(&pk, spec)?;
+        let known = known_messages(spec, &offer.attributes, handle)?;
+        let sk = self.key()?;
+        let signature = bbs::sign_with_commitment(
+            &sk,
+            &pk,
+            &spec.header(),
+            spec.message_count(),
+            &request.commitment,
+            &known,
+        )?;
+        Ok(IssuanceResponse {
+            version: codec::VERSION,
+            signature: signature.to_bytes().to_vec(),
+            handle,
+        })
+    }
+}
+
+fn check_attributes(
+    spec: &CredentialSpecification,
+    attributes: &[(String, String)],
+) -> Result<(), IssuanceError> {
+    if attributes.len() != spec.attributes.len()
+        || attributes
+            .iter()
+            .zip(&spec.attributes)
+            .any(|((name, _), a)| *name != a.name)
+    {
+        return Err(IssuanceError::AttributesMismatch);
+    }
+    for ((name, value), a) in attributes.iter().zip(&spec.attributes) {
+        a.kind
+            .encode(value)
+            .map_err(|source| IssuanceError::Attribute {
+                name: name.clone(),
+                source,
+            })?;
+    }
+    Ok(())
+}
+
+/// The signed messages the issuer knows: the attributes and the revocation handle.
+fn known_messages(
+    spec: &CredentialSpecification,
+    attributes: &[(String, String)],
+    handle: Option<Scalar>,
+) -> Result<Vec<(usize, Scalar)>, IssuanceError> {
+    check_attributes(spec, attributes)?;
+    let mut known = Vec::with_capacity(attributes.len() + 1);
+    for (name, value) in attributes {
+        let (index, a) = spec.attribute(name)?;
+        let m = a
+            .kind
+            .encode(value)
+            .map_err(|source| IssuanceError::Attribute {
+                name: name.clone(),
+                source,
+            })?;
+        known.push((index, m));
+    }
+    match (spec.handle_index(), handle) {
+        (Some(index), Some(h)) => known.push((index, h)),
+        (None, None) => {}
+        _ => return Err(IssuanceError::Handle),
+    }
+    Ok(known)
+}
+
+/// The issuer's first message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IssuanceOffer {
+    /// Format version.
+    pub version: u32,
+    /// The specification of the credential offered.
+    pub specification_id: String,
+    /// The issuer's fresh nonce.
+    #[serde(with = "codec::bytes")]
+    pub nonce: Vec<u8>,
+    /// The attribute values, in the specification's order.
+    pub attributes: Vec<(String, String)>,
+}
+
+impl Versioned for IssuanceOffer {
+    fn version(&self) -> u32 {
+        self.version
+    }
+}
+
+/// The user's answer: `C = H_secret·sk + H_blind·b` and a proof of knowledge of `sk` (the
+/// card's share) and `b`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IssuanceRequest {
+    /// Format version.
+    pub version: u32,
+    /// The offer's nonce.
+    #[serde(with = "codec::bytes")]
+    pub nonce: Vec<u8>,
+    /// The commitment `C`.
+    #[serde(with = "codec::g1")]
+    pub commitment: G1,
+    /// The proof's commitment `T`.
+    #[serde(with = "codec::g1")]
+    pub t: G1,
+    /// The card's response for its secret.
+    #[serde(with = "codec::scalar")]
+    pub s_secret: Scalar,
+    /// The user's response for its blinding.
+    #[serde(with = "codec::scalar")]
+    pub s_blind: Scalar,
+}
+
+impl Versioned for IssuanceRequest {
+    fn version(&self) -> u32 {
+        self.version
+    }
+}
+
+fn commitment_challenge(
+    pk: &PublicKey,
+    spec: &CredentialSpecification,
+    nonce: &[u8],
+    c: &G1,
+    t: &G1,
+) -> Scalar {
+    let mut input = pk.to_bytes().to_vec();
+    input.extend_from_slice(&spec.header());
+    input.extend_from_slice(nonce);
+    input.extend_from_slice(&g1_to_bytes(c));
+    input.extend_from_slice(&g1_to_bytes(t));
+    hash_to_scalar(&input, &[API_ID, COMMITMENT_DST].concat())
+}
+
+fn bases() -> (G1, G1) {
+    let gens = bbs::generators(PROVER_BLIND_INDEX + 2).expect("within bounds");
+    (gens[SECRET_INDEX + 1], gens[PROVER_BLIND_INDEX + 1])
+}
+
+impl IssuanceRequest {
+    /// Checks the proof of knowledge: `H_secret·s_secret + H_blind·s_blind = T + c·C`.
+    pub fn verify(
+        &self,
+        pk: &PublicKey,
+        spec: &CredentialSpecification,
+    ) -> Result<(), IssuanceError> {
+        let (h_secret, h_blind) = bases();
+        let c = commitment_challenge(pk, spec, &self.nonce, &self.commitment, &self.t);
+        if h_secret * self.s_secret + h_blind * self.s_blind == self.t + self.commitment * c {
+            Ok(())
+        } else {
+            Err(IssuanceError::InvalidCommitmentProof)
+        }
+    }
+}
+
+/// The issuer's last message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IssuanceResponse {
+    /// Format version.
+    pub version: u32,
+    /// The BBS signature, hex of its 80 octets.
+    #[serde(with = "codec::bytes")]
+    pub signature: Vec<u8>,
+    /// The revocation handle, when the credential is revocable.
+    #[serde(with = "scalar_option", default)]
+    pub handle: Option<Scalar>,
+}
+
+impl Versioned for IssuanceResponse {
+    fn version(&self) -> u32 {
+        self.version
+    }
+}
+
+mod scalar_option {
+    use crate::group::{scalar_from_bytes, scalar_to_bytes, Scalar};
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &Option<Scalar>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(v) => s.serialize_some(&hex::encode(scalar_to_bytes(v))),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Scalar>, D::Error> {
+        let text: Option<String> = Option::deserialize(d)?;
+        text.map(|t| {
+            let bytes = hex::decode(t).map_err(serde::de::Error::custom)?;
+            scalar_from_bytes(&bytes).map_err(serde::de::Error::custom)
+        })
+        .transpose()
+    }
+}
+
+/// The user's state between its request and the issuer's response.
+#[derive(ZeroizeOnDrop)]
+pub struct PendingIssuance {
+    blind: Scalar,
+    #[zeroize(skip)]
+    secret_point: G1,
+    #[zeroize(skip)]
+    commitment: G1,
+    #[zeroize(skip)]
+    offer: IssuanceOffer,
+}
+
+/// The user's side: answers an offer with the card's help.
+pub fn request(
+    holder: &mut dyn SecretHolder,
+    secret_point: &G1,
+    issuer: &IssuerParameters,
+    offer: &IssuanceOffer,
+) -> Result<(IssuanceRequest, PendingIssuance), IssuanceError> {
+    let spec = &issuer.specification;
+    if offer.specification_id != spec.id {
+        return Err(IssuanceError::AttributesMismatch);
+    }
+    check_attributes(spec, &offer.attributes)?;
+    let pk = issuer.key()?;
+    let (_, h_blind) = bases();
+    let mut blind = random_scalar();
+    let mut blind_tilde = random_scalar();
+    let commitment = *secret_point + h_blind * blind;
+    let card = holder.commit(None)?;
+    let t = card.t + h_blind * blind_tilde;
+    let c = commitment_challenge(&pk, spec, &offer.nonce, &commitment, &t);
+    let s_secret = holder.respond(&c)?;
+    let s_blind = blind_tilde + c * blind;
+    blind_tilde.zeroize();
+    let request = IssuanceRequest {
+        version: codec::VERSION,
+        nonce: offer.nonce.clone(),
+        commitment,
+        t,
+        s_secret,
+        s_blind,
+    };
+    let pending = PendingIssuance {
+        blind,
+        secret_point: *secret_point,
+        commitment,
+        offer: offer.clone(),
+    };
+    blind.zeroize();
+    Ok((request, pending))
+}
+
+impl PendingIssuance {
+    /// Checks the issuer's signature and keeps the credential.
+    pub fn complete(
+        self,
+        issuer: &IssuerParameters,
+        response: &IssuanceResponse,
+    ) -> Result<Credential, IssuanceError> {
+        let spec = &issuer.specification;
+        let signature = Signature::from_bytes(&response.signature)?;
+        let known = known_messages(spec, &self.offer.attributes, response.handle)?;
+        let pk = issuer.key()?;
+        bbs::verify_with_commitment(
+            &pk,
+            &signature,
+            &spec.header(),
+            spec.message_count(),
+            &self.commitment,
+            &known,
+        )
+        .map_err(|_| IssuanceError::InvalidSignature)?;
+        Ok(Credential {
+            version: codec::VERSION,
+            issuer: issuer.clone(),
+            attributes: self.offer.attributes.clone(),
+            secret_point: self.secret_point,
+            prover_blind: self.blind,
+            handle: response.handle,
+            signature: response.signature.clone(),
+        })
+    }
+}
+
+/// A credential as the user keeps it: everything but the card's secret.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Credential {
+    /// Format version.
+    pub version: u32,
+    /// The issuer's parameters.
+    pub issuer: IssuerParameters,
+    /// The attribute values, in the specification's order.
+    pub attributes: Vec<(String, String)>,
+    /// `P = H_secret·sk`, the card's contribution to the signed messages.
+    #[serde(with = "codec::g1")]
+    pub secret_point: G1,
+    /// The user's blinding `b` (message 1).
+    #[serde(with = "codec::scalar")]
+    pub prover_blind: Scalar,
+    /// The revocation handle, when revocable.
+    #[serde(with = "scalar_option", default)]
+    pub handle: Option<Scalar>,
+    /// The BBS signature, hex of its 80 octets.
+    #[serde(with = "codec::bytes")]
+    pub signature: Vec<u8>,
+}
+
+impl Versioned for Credential {
+    fn version(&self) -> u32 {
+        self.version
+    }
+}
+
+impl Drop for Credential {
+    fn drop(&mut self) {
+        self.prover_blind.zeroize();
+    }
+}
+
+impl Credential {
+    /// The messages the user knows, by index (all but the card's secret).
+    pub fn known_messages(&self) -> Result<Vec<(usize, Scalar)>, IssuanceError> {
+        let mut known = known_messages(&self.issuer.specification, &self.attributes, self.handle)?;
+        known.insert(0, (PROVER_BLIND_INDEX, self.prover_blind));
+        Ok(known)
+    }
+}

@@ -1,0 +1,154 @@
+//! Issuance and presentation end to end with the secret held apart from the user service:
+//! the seed's VIP ticket, its equality predicate and pseudonym, and the refusals.
+
+use vss_cred::attributes::AttributeType;
+use vss_cred::holder::{LocalHolder, SecretHolder};
+use vss_cred::issuance::{self, Credential, IssuanceError, IssuerSecret};
+use vss_cred::presentation::{self, Equality, PresentationError, PresentationPolicy};
+use vss_cred::spec::{AttributeSpec, CredentialSpecification, SystemParameters};
+
+fn vip_spec() -> CredentialSpecification {
+    let attr = |name: &str, kind| AttributeSpec {
+        name: name.into(),
+        kind,
+    };
+    CredentialSpecification {
+        version: 1,
+        id: "urn:soccer:vip-ticket".into(),
+        attributes: vec![
+            attr("first_name", AttributeType::String),
+            attr("last_name", AttributeType::String),
+            attr("birthday", AttributeType::Date),
+            attr("member_number", AttributeType::Integer),
+            attr("matchday", AttributeType::Date),
+        ],
+        revocable: false,
+    }
+}
+
+fn john(matchday: &str) -> Vec<(String, String)> {
+    [
+        ("first_name", "John"),
+        ("last_name", "Dow"),
+        ("birthday", "1985-05-05Z"),
+        ("member_number", "23784638726"),
+        ("matchday", matchday),
+    ]
+    .iter()
+    .map(|(n, v)| (n.to_string(), v.to_string()))
+    .collect()
+}
+
+fn issue(issuer: &IssuerSecret, card: &mut LocalHolder, matchday: &str) -> Credential {
+    let p = card.public_point().expect("public point");
+    let offer = issuer.offer(&john(matchday)).expect("offer");
+    let (request, pending) =
+        issuance::request(card, &p, &issuer.parameters, &offer).expect("request");
+    let response = issuer.issue(&offer, &request, None).expect("issue");
+    pending
+        .complete(&issuer.parameters, &response)
+        .expect("complete")
+}
+
+fn gate_policy(issuer: &IssuerSecret) -> PresentationPolicy {
+    let mut policy = PresentationPolicy::new(&issuer.parameters);
+    policy.equal.push(Equality {
+        attribute: "matchday".into(),
+        value: "2013-08-07Z".into(),
+    });
+    policy.scope = Some("urn:soccer:gate".into());
+    policy
+}
+
+#[test]
+fn vip_ticket_issued_blind_and_presented_with_the_cards_share() {
+    let system = SystemParameters::generate();
+    let issuer = IssuerSecret::generate(vip_spec()).expect("issuer");
+    let mut card = LocalHolder::generate(system.secret_base);
+    let credential = issue(&issuer, &mut card, "2013-08-07Z");
+
+    let policy = gate_policy(&issuer);
+    let token = presentation::present(&mut card, &credential, &policy).expect("present");
+    let seen = presentation::verify(&policy, &token, &issuer.parameters).expect("verify");
+    assert_eq!(
+        seen.disclosed,
+        vec![("matchday".to_string(), "2013-08-07Z".to_string())]
+    );
+    let nym = seen.pseudonym.expect("pseudonym");
+
+    let again = presentation::present(&mut card, &credential, &policy).expect("present again");
+    let seen_again =
+        presentation::verify(&policy, &again, &issuer.parameters).expect("verify again");
+    assert_eq!(
+        seen_again.pseudonym,
+        Some(nym),
+        "same card, same scope: same pseudonym"
+    );
+    assert_ne!(again.proof, token.proof, "proofs are randomized");
+
+    let mut shop = gate_policy(&issuer);
+    shop.scope = Some("urn:soccer:shop".into());
+    let other = presentation::present(&mut card, &credential, &shop).expect("present to shop");
+    let seen_shop = presentation::verify(&shop, &other, &issuer.parameters).expect("verify shop");
+    assert_ne!(
+        seen_shop.pseudonym,
+        Some(nym),
+        "another scope: another pseudonym"
+    );
+}
+
+#[test]
+fn refusals() {
+    let system = SystemParameters::generate();
+    let issuer = IssuerSecret::generate(vip_spec()).expect("issuer");
+    let mut card = LocalHolder::generate(system.secret_base);
+    let policy = gate_policy(&issuer);
+
+    let other_day = issue(&issuer, &mut card, "2013-08-14Z");
+    assert!(matches!(
+        presentation::present(&mut card, &other_day, &policy),
+        Err(PresentationError::Unsatisfied(_))
+    ));
+
+    let credential = issue(&issuer, &mut card, "2013-08-07Z");
+    let mut other_card = LocalHolder::generate(system.secret_base);
+    let stolen = presentation::present(&mut other_card, &credential, &policy)
+        .expect("a proof without the card");
+    assert!(matches!(
+        presentation::verify(&policy, &stolen, &issuer.parameters),
+        Err(PresentationError::InvalidProof)
+    ));
+
+    let token = presentation::present(&mut card, &credential, &policy).expect("present");
+    let mut tampered = token.clone();
+    let last = tampered.proof.len() - 1;
+    tampered.proof[last] ^= 1;
+    assert!(presentation::verify(&policy, &tampered, &issuer.parameters).is_err());
+    let mut lied = token.clone();
+    lied.disclosed[0].1 = "2013-08-14Z".into();
+    assert!(presentation::verify(&policy, &lied, &issuer.parameters).is_err());
+    let fresh = gate_policy(&issuer);
+    assert!(matches!(
+        presentation::verify(&fresh, &token, &issuer.parameters),
+        Err(PresentationError::PolicyMismatch)
+    ));
+    let mut no_nym = token.clone();
+    no_nym.pseudonym = None;
+    assert!(presentation::verify(&policy, &no_nym, &issuer.parameters).is_err());
+
+    let offer = issuer.offer(&john("2013-08-07Z")).expect("offer");
+    let p = card.public_point().expect("p");
+    let (mut request, _) =
+        issuance::request(&mut card, &p, &issuer.parameters, &offer).expect("request");
+    request.s_secret += vss_cred::group::Scalar::from(1u8);
+    assert!(matches!(
+        issuer.issue(&offer, &request, None),
+        Err(IssuanceError::InvalidCommitmentProof)
+    ));
+    let mut bad = john("2013-08-07Z");
+    bad[3].1 = "not a number".into();
+    assert!(matches!(
+        issuer.offer(&bad),
+        Err(IssuanceError::Attribute { .. })
+    ));
+}
