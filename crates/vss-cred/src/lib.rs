@@ -10,4 +10,6 @@ pub mod group;
 pub mod holder;
 pub mod issuance;
 pub mod presentation;
+#[cfg(feature = "service")]
+pub mod roles;
 pub mod spec;

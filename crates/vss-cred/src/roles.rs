@@ -1,0 +1,329 @@
+//! The roles' state on disk, one directory each: the issuer's key and its open offers, the
+//! verifier's open policies. An offer or a policy is used once: answering it removes its
+//! file, so a replayed request or token finds nothing. Files are written atomically, readable
+//! by the owner only, and read with a bound.
+
+use crate::codec::{self, CodecError, Versioned};
+use crate::group::Scalar;
+use crate::issuance::{
+    IssuanceError, IssuanceOffer, IssuanceRequest, IssuanceResponse, IssuerParameters, IssuerSecret,
+};
+use crate::presentation::{
+    self, PresentationError, PresentationPolicy, PresentationToken, VerifiedPresentation,
+};
+use crate::spec::{CredentialSpecification, SpecError};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// How long an issuer's offer or a verifier's policy stays open.
+pub const OPEN_TTL: Duration = Duration::from_secs(600);
+/// The most offers (or policies) open at once in one role directory.
+pub const MAX_OPEN: usize = 1024;
+
+/// Why a role could not do what was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum RoleError {
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What happened.
+        source: std::io::Error,
+    },
+    /// A file could not be written atomically.
+    #[error(transparent)]
+    Store(#[from] vss_hsm::Error),
+    /// A file is not the artefact it should be.
+    #[error("{path}: {source}")]
+    Codec {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        source: CodecError,
+    },
+    /// The role directory already holds a role.
+    #[error("{0} already holds this role")]
+    Exists(PathBuf),
+    /// The nonce names no open offer or policy: never made, already answered, or expired.
+    #[error("the nonce names no open offer or policy (unknown, already used or expired)")]
+    NotOpen,
+    /// [`MAX_OPEN`] offers or policies are already open.
+    #[error("{MAX_OPEN} offers or policies are open already")]
+    TooManyOpen,
+    /// The specification is not usable.
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    /// Issuance failed.
+    #[error(transparent)]
+    Issuance(#[from] IssuanceError),
+    /// Presentation failed.
+    #[error(transparent)]
+    Presentation(#[from] PresentationError),
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RoleError + '_ {
+    move |source| RoleError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Reads an artefact file with the artefact bound.
+pub fn read_artefact<T: DeserializeOwned + Versioned>(path: &Path) -> Result<T, RoleError> {
+    let bytes = vss_hsm::read_bounded(path, codec::MAX_ARTEFACT_LEN as u64).map_err(io(path))?;
+    codec::from_json(&bytes).map_err(|source| RoleError::Codec {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Writes an artefact file atomically.
+pub fn write_artefact<T: Serialize>(path: &Path, value: &T) -> Result<(), RoleError> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(io(parent))?;
+    }
+    vss_hsm::write_atomic(path, &codec::to_json(value))?;
+    Ok(())
+}
+
+/// An offer or policy with the time it was opened.
+#[derive(Serialize, Deserialize)]
+struct Open<T> {
+    version: u32,
+    opened: u64,
+    item: T,
+}
+
+impl<T> Versioned for Open<T> {
+    fn version(&self) -> u32 {
+        self.version
+    }
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// A directory of open offers or policies, each used once.
+struct OpenSet {
+    dir: PathBuf,
+}
+
+impl OpenSet {
+    fn path(&self, nonce: &[u8]) -> PathBuf {
+        self.dir.join(format!("{}.json", hex::encode(nonce)))
+    }
+
+    fn open<T: Serialize>(&self, nonce: &[u8], item: &T) -> Result<(), RoleError> {
+        std::fs::create_dir_all(&self.dir).map_err(io(&self.dir))?;
+        self.expire()?;
+        let count = std::fs::read_dir(&self.dir).map_err(io(&self.dir))?.count();
+        if count >= MAX_OPEN {
+            return Err(RoleError::TooManyOpen);
+        }
+        write_artefact(
+            &self.path(nonce),
+            &Open {
+                version: codec::VERSION,
+                opened: now(),
+                item,
+            },
+        )
+    }
+
+    /// Takes the item out: the first caller gets it, every later one [`RoleError::NotOpen`].
+    fn take<T: DeserializeOwned>(&self, nonce: &[u8]) -> Result<T, RoleError> {
+        if nonce.len() != crate::issuance::NONCE_LEN {
+            return Err(RoleError::NotOpen);
+        }
+        let path = self.path(nonce);
+        let open: Open<T> = match read_artefact(&path) {
+            Ok(open) => open,
+            Err(RoleError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Err(RoleError::NotOpen)
+            }
+            Err(e) => return Err(e),
+        };
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(RoleError::NotOpen),
+            Err(e) => return Err(io(&path)(e)),
+        }
+        if now().saturating_sub(open.opened) > OPEN_TTL.as_secs() {
+            return Err(RoleError::NotOpen);
+        }
+        Ok(open.item)
+    }
+
+    fn expire(&self) -> Result<(), RoleError> {
+        for entry in std::fs::read_dir(&self.dir).map_err(io(&self.dir))? {
+            let path = entry.map_err(io(&self.dir))?.path();
+            let expired = std::fs::metadata(&path)
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > OPEN_TTL));
+            if expired {
+                // Best effort: an expired entry is refused by take() anyway.
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The issuer: `secret.json` (its key), `parameters.json` (public), `offers/`.
+pub struct Issuer {
+    secret: IssuerSecret,
+    offers: OpenSet,
+}
+
+impl Issuer {
+    /// Creates the issuer of a specification in `dir`, with a fresh key.
+    pub fn create(dir: &Path, specification: CredentialSpecification) -> Result<Self, RoleError> {
+        let secret_path = dir.join("secret.json");
+        if secret_path.exists() {
+            return Err(RoleError::Exists(dir.to_path_buf()));
+        }
+        let secret = IssuerSecret::generate(specification)?;
+        write_artefact(&secret_path, &secret)?;
+        write_artefact(&dir.join("parameters.json"), &secret.parameters)?;
+        Ok(Issuer {
+            secret,
+            offers: OpenSet {
+                dir: dir.join("offers"),
+            },
+        })
+    }
+
+    /// Opens the issuer in `dir`.
+    pub fn open(dir: &Path) -> Result<Self, RoleError> {
+        Ok(Issuer {
+            secret: read_artefact(&dir.join("secret.json"))?,
+            offers: OpenSet {
+                dir: dir.join("offers"),
+            },
+        })
+    }
+
+    /// The issuer's public parameters.
+    pub fn parameters(&self) -> &IssuerParameters {
+        &self.secret.parameters
+    }
+
+    /// Opens an offer of the attributes.
+    pub fn offer(&self, attributes: &[(String, String)]) -> Result<IssuanceOffer, RoleError> {
+        let offer = self.secret.offer(attributes)?;
+        self.offers.open(&offer.nonce, &offer)?;
+        Ok(offer)
+    }
+
+    /// Answers a request to an open offer, once; `handle` is the revocation authority's.
+    pub fn issue(
+        &self,
+        request: &IssuanceRequest,
+        handle: Option<Scalar>,
+    ) -> Result<IssuanceResponse, RoleError> {
+        let offer: IssuanceOffer = self.offers.take(&request.nonce)?;
+        Ok(self.secret.issue(&offer, request, handle)?)
+    }
+}
+
+/// The verifier: `policies/`, the policies it handed out and has not seen answered.
+pub struct Verifier {
+    policies: OpenSet,
+}
+
+impl Verifier {
+    /// The verifier whose state is in `dir`.
+    pub fn open(dir: &Path) -> Self {
+        Verifier {
+            policies: OpenSet {
+                dir: dir.join("policies"),
+            },
+        }
+    }
+
+    /// Hands out the policy (whose nonce must be fresh) and keeps it open.
+    pub fn open_policy(&self, policy: &PresentationPolicy) -> Result<(), RoleError> {
+        self.policies.open(&policy.nonce, policy)
+    }
+
+    /// Verifies a token against the open policy with its nonce, which is then closed: a
+    /// second token for the same nonce is [`RoleError::NotOpen`].
+    pub fn verify(
+        &self,
+        token: &PresentationToken,
+        issuer: &IssuerParameters,
+    ) -> Result<VerifiedPresentation, RoleError> {
+        let policy: PresentationPolicy = self.policies.take(&token.policy.nonce)?;
+        Ok(presentation::verify(&policy, token, issuer)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::attributes::AttributeType;
+    use crate::holder::{LocalHolder, SecretHolder};
+    use crate::spec::{AttributeSpec, SystemParameters};
+
+    fn spec() -> CredentialSpecification {
+        CredentialSpecification {
+            version: 1,
+            id: "urn:test".into(),
+            attributes: vec![AttributeSpec {
+                name: "n".into(),
+                kind: AttributeType::Integer,
+            }],
+            revocable: false,
+        }
+    }
+
+    #[test]
+    fn offers_and_policies_are_answered_once() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        Issuer::create(&dir.path().join("issuer"), spec()).expect("issuer");
+        assert!(matches!(
+            Issuer::create(&dir.path().join("issuer"), spec()),
+            Err(RoleError::Exists(_))
+        ));
+        let issuer = Issuer::open(&dir.path().join("issuer")).expect("reopen");
+        let mut card = LocalHolder::generate(SystemParameters::generate().secret_base);
+        let p = card.public_point().expect("p");
+        let offer = issuer.offer(&[("n".into(), "7".into())]).expect("offer");
+        let (request, pending) =
+            crate::issuance::request(&mut card, &p, issuer.parameters(), &offer).expect("request");
+        let response = issuer.issue(&request, None).expect("issue");
+        assert!(matches!(
+            issuer.issue(&request, None),
+            Err(RoleError::NotOpen)
+        ));
+        let credential = pending
+            .complete(issuer.parameters(), &response)
+            .expect("credential");
+
+        let verifier = Verifier::open(&dir.path().join("verifier"));
+        let mut policy = PresentationPolicy::new(issuer.parameters());
+        policy.reveal.push("n".into());
+        verifier.open_policy(&policy).expect("open policy");
+        let token = presentation::present(&mut card, &credential, &policy).expect("present");
+        let seen = verifier
+            .verify(&token, issuer.parameters())
+            .expect("verify");
+        assert_eq!(seen.disclosed, vec![("n".to_string(), "7".to_string())]);
+        assert!(matches!(
+            verifier.verify(&token, issuer.parameters()),
+            Err(RoleError::NotOpen)
+        ));
+        let mut odd = token.clone();
+        odd.policy.nonce = vec![0; 5000];
+        assert!(matches!(
+            verifier.verify(&odd, issuer.parameters()),
+            Err(RoleError::NotOpen)
+        ));
+    }
+}
