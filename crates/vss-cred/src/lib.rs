@@ -5,3 +5,4 @@
 
 pub mod group;
 pub mod holder;
+pub mod predicates;
