@@ -17,6 +17,7 @@
 //!   inspector, with a proof that it encrypts the signed value.
 //! - [`range`]: `min ≤ m ≤ max` for a hidden integer.
 
+pub mod inspection;
 pub mod revocation;
 
 use crate::group::{
