@@ -18,6 +18,7 @@
 //! - [`range`]: `min ≤ m ≤ max` for a hidden integer.
 
 pub mod inspection;
+pub mod range;
 pub mod revocation;
 
 use crate::group::{
