@@ -20,6 +20,8 @@
 pub mod inspection;
 pub mod range;
 pub mod revocation;
+#[cfg(test)]
+mod timing;
 
 use crate::group::{
     g1_from_bytes, g1_nonzero_from_bytes, g1_to_bytes, g2_from_bytes, g2_to_bytes,
