@@ -6,9 +6,9 @@
 //! of `m − min` into digits, each proved to be in `[0, base)` by a proof of knowledge of the
 //! verifier's weak-BB signature on it, in the pairing-free-prover variant of Camenisch et al.)
 //! and a Schnorr proof of the opening `(m, r)` whose blinding for `m` is the BBS proof's `m~`.
-//! The verifier checks every digit's Schnorr equations and then all digits' pairing equations
-//! `e(A'_i, pk) = e(A¯_i, g2)` at once, as one product of two pairings under a random linear
-//! combination.
+//! The verifier checks all digits' Schnorr equations as one multi-scalar multiplication and
+//! all their pairing equations `e(A'_i, pk) = e(A¯_i, g2)` as one product of two pairings,
+//! each under random weights.
 //!
 //! [`RangeParams`] hold the weak-BB signatures on `0, …, base−1`. Whoever generates them
 //! knows the signing key and could prove false ranges, so **the verifier generates them**
@@ -374,6 +374,7 @@ impl RangeProof {
         {
             return Err(PredicateError::InvalidProof("range: link to the value"));
         }
+        // The library's decomposition check reads only the digits' responses.
         let cls = CLSRangeProof::<Bls12_381> {
             base: self.base,
             pok_sigs: self
@@ -402,15 +403,36 @@ impl RangeProof {
             &params.prepared,
         )
         .map_err(|_| PredicateError::InvalidProof("range: decomposition"))?;
-        let g1 = &params.params.bb_sig_params.g1;
-        for p in &cls.pok_sigs {
-            p.verify_except_pairings(challenge, g1)
-                .map_err(|_| PredicateError::InvalidProof("range: digit"))?;
+        // Each digit's Schnorr equation g1·s_i − A'_i·d^_i − A¯_i·c = T_i, and its pairing
+        // equation e(A'_i, pk) = e(A¯_i, g2), checked for all digits at once under random
+        // weights σ_i and ρ_i.
+        let c = *challenge;
+        let n = self.digits.len();
+        let mut bases = Vec::with_capacity(3 * n + 1);
+        let mut scalars = Vec::with_capacity(3 * n + 1);
+        let mut g1_weight = Scalar::zero();
+        let (mut a_prime, mut a_bar, mut rho) = (
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+        );
+        for p in &self.digits {
+            if p.a_prime.is_zero() {
+                return Err(PredicateError::InvalidProof("range: digit"));
+            }
+            let sigma = random_scalar();
+            g1_weight += sigma * p.resp_randomizer;
+            bases.extend_from_slice(&[p.a_prime, p.a_bar, p.t]);
+            scalars.extend_from_slice(&[-(sigma * p.resp_digit), -(sigma * c), -sigma]);
+            a_prime.push(p.a_prime);
+            a_bar.push(p.a_bar);
+            rho.push(random_scalar());
         }
-        // Π e(A'_i, pk)^ρ_i = Π e(A¯_i, g2)^ρ_i for random ρ_i.
-        let rho: Vec<Scalar> = self.digits.iter().map(|_| random_scalar()).collect();
-        let a_prime: Vec<G1Affine> = self.digits.iter().map(|p| p.a_prime).collect();
-        let a_bar: Vec<G1Affine> = self.digits.iter().map(|p| p.a_bar).collect();
+        bases.push(params.params.bb_sig_params.g1);
+        scalars.push(g1_weight);
+        if !G1::msm_unchecked(&bases, &scalars).is_zero() {
+            return Err(PredicateError::InvalidProof("range: digit"));
+        }
         let lhs = G1::msm_unchecked(&a_prime, &rho);
         let rhs = G1::msm_unchecked(&a_bar, &rho);
         if !multi_pairing(
