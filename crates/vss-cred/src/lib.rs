@@ -13,3 +13,4 @@ pub mod presentation;
 #[cfg(feature = "service")]
 pub mod roles;
 pub mod spec;
+pub mod predicates;
