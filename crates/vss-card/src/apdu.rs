@@ -134,18 +134,27 @@ pub struct StatusWord(pub u16);
 impl StatusWord {
     /// `90 00`: done.
     pub const OK: StatusWord = StatusWord(0x9000);
+    /// `65 81`: memory failure (the card's state could not be stored).
+    pub const MEMORY_FAILURE: StatusWord = StatusWord(0x6581);
     /// `67 00`: wrong length.
     pub const WRONG_LENGTH: StatusWord = StatusWord(0x6700);
     /// `69 82`: security status not satisfied (the PIN was not verified).
     pub const SECURITY_NOT_SATISFIED: StatusWord = StatusWord(0x6982);
     /// `69 83`: authentication method blocked (no PIN tries left).
     pub const AUTHENTICATION_BLOCKED: StatusWord = StatusWord(0x6983);
+    /// `69 85`: conditions of use not satisfied (not selected, not initialized, no system
+    /// parameters, no commitment waiting, already initialized).
+    pub const CONDITIONS_NOT_SATISFIED: StatusWord = StatusWord(0x6985);
     /// `6A 80`: incorrect data.
     pub const WRONG_DATA: StatusWord = StatusWord(0x6A80);
     /// `6A 82`: file or application not found (an unknown AID).
     pub const NOT_FOUND: StatusWord = StatusWord(0x6A82);
+    /// `6A 84`: not enough memory space (a data object longer than its bound).
+    pub const NOT_ENOUGH_MEMORY: StatusWord = StatusWord(0x6A84);
     /// `6A 86`: incorrect P1 or P2.
     pub const WRONG_P1_P2: StatusWord = StatusWord(0x6A86);
+    /// `6A 88`: referenced data not found (a data object not set, or an unknown tag).
+    pub const DATA_NOT_FOUND: StatusWord = StatusWord(0x6A88);
     /// `6D 00`: instruction not supported.
     pub const INS_NOT_SUPPORTED: StatusWord = StatusWord(0x6D00);
     /// `6E 00`: class not supported.

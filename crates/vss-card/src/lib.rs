@@ -2,10 +2,27 @@
 //! and computes its share of every proof, reached by ISO/IEC 7816-4 APDUs over PC/SC (vpcd)
 //! or TCP.
 //!
-//! This first part is the APDU layer: [`Command`] and [`Response`] in short and extended
-//! length, the status words the card answers, and the card application's AID.
+//! - [`apdu`]: command and response APDUs in short and extended length, the status words.
+//! - [`applet`]: the card application, a state machine from command to response bytes.
+//! - [`state`]: its state in one file encrypted at rest.
+//! - [`vpcd`] and [`tcp`]: the card's transports, [`frame`] their framing.
+//! - [`channel`] and [`client`]: the user service's side, [`client::CardClient`] over any
+//!   [`channel::CardChannel`] as a [`vss_cred::holder::SecretHolder`].
 
-mod apdu;
+pub mod apdu;
+pub mod applet;
+pub mod channel;
+pub mod client;
+pub mod codes;
+pub mod connect;
+pub mod frame;
+pub mod params;
+#[cfg(feature = "pcsc")]
+pub mod pcsc;
+pub mod rss;
+pub mod state;
+pub mod tcp;
+pub mod vpcd;
 
 pub use apdu::{ApduError, Command, Response, StatusWord, MAX_DATA, MAX_LE};
 

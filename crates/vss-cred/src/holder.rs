@@ -77,6 +77,52 @@ pub trait SecretHolder {
     fn respond(&mut self, challenge: &Scalar) -> Result<Scalar, HolderError>;
 }
 
+/// APDUs exchanged with a card and their bytes, commands and responses both counted (as the
+/// seed counts them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Traffic {
+    /// Command APDUs sent (each answered by one response).
+    pub apdus: u64,
+    /// Bytes of the commands and the responses.
+    pub bytes: u64,
+}
+
+impl std::ops::Sub for Traffic {
+    type Output = Traffic;
+
+    fn sub(self, earlier: Traffic) -> Traffic {
+        Traffic {
+            apdus: self.apdus - earlier.apdus,
+            bytes: self.bytes - earlier.bytes,
+        }
+    }
+}
+
+/// A card as the user service drives it: the secret's share of each proof, and the rest of
+/// P2ABCE's smart-card interface (personalisation, PIN, storage of parameters and credentials).
+pub trait Card: SecretHolder {
+    /// Card setup: selects the application, sets the PIN and the PUK (the card generates its
+    /// secret), verifies the PIN and stores the system parameters.
+    fn setup(
+        &mut self,
+        pin: &str,
+        puk: &str,
+        system: &crate::spec::SystemParameters,
+    ) -> Result<(), HolderError>;
+    /// Selects the application and returns the card to its factory state, with the PUK.
+    fn erase(&mut self, puk: &str) -> Result<(), HolderError>;
+    /// Selects the application and verifies the PIN for this session.
+    fn verify_pin(&mut self, pin: &str) -> Result<(), HolderError>;
+    /// Stores a credential in a slot (an empty one deletes it).
+    fn store_credential(&mut self, slot: u8, bytes: &[u8]) -> Result<(), HolderError>;
+    /// The credential in a slot, if any.
+    fn load_credential(&mut self, slot: u8) -> Result<Option<Vec<u8>>, HolderError>;
+    /// The card process's peak resident memory in kB.
+    fn peak_rss_kb(&mut self) -> Result<u32, HolderError>;
+    /// The traffic so far.
+    fn traffic(&self) -> Traffic;
+}
+
 /// The secret and the commitment waiting for its response: the card's arithmetic.
 #[derive(Zeroize, ZeroizeOnDrop)]
 pub struct CardSecret {

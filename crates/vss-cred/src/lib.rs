@@ -9,8 +9,8 @@ pub mod codec;
 pub mod group;
 pub mod holder;
 pub mod issuance;
+pub mod predicates;
 pub mod presentation;
 #[cfg(feature = "service")]
 pub mod roles;
 pub mod spec;
-pub mod predicates;
