@@ -1,5 +1,5 @@
 //! Attribute types and values, and how each value becomes a BBS message: a string is hashed
-//! (MapMessageToScalarAsHash), a date counts days since 1970-01-01 and an integer is itself,
+//! (MapMessageToScalarAsHash), a date counts days since 0001-01-01 and an integer is itself,
 //! so that dates and integers can be compared in range predicates and opened by an inspector.
 
 use crate::bbs::message_to_scalar;
@@ -8,8 +8,10 @@ use serde::{Deserialize, Serialize};
 
 /// The longest string attribute, in bytes.
 pub const MAX_STRING_LEN: usize = 1024;
-/// The earliest date accepted (days since 1970-01-01 are then never negative).
-pub const MIN_YEAR: i64 = 1970;
+/// The earliest year of a date accepted: dates count days from 0001-01-01.
+pub const MIN_YEAR: i64 = 1;
+/// Days from 0001-01-01 to 1970-01-01 (proleptic Gregorian).
+const UNIX_EPOCH_DAY: i64 = 719_162;
 /// The latest year of a date accepted.
 pub const MAX_YEAR: i64 = 9999;
 
@@ -55,7 +57,7 @@ impl AttributeType {
     }
 
     /// The value as the integer that range predicates compare (dates as days since
-    /// 1970-01-01); `None` for strings.
+    /// 0001-01-01); `None` for strings.
     pub fn ordinal(self, text: &str) -> Result<Option<u64>, AttributeError> {
         match self {
             AttributeType::String => Ok(None),
@@ -82,7 +84,7 @@ fn parse_integer(text: &str) -> Result<u64, AttributeError> {
         .map_err(|_| AttributeError::Integer(text.to_string()))
 }
 
-/// Days since 1970-01-01 of a date `YYYY-MM-DDZ`.
+/// Days since 0001-01-01 of a date `YYYY-MM-DDZ`.
 pub fn parse_date(text: &str) -> Result<u64, AttributeError> {
     let bad = || AttributeError::Date(text.to_string());
     let b = text.as_bytes();
@@ -104,7 +106,7 @@ pub fn parse_date(text: &str) -> Result<u64, AttributeError> {
     {
         return Err(bad());
     }
-    Ok(days_from_civil(y, m, d) as u64)
+    Ok((days_from_civil(y, m, d) + UNIX_EPOCH_DAY) as u64)
 }
 
 fn days_in_month(y: i64, m: i64) -> i64 {
@@ -128,9 +130,9 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-/// The date `YYYY-MM-DDZ` of a day count since 1970-01-01.
+/// The date `YYYY-MM-DDZ` of a day count since 0001-01-01.
 pub fn format_date(days: u64) -> String {
-    let z = days as i64 + 719_468;
+    let z = days as i64 - UNIX_EPOCH_DAY + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
     let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
@@ -147,18 +149,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn dates_count_days_since_1970_and_round_trip() {
-        assert_eq!(parse_date("1970-01-01Z"), Ok(0));
-        assert_eq!(parse_date("2013-08-07Z"), Ok(15_924));
-        assert_eq!(parse_date("1985-05-05Z"), Ok(5_603));
-        assert_eq!(parse_date("2000-02-29Z"), Ok(11_016));
-        for days in [0, 5_603, 11_016, 15_924, 2_932_896] {
+    fn dates_count_days_since_year_one_and_round_trip() {
+        assert_eq!(parse_date("0001-01-01Z"), Ok(0));
+        assert_eq!(parse_date("1970-01-01Z"), Ok(719_162));
+        assert_eq!(parse_date("2013-08-07Z"), Ok(719_162 + 15_924));
+        assert_eq!(parse_date("1985-05-05Z"), Ok(719_162 + 5_603));
+        assert_eq!(parse_date("2000-02-29Z"), Ok(719_162 + 11_016));
+        assert_eq!(parse_date("1900-03-01Z"), Ok(719_162 - 25_508));
+        for days in [0, 365, 719_162, 724_765, 730_178, 735_086, 3_652_058] {
             assert_eq!(parse_date(&format_date(days)), Ok(days));
         }
         for bad in [
             "2013-08-07",
             "2013-02-29Z",
-            "1969-12-31Z",
+            "0000-12-31Z",
+            "1900-02-29Z",
             "2013-13-01Z",
             "2013-8-07Z",
             "+013-08-07Z",
@@ -187,7 +192,7 @@ mod tests {
             AttributeType::String.encode("Dow")
         );
         assert_eq!(
-            AttributeType::Date.from_ordinal(15_924).as_deref(),
+            AttributeType::Date.from_ordinal(735_086).as_deref(),
             Some("2013-08-07Z")
         );
     }

@@ -8,6 +8,8 @@ use crate::bbs::{self, BbsError, PublicKey, SecretKey, Signature, API_ID};
 use crate::codec::{self, Versioned};
 use crate::group::{g1_to_bytes, hash_to_scalar, random_scalar, Scalar, G1};
 use crate::holder::{HolderError, SecretHolder};
+use crate::predicates::revocation::{update_witness, MembershipWitness, RemovalEntry};
+use crate::predicates::PredicateError;
 use crate::spec::{CredentialSpecification, SpecError, PROVER_BLIND_INDEX, SECRET_INDEX};
 use serde::{Deserialize, Serialize};
 use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -141,13 +143,14 @@ impl IssuerSecret {
         &self,
         offer: &IssuanceOffer,
         request: &IssuanceRequest,
-        handle: Option<Scalar>,
+        revocation: Option<(Scalar, MembershipWitness)>,
     ) -> Result<IssuanceResponse, IssuanceError> {
         let spec = &self.parameters.specification;
         if request.nonce != offer.nonce {
             return Err(IssuanceError::UnknownNonce);
         }
-        if handle.is_some() != spec.revocable {
+        let (handle, witness) = revocation.unzip();
+        if handle.is_some() != spec.revocable || witness.is_some() != spec.revocable {
             return Err(IssuanceError::Handle);
         }
         let pk = self.parameters.key()?;
@@ -166,6 +169,7 @@ impl IssuerSecret {
             version: codec::VERSION,
             signature: signature.to_bytes().to_vec(),
             handle,
+            witness,
         })
     }
 }
@@ -317,6 +321,9 @@ pub struct IssuanceResponse {
     /// The revocation handle, when the credential is revocable.
     #[serde(with = "scalar_option", default)]
     pub handle: Option<Scalar>,
+    /// The handle's witness in the revocation authority's accumulator.
+    #[serde(default)]
+    pub witness: Option<MembershipWitness>,
 }
 
 impl Versioned for IssuanceResponse {
@@ -407,6 +414,9 @@ impl PendingIssuance {
         response: &IssuanceResponse,
     ) -> Result<Credential, IssuanceError> {
         let spec = &issuer.specification;
+        if response.witness.is_some() != spec.revocable {
+            return Err(IssuanceError::Handle);
+        }
         let signature = Signature::from_bytes(&response.signature)?;
         let known = known_messages(spec, &self.offer.attributes, response.handle)?;
         let pk = issuer.key()?;
@@ -426,6 +436,7 @@ impl PendingIssuance {
             secret_point: self.secret_point,
             prover_blind: self.blind,
             handle: response.handle,
+            witness: response.witness.clone(),
             signature: response.signature.clone(),
         })
     }
@@ -449,6 +460,9 @@ pub struct Credential {
     /// The revocation handle, when revocable.
     #[serde(with = "scalar_option", default)]
     pub handle: Option<Scalar>,
+    /// The handle's witness, kept up to date from the revocation authority's removal log.
+    #[serde(default)]
+    pub witness: Option<MembershipWitness>,
     /// The BBS signature, hex of its 80 octets.
     #[serde(with = "codec::bytes")]
     pub signature: Vec<u8>,
@@ -467,6 +481,15 @@ impl Drop for Credential {
 }
 
 impl Credential {
+    /// Brings the witness up to date with the revocation authority's removals since its
+    /// epoch; a revoked credential's witness cannot be.
+    pub fn update_witness(&mut self, removals: &[RemovalEntry]) -> Result<(), PredicateError> {
+        if let (Some(handle), Some(witness)) = (&self.handle, &self.witness) {
+            self.witness = Some(update_witness(witness, handle, removals)?);
+        }
+        Ok(())
+    }
+
     /// The messages the user knows, by index (all but the card's secret).
     pub fn known_messages(&self) -> Result<Vec<(usize, Scalar)>, IssuanceError> {
         let mut known = known_messages(&self.issuer.specification, &self.attributes, self.handle)?;

@@ -6,10 +6,15 @@
 
 use crate::bbs::{self, BbsError, Proof, ProofInit, ProverMessage};
 use crate::codec::{self, Versioned};
-use crate::group::{g1_to_bytes, i2osp, random_scalar, G1};
+use crate::group::{g1_to_bytes, i2osp, random_scalar, Scalar, G1};
 use crate::holder::{scope_base, HolderError, SecretHolder, MAX_SCOPE_LEN};
 use crate::issuance::{Credential, IssuanceError, IssuerParameters};
+use crate::predicates::inspection::{InspectionProof, InspectionProtocol, InspectorPublicKey};
+use crate::predicates::range::{RangeParams, RangeProof, RangeProtocol};
+use crate::predicates::revocation::{NonRevocationProof, NonRevocationProtocol, RevocationInfo};
+use crate::predicates::PredicateError;
 use crate::spec::{CredentialSpecification, SpecError, SECRET_INDEX};
+use ark_ff::Zero;
 use serde::{Deserialize, Serialize};
 
 /// Octets in a verifier's nonce.
@@ -24,6 +29,28 @@ pub struct Equality {
     pub attribute: String,
     /// The value it must have.
     pub value: String,
+}
+
+/// A hidden date or integer attribute that must lie in `[min, max]` (values of its type).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RangePredicate {
+    /// The attribute.
+    pub attribute: String,
+    /// The least value allowed.
+    pub min: String,
+    /// The greatest value allowed.
+    pub max: String,
+}
+
+/// A hidden attribute encrypted for an inspector, who may open it on the stated grounds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InspectionRequest {
+    /// The attribute (a date or an integer).
+    pub attribute: String,
+    /// The inspector's public key.
+    pub inspector: InspectorPublicKey,
+    /// Why it may be opened; bound into the proof.
+    pub grounds: String,
 }
 
 /// A verifier's presentation policy.
@@ -42,6 +69,18 @@ pub struct PresentationPolicy {
     /// Attributes that must equal a value.
     #[serde(default)]
     pub equal: Vec<Equality>,
+    /// Hidden attributes that must lie in a range.
+    #[serde(default)]
+    pub ranges: Vec<RangePredicate>,
+    /// The verifier's range parameters, when the policy has ranges.
+    #[serde(default)]
+    pub range_parameters: Option<RangeParams>,
+    /// Hidden attributes encrypted for inspectors.
+    #[serde(default)]
+    pub inspect: Vec<InspectionRequest>,
+    /// The revocation authority's current state, when credentials must not be revoked.
+    #[serde(default)]
+    pub revocation: Option<RevocationInfo>,
     /// The scope of the pseudonym shown, if any.
     #[serde(default)]
     pub scope: Option<String>,
@@ -82,6 +121,15 @@ pub struct PresentationToken {
     /// The pseudonym, when the policy names a scope.
     #[serde(default)]
     pub pseudonym: Option<Pseudonym>,
+    /// One range proof per range predicate, in the policy's order.
+    #[serde(default)]
+    pub ranges: Vec<RangeProof>,
+    /// One verifiable encryption per inspection request, in the policy's order.
+    #[serde(default)]
+    pub inspections: Vec<InspectionProof>,
+    /// The proof that the credential's handle is in the accumulator, when asked for.
+    #[serde(default)]
+    pub non_revocation: Option<NonRevocationProof>,
 }
 
 impl Versioned for PresentationToken {
@@ -114,6 +162,9 @@ pub enum PresentationError {
     /// The proof does not verify.
     #[error("the proof does not verify")]
     InvalidProof,
+    /// A range, inspection or revocation statement failed.
+    #[error("{0}: {1}")]
+    Predicate(&'static str, PredicateError),
     /// A specification or attribute problem.
     #[error(transparent)]
     Spec(#[from] SpecError),
@@ -139,6 +190,10 @@ impl PresentationPolicy {
             specification_id: issuer.specification.id.clone(),
             reveal: Vec::new(),
             equal: Vec::new(),
+            ranges: Vec::new(),
+            range_parameters: None,
+            inspect: Vec::new(),
+            revocation: None,
             scope: None,
             nonce: nonce.to_vec(),
         }
@@ -182,6 +237,65 @@ impl PresentationPolicy {
         Ok(indexes)
     }
 
+    /// The message indexes the range, inspection and revocation statements speak of, each
+    /// hidden, with the bounds of each range.
+    fn linked(
+        &self,
+        spec: &CredentialSpecification,
+        disclosed: &[usize],
+    ) -> Result<Linked, PresentationError> {
+        let mut ranges = Vec::with_capacity(self.ranges.len());
+        for r in &self.ranges {
+            let (index, a) = spec.attribute(&r.attribute)?;
+            let bound = |v: &str| {
+                a.kind
+                    .ordinal(v)
+                    .ok()
+                    .flatten()
+                    .ok_or(PresentationError::Policy(
+                        "a range bound is not a date or integer of its attribute",
+                    ))
+            };
+            ranges.push((index, bound(&r.min)?, bound(&r.max)?));
+        }
+        if !ranges.is_empty() && self.range_parameters.is_none() {
+            return Err(PresentationError::Policy("ranges without range parameters"));
+        }
+        let mut inspections = Vec::with_capacity(self.inspect.len());
+        for i in &self.inspect {
+            let (index, a) = spec.attribute(&i.attribute)?;
+            if a.kind == crate::attributes::AttributeType::String {
+                return Err(PresentationError::Policy(
+                    "only dates and integers can be inspected",
+                ));
+            }
+            inspections.push(index);
+        }
+        let handle = match (&self.revocation, spec.handle_index()) {
+            (Some(_), Some(index)) => Some(index),
+            (Some(_), None) => {
+                return Err(PresentationError::Policy(
+                    "revocation asked of an unrevocable credential",
+                ))
+            }
+            (None, _) => None,
+        };
+        let all = ranges
+            .iter()
+            .map(|r| r.0)
+            .chain(inspections.iter().copied());
+        if all.clone().any(|i| disclosed.contains(&i)) {
+            return Err(PresentationError::Policy(
+                "a disclosed attribute is also in a predicate",
+            ));
+        }
+        Ok(Linked {
+            ranges,
+            inspections,
+            handle,
+        })
+    }
+
     fn transcript(&self, pseudonym: Option<&Pseudonym>) -> Vec<u8> {
         let policy = serde_json::to_vec(self).expect("policies serialize");
         let mut ph = TRANSCRIPT_LABEL.to_vec();
@@ -195,11 +309,44 @@ impl PresentationPolicy {
     }
 }
 
+/// The hidden messages other statements share their blindings with.
+struct Linked {
+    ranges: Vec<(usize, u64, u64)>,
+    inspections: Vec<usize>,
+    handle: Option<usize>,
+}
+
+impl Linked {
+    fn indexes(&self) -> impl Iterator<Item = usize> + '_ {
+        self.ranges
+            .iter()
+            .map(|r| r.0)
+            .chain(self.inspections.iter().copied())
+            .chain(self.handle)
+    }
+}
+
+fn predicate(what: &'static str) -> impl FnOnce(PredicateError) -> PresentationError {
+    move |e| PresentationError::Predicate(what, e)
+}
+
 /// Makes a presentation token for the policy from the credential, with the card's share.
 pub fn present(
     holder: &mut dyn SecretHolder,
     credential: &Credential,
     policy: &PresentationPolicy,
+) -> Result<PresentationToken, PresentationError> {
+    prove(holder, credential, policy, Scalar::zero())
+}
+
+/// [`present`], with the blindings of the range, inspection and revocation statements
+/// moved by `skew` from those of the signature's proof (zero but in the test of the
+/// verifier's link check).
+fn prove(
+    holder: &mut dyn SecretHolder,
+    credential: &Credential,
+    policy: &PresentationPolicy,
+    skew: Scalar,
 ) -> Result<PresentationToken, PresentationError> {
     let issuer = &credential.issuer;
     let spec = &issuer.specification;
@@ -216,7 +363,58 @@ pub fn present(
             return Err(PresentationError::Unsatisfied(eq.attribute.clone()));
         }
     }
+    let linked = policy.linked(spec, &disclosed_indexes)?;
     let known = credential.known_messages()?;
+    let value_of = |index: usize| -> Result<Scalar, PresentationError> {
+        known
+            .iter()
+            .find(|(i, _)| *i == index)
+            .map(|(_, v)| *v)
+            .ok_or(PresentationError::WrongCredential)
+    };
+    let blindings: Vec<(usize, Scalar)> = linked.indexes().map(|i| (i, random_scalar())).collect();
+    let blinding_of = |index: usize| blindings.iter().find(|(i, _)| *i == index).map(|(_, b)| *b);
+    let sub_blinding_of = |index: usize| blinding_of(index).map(|b| b + skew);
+    let mut sub_transcript = Vec::new();
+    let mut range_protocols = Vec::with_capacity(linked.ranges.len());
+    for (index, min, max) in &linked.ranges {
+        let params = policy
+            .range_parameters
+            .as_ref()
+            .ok_or(PresentationError::Policy("ranges without range parameters"))?;
+        let blinding = sub_blinding_of(*index).ok_or(PresentationError::WrongCredential)?;
+        let p = RangeProtocol::init(params, *min, *max, value_of(*index)?, blinding)
+            .map_err(predicate("range"))?;
+        p.challenge_bytes(&mut sub_transcript);
+        range_protocols.push(p);
+    }
+    let mut inspection_protocols = Vec::with_capacity(linked.inspections.len());
+    for (request, index) in policy.inspect.iter().zip(&linked.inspections) {
+        let blinding = sub_blinding_of(*index).ok_or(PresentationError::WrongCredential)?;
+        let p = InspectionProtocol::init(
+            &request.inspector,
+            request.grounds.as_bytes(),
+            value_of(*index)?,
+            blinding,
+        )
+        .map_err(predicate("inspection"))?;
+        p.challenge_bytes(&mut sub_transcript);
+        inspection_protocols.push(p);
+    }
+    let revocation_protocol = match (&policy.revocation, linked.handle) {
+        (Some(info), Some(index)) => {
+            let witness = credential
+                .witness
+                .as_ref()
+                .ok_or(PresentationError::WrongCredential)?;
+            let blinding = sub_blinding_of(index).ok_or(PresentationError::WrongCredential)?;
+            let p = NonRevocationProtocol::init(info, value_of(index)?, witness, blinding)
+                .map_err(predicate("revocation"))?;
+            p.challenge_bytes(&mut sub_transcript);
+            Some(p)
+        }
+        _ => None,
+    };
     let card = holder.commit(policy.scope.as_deref().map(str::as_bytes))?;
     let pseudonym = match (policy.scope.is_some(), card.nym) {
         (true, Some(n)) => Some(Pseudonym { nym: n.nym, t: n.t }),
@@ -233,7 +431,7 @@ pub fn present(
         } else {
             ProverMessage::Hidden {
                 value: *value,
-                blinding: None,
+                blinding: blinding_of(*index),
             }
         });
     }
@@ -246,7 +444,9 @@ pub fn present(
         &messages,
         &mut random_scalar,
     )?;
-    let challenge = init.challenge(&policy.transcript(pseudonym.as_ref()))?;
+    let mut ph = policy.transcript(pseudonym.as_ref());
+    ph.extend_from_slice(&sub_transcript);
+    let challenge = init.challenge(&ph)?;
     let response = holder.respond(&challenge)?;
     let proof = init.finalize(challenge, &[(SECRET_INDEX, response)])?;
     let disclosed = disclosed_indexes
@@ -259,6 +459,15 @@ pub fn present(
         disclosed,
         proof: proof.to_bytes(),
         pseudonym,
+        ranges: range_protocols
+            .into_iter()
+            .map(|p| p.gen_proof(&challenge))
+            .collect(),
+        inspections: inspection_protocols
+            .into_iter()
+            .map(|p| p.gen_proof(&challenge))
+            .collect(),
+        non_revocation: revocation_protocol.map(|p| p.gen_proof(&challenge)),
     })
 }
 
@@ -310,10 +519,75 @@ pub fn verify(
     if proof.m_hat.len() + disclosed.len() != spec.message_count() {
         return Err(PresentationError::InvalidProof);
     }
+    let disclosed_only: Vec<usize> = disclosed.iter().map(|(i, _)| *i).collect();
+    let linked = policy.linked(spec, &disclosed_only)?;
+    if token.ranges.len() != linked.ranges.len()
+        || token.inspections.len() != linked.inspections.len()
+        || token.non_revocation.is_some() != linked.handle.is_some()
+    {
+        return Err(PresentationError::PolicyMismatch);
+    }
+    let mut ph = policy.transcript(token.pseudonym.as_ref());
+    if let Some(params) = &policy.range_parameters {
+        for (proof, (_, min, max)) in token.ranges.iter().zip(&linked.ranges) {
+            proof
+                .challenge_bytes(params, *min, *max, &mut ph)
+                .map_err(predicate("range"))?;
+        }
+    }
+    for (proof, request) in token.inspections.iter().zip(&policy.inspect) {
+        proof
+            .challenge_bytes(&request.inspector, request.grounds.as_bytes(), &mut ph)
+            .map_err(predicate("inspection"))?;
+    }
+    if let (Some(proof), Some(info)) = (&token.non_revocation, &policy.revocation) {
+        proof
+            .challenge_bytes(info, &mut ph)
+            .map_err(predicate("revocation"))?;
+    }
     let pk = issuer.key()?;
-    let ph = policy.transcript(token.pseudonym.as_ref());
     bbs::proof_verify(&pk, &proof, &spec.header(), &ph, &disclosed)
         .map_err(|_| PresentationError::InvalidProof)?;
+    let c = proof.challenge;
+    let response_of = |index: usize| -> Scalar {
+        let position = (0..index).filter(|i| !disclosed_only.contains(i)).count();
+        proof.m_hat[position]
+    };
+    let unlinked = |what| {
+        PresentationError::Predicate(
+            what,
+            PredicateError::InvalidProof("not linked to the credential"),
+        )
+    };
+    if let Some(params) = &policy.range_parameters {
+        for (p, (index, min, max)) in token.ranges.iter().zip(&linked.ranges) {
+            p.verify(&c, params, *min, *max)
+                .map_err(predicate("range"))?;
+            if p.value_response() != response_of(*index) {
+                return Err(unlinked("range"));
+            }
+        }
+    }
+    for ((p, request), index) in token
+        .inspections
+        .iter()
+        .zip(&policy.inspect)
+        .zip(&linked.inspections)
+    {
+        p.verify(&c, &request.inspector)
+            .map_err(predicate("inspection"))?;
+        if p.value_response() != response_of(*index) {
+            return Err(unlinked("inspection"));
+        }
+    }
+    if let (Some(p), Some(info), Some(index)) =
+        (&token.non_revocation, &policy.revocation, linked.handle)
+    {
+        p.verify(&c, info).map_err(predicate("revocation"))?;
+        if p.value_response() != response_of(index) {
+            return Err(unlinked("revocation"));
+        }
+    }
     let secret_response = proof.m_hat[0];
     match (&policy.scope, &token.pseudonym) {
         (Some(scope), Some(p)) => {
@@ -328,4 +602,78 @@ pub fn verify(
         disclosed: token.disclosed.clone(),
         pseudonym: token.pseudonym.map(|p| p.nym),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::attributes::AttributeType;
+    use crate::holder::LocalHolder;
+    use crate::issuance::{request, IssuerSecret};
+    use crate::predicates::inspection::InspectorKey;
+    use crate::predicates::revocation::RevocationAuthority;
+    use crate::spec::{AttributeSpec, SystemParameters};
+
+    type AddStatement = fn(&mut PresentationPolicy, &InspectorKey, &RevocationAuthority);
+
+    /// A prover whose range, inspection and non-revocation proofs speak of other blindings
+    /// than its signature proof: each statement verifies alone, the link check refuses it.
+    #[test]
+    fn statements_not_linked_to_the_credential_are_refused() {
+        let spec = CredentialSpecification {
+            version: 1,
+            id: "urn:t".into(),
+            attributes: vec![AttributeSpec {
+                name: "n".into(),
+                kind: AttributeType::Integer,
+            }],
+            revocable: true,
+        };
+        let issuer = IssuerSecret::generate(spec).expect("issuer");
+        let mut ra = RevocationAuthority::new();
+        let mut card = LocalHolder::generate(SystemParameters::generate().secret_base);
+        let p = card.public_point().expect("p");
+        let offer = issuer.offer(&[("n".into(), "42".into())]).expect("offer");
+        let (req, pending) = request(&mut card, &p, &issuer.parameters, &offer).expect("request");
+        let handle = ra.issue_handle().expect("handle");
+        let response = issuer.issue(&offer, &req, Some(handle)).expect("issue");
+        let credential = pending
+            .complete(&issuer.parameters, &response)
+            .expect("credential");
+        let inspector = InspectorKey::new();
+        let statements: [(&str, AddStatement); 3] = [
+            ("range", |p, _, _| {
+                p.ranges.push(RangePredicate {
+                    attribute: "n".into(),
+                    min: "0".into(),
+                    max: "100".into(),
+                });
+                p.range_parameters = Some(RangeParams::new(16).expect("params"));
+            }),
+            ("inspection", |p, k, _| {
+                p.inspect.push(InspectionRequest {
+                    attribute: "n".into(),
+                    inspector: k.public(),
+                    grounds: "g".into(),
+                })
+            }),
+            ("revocation", |p, _, ra| p.revocation = Some(ra.public())),
+        ];
+        for (what, add) in statements {
+            let mut policy = PresentationPolicy::new(&issuer.parameters);
+            add(&mut policy, &inspector, &ra);
+            let honest = present(&mut card, &credential, &policy).expect("honest");
+            assert!(
+                verify(&policy, &honest, &issuer.parameters).is_ok(),
+                "{what}"
+            );
+            let skewed = prove(&mut card, &credential, &policy, Scalar::from(1u8)).expect("skewed");
+            match verify(&policy, &skewed, &issuer.parameters) {
+                Err(PresentationError::Predicate(w, PredicateError::InvalidProof(_))) => {
+                    assert_eq!(w, what)
+                }
+                other => panic!("{what}: {other:?}"),
+            }
+        }
+    }
 }

@@ -8,6 +8,13 @@ use crate::group::Scalar;
 use crate::issuance::{
     IssuanceError, IssuanceOffer, IssuanceRequest, IssuanceResponse, IssuerParameters, IssuerSecret,
 };
+use crate::predicates::inspection::{
+    DlogTable, InspectorKey, InspectorPublicKey, DEFAULT_DECRYPT_BITS,
+};
+use crate::predicates::revocation::{
+    MembershipWitness, RemovalEntry, RevocationAuthority, RevocationInfo,
+};
+use crate::predicates::PredicateError;
 use crate::presentation::{
     self, PresentationError, PresentationPolicy, PresentationToken, VerifiedPresentation,
 };
@@ -221,14 +228,15 @@ impl Issuer {
         Ok(offer)
     }
 
-    /// Answers a request to an open offer, once; `handle` is the revocation authority's.
+    /// Answers a request to an open offer, once; `revocation` is the handle and witness
+    /// the revocation authority gave the credential.
     pub fn issue(
         &self,
         request: &IssuanceRequest,
-        handle: Option<Scalar>,
+        revocation: Option<(Scalar, MembershipWitness)>,
     ) -> Result<IssuanceResponse, RoleError> {
         let offer: IssuanceOffer = self.offers.take(&request.nonce)?;
-        Ok(self.secret.issue(&offer, request, handle)?)
+        Ok(self.secret.issue(&offer, request, revocation)?)
     }
 }
 
@@ -262,6 +270,177 @@ impl Verifier {
         let policy: PresentationPolicy = self.policies.take(&token.policy.nonce)?;
         Ok(presentation::verify(&policy, token, issuer)?)
     }
+}
+
+/// A key or state file: the artefact with its format version.
+#[derive(Serialize, Deserialize)]
+struct Keyed<T> {
+    version: u32,
+    value: T,
+}
+
+impl<T> Versioned for Keyed<T> {
+    fn version(&self) -> u32 {
+        self.version
+    }
+}
+
+fn write_keyed<T: Serialize>(path: &Path, value: T) -> Result<(), RoleError> {
+    write_artefact(
+        path,
+        &Keyed {
+            version: codec::VERSION,
+            value,
+        },
+    )
+}
+
+fn read_keyed<T: DeserializeOwned>(path: &Path) -> Result<T, RoleError> {
+    read_artefact::<Keyed<T>>(path).map(|k| k.value)
+}
+
+/// What an inspector opened.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InspectionResult {
+    /// The attribute.
+    pub attribute: String,
+    /// Its value.
+    pub value: String,
+    /// The grounds the token was bound to.
+    pub grounds: String,
+}
+
+/// The inspector: `secret.json` (its key) and `public.json`.
+pub struct Inspector {
+    key: InspectorKey,
+}
+
+impl Inspector {
+    /// Creates an inspector with a fresh key in `dir`.
+    pub fn create(dir: &Path) -> Result<Self, RoleError> {
+        let path = dir.join("secret.json");
+        if path.exists() {
+            return Err(RoleError::Exists(dir.to_path_buf()));
+        }
+        let key = InspectorKey::new();
+        write_keyed(&path, &key)?;
+        write_keyed(&dir.join("public.json"), key.public())?;
+        Ok(Inspector { key })
+    }
+
+    /// Opens the inspector in `dir`.
+    pub fn open(dir: &Path) -> Result<Self, RoleError> {
+        Ok(Inspector {
+            key: read_keyed(&dir.join("secret.json"))?,
+        })
+    }
+
+    /// The inspector's public key.
+    pub fn public(&self) -> InspectorPublicKey {
+        self.key.public()
+    }
+
+    /// Checks the token and opens the attributes encrypted for this inspector.
+    pub fn inspect(
+        &self,
+        token: &PresentationToken,
+        issuer: &IssuerParameters,
+    ) -> Result<Vec<InspectionResult>, RoleError> {
+        presentation::verify(&token.policy, token, issuer)?;
+        let spec = &issuer.specification;
+        let mine = self.key.public();
+        let mut opened = Vec::new();
+        let mut table: Option<DlogTable> = None;
+        for (request, proof) in token.policy.inspect.iter().zip(&token.inspections) {
+            if request.inspector != mine {
+                continue;
+            }
+            let table = match &mut table {
+                Some(t) => t,
+                None => table.insert(DlogTable::new(DEFAULT_DECRYPT_BITS).map_err(inspection)?),
+            };
+            let ordinal = self
+                .key
+                .decrypt_with(table, proof.ciphertext())
+                .map_err(inspection)?;
+            let (_, a) = spec.attribute(&request.attribute)?;
+            let value = a.kind.from_ordinal(ordinal).ok_or(RoleError::Presentation(
+                PresentationError::Policy("only dates and integers can be inspected"),
+            ))?;
+            opened.push(InspectionResult {
+                attribute: request.attribute.clone(),
+                value,
+                grounds: request.grounds.clone(),
+            });
+        }
+        Ok(opened)
+    }
+}
+
+fn inspection(e: PredicateError) -> RoleError {
+    RoleError::Presentation(PresentationError::Predicate("inspection", e))
+}
+
+/// The revocation authority: `state.json` (its key, accumulator and removal log) and
+/// `public.json` (what verifiers and users need).
+pub struct Revocation {
+    dir: PathBuf,
+    authority: RevocationAuthority,
+}
+
+impl Revocation {
+    /// Creates a revocation authority in `dir`.
+    pub fn create(dir: &Path) -> Result<Self, RoleError> {
+        if dir.join("state.json").exists() {
+            return Err(RoleError::Exists(dir.to_path_buf()));
+        }
+        let role = Revocation {
+            dir: dir.to_path_buf(),
+            authority: RevocationAuthority::new(),
+        };
+        role.save()?;
+        Ok(role)
+    }
+
+    /// Opens the revocation authority in `dir`.
+    pub fn open(dir: &Path) -> Result<Self, RoleError> {
+        Ok(Revocation {
+            dir: dir.to_path_buf(),
+            authority: read_keyed(&dir.join("state.json"))?,
+        })
+    }
+
+    fn save(&self) -> Result<(), RoleError> {
+        write_keyed(&self.dir.join("state.json"), &self.authority)?;
+        write_keyed(&self.dir.join("public.json"), self.authority.public())
+    }
+
+    /// The accumulator's current state.
+    pub fn info(&self) -> RevocationInfo {
+        self.authority.public()
+    }
+
+    /// A fresh handle for a credential being issued, with its witness.
+    pub fn issue_handle(&mut self) -> Result<(Scalar, MembershipWitness), RoleError> {
+        let issued = self.authority.issue_handle().map_err(revocation)?;
+        self.save()?;
+        Ok(issued)
+    }
+
+    /// Revokes the credential with `handle`.
+    pub fn revoke(&mut self, handle: &Scalar) -> Result<(), RoleError> {
+        self.authority.revoke(handle).map_err(revocation)?;
+        self.save()
+    }
+
+    /// The removals after `epoch`, for users to update their witnesses.
+    pub fn removals_since(&self, epoch: u64) -> Result<Vec<RemovalEntry>, RoleError> {
+        self.authority.removals_since(epoch).map_err(revocation)
+    }
+}
+
+fn revocation(e: PredicateError) -> RoleError {
+    RoleError::Presentation(PresentationError::Predicate("revocation", e))
 }
 
 #[cfg(test)]

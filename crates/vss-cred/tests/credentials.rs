@@ -152,3 +152,113 @@ fn refusals() {
         Err(IssuanceError::Attribute { .. })
     ));
 }
+
+#[test]
+fn inspectable_member_number_range_and_revocation() {
+    use vss_cred::predicates::range::RangeParams;
+    use vss_cred::presentation::{InspectionRequest, RangePredicate};
+    use vss_cred::roles::{Inspector, Revocation};
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let system = SystemParameters::generate();
+    let mut spec = vip_spec();
+    spec.revocable = true;
+    let issuer = IssuerSecret::generate(spec).expect("issuer");
+    let mut ra = Revocation::create(&dir.path().join("revocation")).expect("revocation authority");
+    let inspector = Inspector::create(&dir.path().join("inspector")).expect("inspector");
+    let mut card = LocalHolder::generate(system.secret_base);
+
+    let p = card.public_point().expect("p");
+    let offer = issuer.offer(&john("2013-08-07Z")).expect("offer");
+    let (request, pending) =
+        issuance::request(&mut card, &p, &issuer.parameters, &offer).expect("request");
+    let response = issuer
+        .issue(&offer, &request, Some(ra.issue_handle().expect("handle")))
+        .expect("issue");
+    let mut credential = pending
+        .complete(&issuer.parameters, &response)
+        .expect("complete");
+    let handle = credential.handle.expect("revocable");
+
+    let policy = |ra: &Revocation| {
+        let mut policy = gate_policy(&issuer);
+        policy.inspect.push(InspectionRequest {
+            attribute: "member_number".into(),
+            inspector: inspector.public(),
+            grounds: "lottery of matchday 2013-08-07".into(),
+        });
+        policy.ranges.push(RangePredicate {
+            attribute: "birthday".into(),
+            min: "1900-01-01Z".into(),
+            max: "1995-08-07Z".into(),
+        });
+        policy.range_parameters = Some(RangeParams::new(16).expect("range parameters"));
+        policy.revocation = Some(ra.info());
+        policy
+    };
+
+    let gate = policy(&ra);
+    let token = presentation::present(&mut card, &credential, &gate).expect("present");
+    presentation::verify(&gate, &token, &issuer.parameters).expect("verify");
+    let opened = inspector
+        .inspect(&token, &issuer.parameters)
+        .expect("inspect");
+    assert_eq!(opened.len(), 1);
+    assert_eq!(opened[0].value, "23784638726");
+    assert_eq!(opened[0].grounds, "lottery of matchday 2013-08-07");
+
+    let mut young = gate.clone();
+    young.ranges[0].min = "1990-01-01Z".into();
+    assert!(matches!(
+        presentation::present(&mut card, &credential, &young),
+        Err(PresentationError::Predicate("range", _))
+    ));
+
+    let mut swapped = token.clone();
+    swapped.inspections[0] = presentation::present(&mut card, &credential, &gate)
+        .expect("other")
+        .inspections[0]
+        .clone();
+    assert!(matches!(
+        presentation::verify(&gate, &swapped, &issuer.parameters),
+        Err(PresentationError::InvalidProof)
+    ));
+
+    // Another credential is revoked: ours updates its witness from the public log and still presents.
+    let other_offer = issuer.offer(&john("2013-08-07Z")).expect("offer");
+    let (other_request, _) =
+        issuance::request(&mut card, &p, &issuer.parameters, &other_offer).expect("request");
+    let other = issuer
+        .issue(
+            &other_offer,
+            &other_request,
+            Some(ra.issue_handle().expect("handle")),
+        )
+        .expect("issue");
+    ra.revoke(&other.handle.expect("handle"))
+        .expect("revoke other");
+    let after = policy(&ra);
+    let stale = presentation::present(&mut card, &credential, &after);
+    assert!(
+        matches!(stale, Err(PresentationError::Predicate("revocation", _))),
+        "stale witness"
+    );
+    credential
+        .update_witness(&ra.removals_since(0).expect("log"))
+        .expect("update");
+    let token =
+        presentation::present(&mut card, &credential, &after).expect("present after update");
+    presentation::verify(&after, &token, &issuer.parameters).expect("verify after update");
+
+    // Ours is revoked: its witness cannot be updated, and the old one does not verify.
+    let epoch = ra.info().epoch;
+    ra.revoke(&handle).expect("revoke ours");
+    let revoked = policy(&ra);
+    assert!(credential
+        .update_witness(&ra.removals_since(epoch).expect("log"))
+        .is_err());
+    let mut relabelled = credential.clone();
+    relabelled.witness = None;
+    assert!(presentation::present(&mut card, &relabelled, &revoked).is_err());
+    assert!(presentation::present(&mut card, &credential, &revoked).is_err());
+}

@@ -124,6 +124,15 @@ impl RangeParams {
         Ok(this)
     }
 }
+/// Parameters are equal when their encodings are.
+impl PartialEq for RangeParams {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_bytes() == other.to_bytes()
+    }
+}
+
+impl Eq for RangeParams {}
+
 hex_serde!(RangeParams);
 
 fn check_base(base: u16) -> Result<(), PredicateError> {
