@@ -19,6 +19,7 @@ pub mod frame;
 pub mod params;
 #[cfg(feature = "pcsc")]
 pub mod pcsc;
+pub mod process;
 pub mod rss;
 pub mod state;
 pub mod tcp;

@@ -7,13 +7,14 @@
 
 mod common;
 
-use common::{full_flow, round_trip, CardProcess, PIN};
+use common::{full_flow, round_trip, PIN};
 use std::path::Path;
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 use vss_card::channel::Counting;
 use vss_card::client::CardClient;
 use vss_card::pcsc::PcscChannel;
+use vss_card::process::CardProcess;
 use vss_cred::holder::SecretHolder;
 
 /// pcscd's socket.
@@ -93,10 +94,14 @@ fn the_card_behind_vpcd_answers_opensc_tool_and_runs_the_full_flow() {
     let _pcscd = start_pcscd();
     let dir = tempfile::tempdir().expect("temp dir");
     let card = CardProcess::start(
+        Path::new(env!("CARGO_BIN_EXE_vss-card")),
         &dir.path().join("card.state"),
         &["--vpcd", "127.0.0.1:35963"],
-    );
-    card.wait_for("connected to vpcd");
+        true,
+    )
+    .expect("vss-card starts");
+    card.wait_for("connected to vpcd", vss_card::process::START_TIMEOUT)
+        .expect("the card connects to vpcd");
     let channel = connect();
     let reader = channel.reader().to_owned();
     eprintln!("reader: {reader}");
@@ -126,5 +131,8 @@ fn the_card_behind_vpcd_answers_opensc_tool_and_runs_the_full_flow() {
     client.verify_pin(PIN).expect("verify");
     assert_eq!(client.public_point(), Ok(p));
     drop(client);
-    assert!(card.terminate(), "SIGTERM exits with status 0");
+    assert!(
+        card.terminate().expect("kill"),
+        "SIGTERM exits with status 0"
+    );
 }

@@ -2,23 +2,25 @@
 
 mod common;
 
-use common::{full_flow, round_trip, CardProcess, PIN};
+use common::{full_flow, round_trip, PIN};
+use std::path::Path;
 use vss_card::channel::{Counting, TcpChannel};
 use vss_card::client::CardClient;
+use vss_card::process::CardProcess;
 use vss_cred::holder::{HolderError, SecretHolder};
 
-fn connect(card: &CardProcess) -> CardClient<Counting<TcpChannel>> {
-    let line = card.wait_for("listening on ");
-    let addr = line.rsplit(' ').next().expect("an address");
-    CardClient::new(Counting::new(TcpChannel::connect(addr).expect("connect")))
+fn start_tcp(state: &Path) -> (CardProcess, CardClient<Counting<TcpChannel>>) {
+    let bin = Path::new(env!("CARGO_BIN_EXE_vss-card"));
+    let (card, addr) = CardProcess::start_tcp(bin, state, true).expect("vss-card starts");
+    let client = CardClient::new(Counting::new(TcpChannel::connect(addr).expect("connect")));
+    (card, client)
 }
 
 #[test]
 fn the_card_process_runs_the_full_flow_over_tcp_and_keeps_its_state() {
     let dir = tempfile::tempdir().expect("temp dir");
     let state = dir.path().join("card.state");
-    let card = CardProcess::start(&state, &["--listen", "127.0.0.1:0"]);
-    let mut client = connect(&card);
+    let (card, mut client) = start_tcp(&state);
     let p = full_flow(&mut client);
     let flow = (client.channel_mut().apdus(), client.channel_mut().bytes());
     let per_apdu = round_trip(&mut client, 100);
@@ -30,10 +32,12 @@ fn the_card_process_runs_the_full_flow_over_tcp_and_keeps_its_state() {
     );
     assert_eq!(client.verify_pin(b"9999"), Err(HolderError::WrongPin(2)));
     drop(client);
-    assert!(card.terminate(), "SIGTERM exits with status 0");
+    assert!(
+        card.terminate().expect("kill"),
+        "SIGTERM exits with status 0"
+    );
 
-    let card = CardProcess::start(&state, &["--listen", "127.0.0.1:0"]);
-    let mut client = connect(&card);
+    let (_card, mut client) = start_tcp(&state);
     client.select().expect("select");
     assert_eq!(client.verify_pin(b""), Err(HolderError::WrongPin(2)));
     client.verify_pin(PIN).expect("verify");
@@ -57,8 +61,7 @@ fn bad_arguments_and_a_tampered_state_are_one_line_errors() {
     let dir = tempfile::tempdir().expect("temp dir");
     let state = dir.path().join("card.state");
     let state_arg = state.to_str().expect("UTF-8 path");
-    let card = CardProcess::start(&state, &["--listen", "127.0.0.1:0"]);
-    card.wait_for("listening on ");
+    let (card, _client) = start_tcp(&state);
     drop(card);
     let mut bytes = std::fs::read(&state).expect("state written on first start");
     let last = bytes.len() - 1;
