@@ -232,7 +232,12 @@ impl<C: CardChannel> Card for CardClient<Counting<C>> {
         system: &SystemParameters,
     ) -> Result<(), HolderError> {
         self.select()?;
-        self.initialize(pin.as_bytes(), puk.as_bytes())?;
+        match self.initialize(pin.as_bytes(), puk.as_bytes()) {
+            Err(HolderError::Card(sw)) if sw == StatusWord::CONDITIONS_NOT_SATISFIED.0 => {
+                return Err(HolderError::AlreadySetUp)
+            }
+            other => other?,
+        }
         self.verify_pin(pin.as_bytes())?;
         self.store_system_parameters(&system.secret_base)
     }

@@ -50,6 +50,13 @@ enum Command {
     /// TLS termination with the keys in the store (serve).
     #[command(subcommand)]
     Tls(commands::tls::TlsCommand),
+    /// Privacy credentials (seed 003): setup, issue, policy, present, verify, inspect,
+    /// revoke, and the VIP-ticket scenario.
+    #[command(subcommand)]
+    Cred(commands::cred::CredCommand),
+    /// The IoT smart card holding a credential user's secret: serve, setup, erase.
+    #[command(subcommand)]
+    Card(commands::card::CardCommand),
     /// Verify secured messages arriving over UDP and forward the payloads of valid ones.
     Filter(commands::filter::FilterArgs),
     /// Seed 000's validation suite against two PKIs on loopback: PASS/FAIL per case.
@@ -90,6 +97,8 @@ fn main() -> ExitCode {
         Command::Stats(c) => c.run(),
         Command::Engine(c) => c.run(),
         Command::Tls(c) => c.run(),
+        Command::Cred(c) => c.run(),
+        Command::Card(c) => c.run(),
         Command::Filter(c) => c.run(),
         Command::Selftest(c) => c.run(),
         Command::Ecdsa(c) => c.run(),

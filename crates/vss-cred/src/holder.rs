@@ -53,6 +53,9 @@ pub enum HolderError {
     /// The PIN was wrong; this many tries are left.
     #[error("wrong PIN, {0} tries left")]
     WrongPin(u8),
+    /// Card setup on a card that is already set up (erase it first, with the PUK).
+    #[error("the card is already set up (erase it with the PUK first)")]
+    AlreadySetUp,
     /// The PIN (or the PUK) is blocked.
     #[error("the card's PIN is blocked")]
     Blocked,

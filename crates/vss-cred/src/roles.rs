@@ -272,7 +272,8 @@ impl Verifier {
     }
 }
 
-/// A key or state file: the artefact with its format version.
+/// A key or state file: a value (one that has no format version of its own) with the
+/// artefacts' version.
 #[derive(Serialize, Deserialize)]
 struct Keyed<T> {
     version: u32,
@@ -285,7 +286,8 @@ impl<T> Versioned for Keyed<T> {
     }
 }
 
-fn write_keyed<T: Serialize>(path: &Path, value: T) -> Result<(), RoleError> {
+/// Writes a value without a format version of its own (a key, parameters) as an artefact.
+pub fn write_keyed<T: Serialize>(path: &Path, value: T) -> Result<(), RoleError> {
     write_artefact(
         path,
         &Keyed {
@@ -295,7 +297,8 @@ fn write_keyed<T: Serialize>(path: &Path, value: T) -> Result<(), RoleError> {
     )
 }
 
-fn read_keyed<T: DeserializeOwned>(path: &Path) -> Result<T, RoleError> {
+/// Reads what [`write_keyed`] wrote.
+pub fn read_keyed<T: DeserializeOwned>(path: &Path) -> Result<T, RoleError> {
     read_artefact::<Keyed<T>>(path).map(|k| k.value)
 }
 

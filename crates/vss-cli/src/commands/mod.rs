@@ -1,6 +1,8 @@
 //! One module per `vss` subcommand group.
 
 pub mod bench;
+pub mod card;
+pub mod cred;
 pub mod demo;
 pub mod ecdsa;
 pub mod engine;
