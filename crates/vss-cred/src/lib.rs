@@ -13,4 +13,6 @@ pub mod predicates;
 pub mod presentation;
 #[cfg(feature = "service")]
 pub mod roles;
+#[cfg(feature = "service")]
+pub mod service;
 pub mod spec;
