@@ -164,11 +164,11 @@ enum Session {
         issuer: IssuerParameters,
     },
     Issuing {
-        pending: PendingIssuance,
+        pending: Box<PendingIssuance>,
         issuer: IssuerParameters,
     },
     Presenting {
-        policy: PresentationPolicy,
+        policy: Box<PresentationPolicy>,
         candidates: Vec<(u8, Credential)>,
     },
 }
@@ -329,7 +329,13 @@ impl UserService {
             }
             sessions.insert(
                 ui.session.clone(),
-                (Instant::now(), Session::Issuing { pending, issuer }),
+                (
+                    Instant::now(),
+                    Session::Issuing {
+                        pending: Box::new(pending),
+                        issuer,
+                    },
+                ),
             );
             Ok(request)
         });
@@ -393,7 +399,10 @@ impl UserService {
                     attributes: disclosed(c, &policy),
                 })
                 .collect();
-            let session = self.open_session(Session::Presenting { policy, candidates })?;
+            let session = self.open_session(Session::Presenting {
+                policy: Box::new(policy),
+                candidates,
+            })?;
             Ok(Choices { session, choices })
         });
         (result, traffic)
