@@ -406,6 +406,45 @@ mod tests {
     }
 
     #[test]
+    fn a_slow_request_is_answered_503_at_the_request_timeout() {
+        use std::io::{Read, Write};
+        let runtime = tokio::runtime::Runtime::new().expect("runtime");
+        let config = ServeConfig {
+            request_timeout: Duration::from_millis(200),
+            ..ServeConfig::default()
+        };
+        let slow = axum::Router::new().route(
+            "/slow",
+            axum::routing::get(|| async {
+                tokio::time::sleep(Duration::from_secs(30)).await;
+                "late"
+            }),
+        );
+        let addr = runtime.block_on(async {
+            let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+            let addr = listener.local_addr().expect("address");
+            tokio::spawn(async move {
+                let (stream, _) = listener.accept().await.expect("accept");
+                connection(stream, slow, config).await;
+            });
+            addr
+        });
+        let mut client = std::net::TcpStream::connect(addr).expect("connect");
+        client
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .expect("timeout");
+        client
+            .write_all(b"GET /slow HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+            .expect("write");
+        let started = Instant::now();
+        let mut text = String::new();
+        let _ = client.read_to_string(&mut text);
+        assert!(text.starts_with("HTTP/1.1 503 "), "{text}");
+        assert!(text.contains("\"error\""), "{text}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
     fn the_busy_answer_is_whole() {
         let (head, body) = BUSY.split_once("\r\n\r\n").expect("head and body");
         assert!(head.contains(&format!("content-length: {}", body.len())));
