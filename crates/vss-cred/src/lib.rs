@@ -15,4 +15,6 @@ pub mod presentation;
 pub mod roles;
 #[cfg(feature = "service")]
 pub mod scenario;
+#[cfg(feature = "service")]
+pub mod service;
 pub mod spec;

@@ -1,0 +1,202 @@
+//! The services' errors and their HTTP status codes: 400 a malformed request, 404 an
+//! unknown nonce, offer or session, 409 one already used (or a card not set up yet), 413 a
+//! body over [`MAX_BODY_LEN`], 422 a proof or credential that does not verify, 502 a card
+//! or another service that failed, 503 a bound reached, 500 the service's own storage.
+//! Every error is answered as `{"error": "..."}`.
+
+use super::MAX_BODY_LEN;
+use crate::codec::CodecError;
+use crate::holder::HolderError;
+use crate::issuance::IssuanceError;
+use crate::predicates::PredicateError;
+use crate::presentation::PresentationError;
+use crate::roles::RoleError;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+
+/// Why a service refused or failed a request.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// The body is not the JSON of what the endpoint takes.
+    #[error("malformed request: {0}")]
+    Malformed(#[from] CodecError),
+    /// A query parameter or field is missing or out of range.
+    #[error("malformed request: {0}")]
+    BadField(&'static str),
+    /// The body is longer than [`MAX_BODY_LEN`].
+    #[error("a request body is at most {MAX_BODY_LEN} bytes")]
+    TooLarge,
+    /// The body could not be read from the connection.
+    #[error("the request body could not be read")]
+    Body,
+    /// The nonce names no offer or policy this service has open.
+    #[error("the nonce names no open offer or policy")]
+    UnknownNonce,
+    /// The nonce's offer or policy was answered already.
+    #[error("the offer or policy of this nonce was answered already")]
+    Replayed,
+    /// No session has this identifier (never opened, finished, or expired).
+    #[error("no such session (unknown, finished or expired)")]
+    UnknownSession,
+    /// The session is at another step than the one asked for.
+    #[error("the session is not at this step")]
+    WrongStep,
+    /// The choice is not one of the session's choices.
+    #[error("choice {0} is not offered")]
+    UnknownChoice(usize),
+    /// Too many sessions are open; the oldest expire after the session lifetime.
+    #[error("too many sessions are open")]
+    TooManySessions,
+    /// The user service has no card yet (`/createSmartcard` or `/initIoTsmartcard` first).
+    #[error("no card: call /createSmartcard or /initIoTsmartcard first")]
+    NoCard,
+    /// The user service has no PIN for its card (`VSS_PIN` or `/initIoTsmartcard`).
+    #[error("no PIN for the card")]
+    NoPin,
+    /// The card could not be opened at its address.
+    #[error("the card could not be opened: {0}")]
+    CardOpen(String),
+    /// The card refused or failed a command.
+    #[error("card: {0}")]
+    Card(#[from] HolderError),
+    /// Every card slot holds a credential.
+    #[error("every card slot holds a credential")]
+    CardFull,
+    /// No credential on the card answers the policy.
+    #[error("no credential on the card answers the policy")]
+    NoCredential,
+    /// The issuer or the specification is not one this service knows.
+    #[error("unknown issuer or credential specification")]
+    UnknownIssuer,
+    /// The credential was revoked: its witness cannot be brought up to date.
+    #[error("the credential is revoked")]
+    Revoked,
+    /// The policy asks for revocation and this service knows no revocation authority.
+    #[error("no revocation service is configured")]
+    NoRevocationService,
+    /// Another service (the revocation authority) answered an error or could not be reached.
+    #[error("{url}: {detail}")]
+    Upstream {
+        /// What was asked.
+        url: String,
+        /// What went wrong.
+        detail: String,
+    },
+    /// A role refused or failed.
+    #[error(transparent)]
+    Role(#[from] RoleError),
+    /// Issuance failed.
+    #[error(transparent)]
+    Issuance(#[from] IssuanceError),
+    /// Presentation failed.
+    #[error(transparent)]
+    Presentation(#[from] PresentationError),
+    /// A revocation, range or inspection statement failed.
+    #[error(transparent)]
+    Predicate(#[from] PredicateError),
+    /// The request was not answered within the request timeout.
+    #[error("the request was not answered in time")]
+    Timeout,
+    /// The handler stopped without an answer.
+    #[error("the handler failed")]
+    Handler,
+}
+
+fn issuance_status(e: &IssuanceError) -> StatusCode {
+    match e {
+        IssuanceError::Spec(_)
+        | IssuanceError::Attribute { .. }
+        | IssuanceError::AttributesMismatch => StatusCode::BAD_REQUEST,
+        IssuanceError::UnknownNonce => StatusCode::NOT_FOUND,
+        IssuanceError::InvalidCommitmentProof
+        | IssuanceError::InvalidSignature
+        | IssuanceError::Handle
+        | IssuanceError::Bbs(_) => StatusCode::UNPROCESSABLE_ENTITY,
+        IssuanceError::Holder(_) => StatusCode::BAD_GATEWAY,
+    }
+}
+
+fn presentation_status(e: &PresentationError) -> StatusCode {
+    match e {
+        PresentationError::Policy(_) | PresentationError::Spec(_) => StatusCode::BAD_REQUEST,
+        PresentationError::Issuance(e) => issuance_status(e),
+        PresentationError::Holder(_) => StatusCode::BAD_GATEWAY,
+        PresentationError::WrongCredential
+        | PresentationError::Unsatisfied(_)
+        | PresentationError::PolicyMismatch
+        | PresentationError::Disclosure
+        | PresentationError::Pseudonym
+        | PresentationError::InvalidProof
+        | PresentationError::Predicate(..)
+        | PresentationError::Bbs(_) => StatusCode::UNPROCESSABLE_ENTITY,
+    }
+}
+
+fn predicate_status(e: &PredicateError) -> StatusCode {
+    match e {
+        PredicateError::UnknownHandle => StatusCode::CONFLICT,
+        _ => StatusCode::UNPROCESSABLE_ENTITY,
+    }
+}
+
+impl ServiceError {
+    /// The HTTP status this error is answered with.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ServiceError::Malformed(_)
+            | ServiceError::BadField(_)
+            | ServiceError::Body
+            | ServiceError::UnknownChoice(_) => StatusCode::BAD_REQUEST,
+            ServiceError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ServiceError::UnknownNonce | ServiceError::UnknownSession => StatusCode::NOT_FOUND,
+            ServiceError::Replayed
+            | ServiceError::WrongStep
+            | ServiceError::NoCard
+            | ServiceError::NoPin
+            | ServiceError::CardFull => StatusCode::CONFLICT,
+            ServiceError::Card(HolderError::WrongPin(_) | HolderError::Blocked) => {
+                StatusCode::FORBIDDEN
+            }
+            ServiceError::CardOpen(_) | ServiceError::Card(_) | ServiceError::Upstream { .. } => {
+                StatusCode::BAD_GATEWAY
+            }
+            ServiceError::NoCredential
+            | ServiceError::UnknownIssuer
+            | ServiceError::Revoked
+            | ServiceError::NoRevocationService => StatusCode::UNPROCESSABLE_ENTITY,
+            ServiceError::TooManySessions | ServiceError::Timeout => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
+            ServiceError::Role(e) => match e {
+                RoleError::NotOpen => StatusCode::NOT_FOUND,
+                RoleError::TooManyOpen => StatusCode::SERVICE_UNAVAILABLE,
+                RoleError::Spec(_) => StatusCode::BAD_REQUEST,
+                RoleError::Issuance(e) => issuance_status(e),
+                RoleError::Presentation(PresentationError::Predicate(_, e)) => predicate_status(e),
+                RoleError::Presentation(e) => presentation_status(e),
+                RoleError::Io { .. }
+                | RoleError::Store(_)
+                | RoleError::Codec { .. }
+                | RoleError::Exists(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            },
+            ServiceError::Issuance(e) => issuance_status(e),
+            ServiceError::Presentation(e) => presentation_status(e),
+            ServiceError::Predicate(e) => predicate_status(e),
+            ServiceError::Handler => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+impl IntoResponse for ServiceError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        // Storage errors name files of the service; the client learns only that it failed.
+        let text = if status == StatusCode::INTERNAL_SERVER_ERROR {
+            "the service failed".to_string()
+        } else {
+            self.to_string()
+        };
+        (status, Json(serde_json::json!({ "error": text }))).into_response()
+    }
+}

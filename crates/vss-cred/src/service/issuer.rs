@@ -1,0 +1,99 @@
+//! The issuer's service.
+//!
+//! | Method and path | Body | Answer |
+//! |---|---|---|
+//! | `GET /parameters` | | [`IssuerParameters`] |
+//! | `POST /issuance/offer` | [`OfferRequest`] `{"attributes": [[name, value], …]}` | [`IssuanceOffer`] |
+//! | `POST /issuance/issue` | [`IssuanceRequest`] | [`IssuanceResponse`] |
+//!
+//! An offer is answered once: a request for a nonce this process did not offer is 404, a
+//! second request for one it did is 409. When the specification is revocable the issuer
+//! asks the revocation service (`POST /handle`) for the credential's handle and witness,
+//! after the nonce is checked.
+
+use super::{answer, artefact_body, blocking, json_body, Nonces, ServiceError};
+use crate::issuance::{IssuanceOffer, IssuanceRequest, IssuanceResponse, IssuerParameters};
+use crate::roles::{Issuer, RoleError};
+use axum::body::Body;
+use axum::extract::State;
+use axum::response::Response;
+use axum::routing::{get, post};
+use axum::Router;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use std::sync::Arc;
+
+/// The attributes to offer, in the specification's order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OfferRequest {
+    /// `[name, value]` pairs.
+    pub attributes: Vec<(String, String)>,
+}
+
+/// The issuer as a service.
+pub struct IssuerService {
+    role: Issuer,
+    revocation: Option<String>,
+    nonces: Nonces,
+}
+
+impl IssuerService {
+    /// The issuer in `dir`; `revocation` is the base URL of the revocation service, needed
+    /// when the specification is revocable.
+    pub fn open(dir: &Path, revocation: Option<String>) -> Result<Self, RoleError> {
+        Ok(IssuerService {
+            role: Issuer::open(dir)?,
+            revocation,
+            nonces: Nonces::default(),
+        })
+    }
+
+    fn issue(&self, request: &IssuanceRequest) -> Result<IssuanceResponse, ServiceError> {
+        self.nonces.take_open(&request.nonce)?;
+        let revocation = if self.role.parameters().specification.revocable {
+            let url = self
+                .revocation
+                .as_deref()
+                .ok_or(ServiceError::NoRevocationService)?;
+            let grant = super::revocation::fetch_handle(url)?;
+            Some((grant.handle, grant.witness))
+        } else {
+            None
+        };
+        Ok(self.role.issue(request, revocation)?)
+    }
+}
+
+/// The issuer's routes.
+pub fn router(service: Arc<IssuerService>) -> Router {
+    Router::new()
+        .route("/parameters", get(parameters))
+        .route("/issuance/offer", post(offer))
+        .route("/issuance/issue", post(issue))
+        .with_state(service)
+}
+
+async fn parameters(State(s): State<Arc<IssuerService>>) -> Response {
+    answer::<&IssuerParameters>(Ok(s.role.parameters()))
+}
+
+async fn offer(State(s): State<Arc<IssuerService>>, body: Body) -> Response {
+    let result = async {
+        let request: OfferRequest = json_body(body).await?;
+        blocking(move || {
+            let offer = s.role.offer(&request.attributes)?;
+            s.nonces.open(&offer.nonce);
+            Ok(offer)
+        })
+        .await
+    };
+    answer::<IssuanceOffer>(result.await)
+}
+
+async fn issue(State(s): State<Arc<IssuerService>>, body: Body) -> Response {
+    let result = async {
+        let request: IssuanceRequest = artefact_body(body).await?;
+        blocking(move || s.issue(&request)).await
+    };
+    answer(result.await)
+}

@@ -1,0 +1,453 @@
+//! The roles over HTTP/1.1, JSON in and out (the artefacts' serde forms): one [`axum`]
+//! router per role ([`issuer`], [`revocation`], [`verifier`], [`inspector`], [`user`]) and
+//! [`serve`], which bounds every wait and count of a connection ([`ServeConfig`]).
+//!
+//! Bounds: a request body is at most [`MAX_BODY_LEN`] (1 MiB, the artefact bound) or is
+//! answered 413; a request (its body read and its answer) takes at most the request timeout
+//! (default [`DEFAULT_REQUEST_TIMEOUT`]) or is answered 503; a connection that sends no whole
+//! request head within the idle timeout (default [`DEFAULT_IDLE_TIMEOUT`]), on connecting or
+//! between kept-alive requests, is closed; past the connection cap (default
+//! [`DEFAULT_MAX_CONNECTIONS`]) a new connection is answered 503 and closed, and while the
+//! process is out of descriptors accepting waits [`ACCEPT_BACKOFF`].
+//!
+//! Errors are answered as `{"error": "..."}` with the status of [`ServiceError::status`].
+//! The services have no authentication of their own: the revocation authority's `/handle`
+//! and `/revoke`, the issuer's `/issuance/offer` and the user service are meant for a
+//! loopback or private network.
+
+pub mod error;
+pub mod inspector;
+pub mod issuer;
+pub mod revocation;
+pub mod user;
+pub mod verifier;
+
+pub use error::ServiceError;
+
+use crate::codec::{self, CodecError, Versioned};
+use axum::body::{Body, Bytes};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::io;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
+
+/// The largest request body read, in bytes: the artefact bound, 1 MiB.
+pub const MAX_BODY_LEN: usize = codec::MAX_ARTEFACT_LEN;
+/// How long a request may take, its body read and its answer, by default.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a connection may wait for a whole request head by default, on connecting or
+/// between kept-alive requests.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Connections served at once by default.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
+/// The largest connection cap a [`ServeConfig`] takes.
+pub const MAX_CONNECTIONS: usize = 1 << 16;
+/// The longest timeout a [`ServeConfig`] takes.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
+/// How long accepting waits when the process is out of descriptors or memory.
+pub const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
+/// How long a call to another service (the revocation authority) may take.
+pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The bounds of [`serve`]; `Default` gives the documented defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServeConfig {
+    /// The longest a request may take ([`DEFAULT_REQUEST_TIMEOUT`]).
+    pub request_timeout: Duration,
+    /// The longest a connection waits for a request head ([`DEFAULT_IDLE_TIMEOUT`]).
+    pub idle_timeout: Duration,
+    /// Connections served at once ([`DEFAULT_MAX_CONNECTIONS`]).
+    pub max_connections: usize,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        ServeConfig {
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+        }
+    }
+}
+
+/// A [`ServeConfig`] value out of its range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum ServeConfigError {
+    /// A timeout is zero or longer than [`MAX_TIMEOUT`].
+    #[error("{0}: more than 0 and at most {max} s", max = MAX_TIMEOUT.as_secs())]
+    Timeout(&'static str),
+    /// The connection cap is zero or above [`MAX_CONNECTIONS`].
+    #[error("max connections: from 1 to {MAX_CONNECTIONS}")]
+    MaxConnections,
+}
+
+impl ServeConfig {
+    /// Whether every value is inside its range.
+    pub fn check(&self) -> Result<(), ServeConfigError> {
+        for (name, t) in [
+            ("request timeout", self.request_timeout),
+            ("idle timeout", self.idle_timeout),
+        ] {
+            if t.is_zero() || t > MAX_TIMEOUT {
+                return Err(ServeConfigError::Timeout(name));
+            }
+        }
+        if self.max_connections == 0 || self.max_connections > MAX_CONNECTIONS {
+            return Err(ServeConfigError::MaxConnections);
+        }
+        Ok(())
+    }
+}
+
+/// A role's service, ready to serve.
+pub enum Role {
+    /// The issuer.
+    Issuer(Arc<issuer::IssuerService>),
+    /// The revocation authority.
+    Revocation(Arc<revocation::RevocationService>),
+    /// The verifier.
+    Verifier(Arc<verifier::VerifierService>),
+    /// The inspector.
+    Inspector(Arc<inspector::InspectorService>),
+    /// The user service.
+    User(Arc<user::UserService>),
+}
+
+impl Role {
+    /// The role's routes.
+    pub fn router(self) -> axum::Router {
+        match self {
+            Role::Issuer(s) => issuer::router(s),
+            Role::Revocation(s) => revocation::router(s),
+            Role::Verifier(s) => verifier::router(s),
+            Role::Inspector(s) => inspector::router(s),
+            Role::User(s) => user::router(s),
+        }
+    }
+}
+
+/// Serves `role` on `listener` within the bounds of `config`, until accepting fails for a
+/// reason other than a lack of descriptors or memory (then that error); a `config` out of
+/// range is refused at once.
+pub async fn serve(role: Role, listener: TcpListener, config: ServeConfig) -> io::Result<()> {
+    config
+        .check()
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    let routes = role.router();
+    let slots = Arc::new(Semaphore::new(config.max_connections));
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(e) if out_of_resources(&e) => {
+                tokio::time::sleep(ACCEPT_BACKOFF).await;
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        match slots.clone().try_acquire_owned() {
+            Ok(slot) => {
+                let routes = routes.clone();
+                tokio::spawn(async move {
+                    connection(stream, routes, config).await;
+                    drop(slot);
+                });
+            }
+            // Shed: one write that does not wait, then the connection is closed.
+            Err(_) => {
+                let _ = stream.try_write(BUSY.as_bytes());
+            }
+        }
+    }
+}
+
+/// The whole answer to a connection past the cap.
+const BUSY: &str = "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
+    content-length: 32\r\nretry-after: 1\r\nconnection: close\r\n\r\n\
+    {\"error\":\"too many connections\"}";
+
+/// An accept error that waiting can mend (descriptors or memory run out).
+fn out_of_resources(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::OutOfMemory
+        || matches!(
+            e.raw_os_error(),
+            Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM)
+        )
+}
+
+/// Serves one connection until the client closes it or the idle timeout does; each request
+/// is answered within the request timeout.
+async fn connection(stream: TcpStream, routes: axum::Router, config: ServeConfig) {
+    let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+        let mut routes = routes.clone();
+        async move {
+            let call = tower_service::Service::call(&mut routes, request);
+            match tokio::time::timeout(config.request_timeout, call).await {
+                Ok(response) => response,
+                Err(_) => Ok(ServiceError::Timeout.into_response()),
+            }
+        }
+    });
+    // hyper's header read timeout runs from the moment the connection waits for a request
+    // head: on connecting, and again once each answer is written.
+    let _ = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(config.idle_timeout)
+        .serve_connection(TokioIo::new(stream), service)
+        .await;
+}
+
+/// The request body, at most [`MAX_BODY_LEN`] bytes.
+async fn read_body(body: Body) -> Result<Bytes, ServiceError> {
+    match http_body_util::Limited::new(body, MAX_BODY_LEN)
+        .collect()
+        .await
+    {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(ServiceError::TooLarge),
+        Err(_) => Err(ServiceError::Body),
+    }
+}
+
+/// The body as JSON of `T`, which has no format version of its own.
+async fn json_body<T: DeserializeOwned>(body: Body) -> Result<T, ServiceError> {
+    let bytes = read_body(body).await?;
+    serde_json::from_slice(&bytes).map_err(|e| ServiceError::Malformed(CodecError::Json(e)))
+}
+
+/// The body as an artefact of this format version.
+async fn artefact_body<T: DeserializeOwned + Versioned>(body: Body) -> Result<T, ServiceError> {
+    let bytes = read_body(body).await?;
+    Ok(codec::from_json(&bytes)?)
+}
+
+/// Runs `work` off the async threads (it reads and writes files, talks to a card or to
+/// another service, or computes proofs).
+async fn blocking<T, F>(work: F) -> Result<T, ServiceError>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T, ServiceError> + Send + 'static,
+{
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|_| ServiceError::Handler)?
+}
+
+/// `value` as a JSON answer, or the error's.
+fn answer<T: Serialize>(result: Result<T, ServiceError>) -> Response {
+    match result {
+        Ok(value) => (StatusCode::OK, Json(value)).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// One HTTP agent per process for calls to other services.
+fn agent() -> &'static ureq::Agent {
+    static AGENT: OnceLock<ureq::Agent> = OnceLock::new();
+    AGENT.get_or_init(|| {
+        ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(CLIENT_TIMEOUT))
+            .build()
+            .into()
+    })
+}
+
+/// Calls another service: `GET url` without a body, `POST url` with `body` as JSON; its JSON
+/// answer, at most [`MAX_BODY_LEN`] bytes.
+fn call<T: DeserializeOwned>(
+    url: &str,
+    body: Option<&serde_json::Value>,
+) -> Result<T, ServiceError> {
+    let upstream = |detail: String| ServiceError::Upstream {
+        url: url.to_string(),
+        detail,
+    };
+    let sent = match body {
+        Some(body) => agent()
+            .post(url)
+            .header("content-type", "application/json")
+            .send(serde_json::to_vec(body).map_err(|e| upstream(e.to_string()))?),
+        None => agent().get(url).call(),
+    };
+    let mut response = sent.map_err(|e| upstream(e.to_string()))?;
+    let status = response.status().as_u16();
+    let bytes = response
+        .body_mut()
+        .with_config()
+        .limit(MAX_BODY_LEN as u64)
+        .read_to_vec()
+        .map_err(|e| upstream(e.to_string()))?;
+    if status != 200 {
+        let text = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned();
+        return Err(upstream(format!("HTTP {status}: {text}")));
+    }
+    serde_json::from_slice(&bytes).map_err(|e| upstream(e.to_string()))
+}
+
+/// What [`Nonces::take`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NonceState {
+    /// Open, and now taken.
+    Open,
+    /// Taken before.
+    Spent,
+    /// Never opened here, or expired.
+    Unknown,
+}
+
+/// The nonces of the offers or policies this process opened, and those it saw answered, so
+/// a request for an unknown nonce is refused before any work and a replay is told from an
+/// unknown nonce. Both sets hold at most [`crate::roles::MAX_OPEN`] nonces of the last
+/// [`crate::roles::OPEN_TTL`].
+#[derive(Default)]
+struct Nonces {
+    inner: Mutex<NonceSets>,
+}
+
+#[derive(Default)]
+struct NonceSets {
+    open: HashMap<Vec<u8>, Instant>,
+    spent: HashMap<Vec<u8>, Instant>,
+}
+
+impl NonceSets {
+    fn expire(&mut self) {
+        let live = |at: &mut Instant| at.elapsed() <= crate::roles::OPEN_TTL;
+        self.open.retain(|_, at| live(at));
+        self.spent.retain(|_, at| live(at));
+    }
+}
+
+impl Nonces {
+    fn sets(&self) -> std::sync::MutexGuard<'_, NonceSets> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Records a nonce opened; the role bounds the number open, so this set needs no more.
+    fn open(&self, nonce: &[u8]) {
+        let mut sets = self.sets();
+        sets.expire();
+        if sets.open.len() < crate::roles::MAX_OPEN {
+            sets.open.insert(nonce.to_vec(), Instant::now());
+        }
+    }
+
+    /// Takes a nonce: the first caller finds it [`NonceState::Open`], later ones `Spent`.
+    fn take(&self, nonce: &[u8]) -> NonceState {
+        let mut sets = self.sets();
+        sets.expire();
+        if sets.open.remove(nonce).is_some() {
+            if sets.spent.len() >= crate::roles::MAX_OPEN {
+                let oldest = sets
+                    .spent
+                    .iter()
+                    .min_by_key(|(_, at)| **at)
+                    .map(|(n, _)| n.clone());
+                if let Some(oldest) = oldest {
+                    sets.spent.remove(&oldest);
+                }
+            }
+            sets.spent.insert(nonce.to_vec(), Instant::now());
+            NonceState::Open
+        } else if sets.spent.contains_key(nonce) {
+            NonceState::Spent
+        } else {
+            NonceState::Unknown
+        }
+    }
+
+    /// [`Nonces::take`] as a result.
+    fn take_open(&self, nonce: &[u8]) -> Result<(), ServiceError> {
+        match self.take(nonce) {
+            NonceState::Open => Ok(()),
+            NonceState::Spent => Err(ServiceError::Replayed),
+            NonceState::Unknown => Err(ServiceError::UnknownNonce),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_are_checked() {
+        assert_eq!(ServeConfig::default().check(), Ok(()));
+        let zero = ServeConfig {
+            idle_timeout: Duration::ZERO,
+            ..ServeConfig::default()
+        };
+        assert_eq!(zero.check(), Err(ServeConfigError::Timeout("idle timeout")));
+        let many = ServeConfig {
+            max_connections: MAX_CONNECTIONS + 1,
+            ..ServeConfig::default()
+        };
+        assert_eq!(many.check(), Err(ServeConfigError::MaxConnections));
+    }
+
+    #[test]
+    fn a_nonce_is_taken_once() {
+        let nonces = Nonces::default();
+        nonces.open(b"a");
+        assert_eq!(nonces.take(b"b"), NonceState::Unknown);
+        assert_eq!(nonces.take(b"a"), NonceState::Open);
+        assert_eq!(nonces.take(b"a"), NonceState::Spent);
+    }
+
+    #[test]
+    fn a_slow_request_is_answered_503_at_the_request_timeout() {
+        use std::io::{Read, Write};
+        let runtime = tokio::runtime::Runtime::new().expect("runtime");
+        let config = ServeConfig {
+            request_timeout: Duration::from_millis(200),
+            ..ServeConfig::default()
+        };
+        let slow = axum::Router::new().route(
+            "/slow",
+            axum::routing::get(|| async {
+                tokio::time::sleep(Duration::from_secs(30)).await;
+                "late"
+            }),
+        );
+        let addr = runtime.block_on(async {
+            let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+            let addr = listener.local_addr().expect("address");
+            tokio::spawn(async move {
+                let (stream, _) = listener.accept().await.expect("accept");
+                connection(stream, slow, config).await;
+            });
+            addr
+        });
+        let mut client = std::net::TcpStream::connect(addr).expect("connect");
+        client
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .expect("timeout");
+        client
+            .write_all(b"GET /slow HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+            .expect("write");
+        let started = Instant::now();
+        let mut text = String::new();
+        let _ = client.read_to_string(&mut text);
+        assert!(text.starts_with("HTTP/1.1 503 "), "{text}");
+        assert!(text.contains("\"error\""), "{text}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn the_busy_answer_is_whole() {
+        let (head, body) = BUSY.split_once("\r\n\r\n").expect("head and body");
+        assert!(head.contains(&format!("content-length: {}", body.len())));
+        assert!(serde_json::from_str::<serde_json::Value>(body).is_ok());
+    }
+}
