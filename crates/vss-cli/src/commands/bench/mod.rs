@@ -2,6 +2,7 @@
 //! encapsulation, ITS signed-data verification, and the PKI.
 
 mod batch;
+mod cred;
 mod filter;
 mod its_verify;
 mod kem;
@@ -42,6 +43,9 @@ pub enum BenchCommand {
     /// against openssl s_server (key in a file, and in VSS through libvss_pkcs11.so) and
     /// vss tls serve, with connection times, server CPU, and a bulk transfer.
     Tls(tls::TlsArgs),
+    /// Seed 003's table: the VIP-ticket scenario with the card in process, on TCP and behind
+    /// pcscd, per step mean/p50/p99, APDUs, bytes and the card's peak RSS.
+    Cred(cred::CredArgs),
     /// `vss filter`'s loop on one core, over UDP on loopback and in process, as a ratio to
     /// the raw P-256 verify rate of the same run.
     Filter(filter::FilterArgs),
@@ -58,6 +62,7 @@ impl BenchCommand {
             BenchCommand::Pki(args) => args.run(),
             BenchCommand::Filter(args) => args.run(),
             BenchCommand::Tls(args) => args.run(),
+            BenchCommand::Cred(args) => args.run(),
         }
     }
 }
