@@ -38,12 +38,36 @@ pub struct CredArgs {
     format: Format,
 }
 
+/// One step of seed 003's table.
+struct SeedStep {
+    step: &'static str,
+    ms: f64,
+    /// APDUs and bytes, where the seed gives them.
+    traffic: Option<(u64, u64)>,
+}
+
 /// Seed 003's figures (Omega2 card over TCP from a Raspberry Pi 3, P2ABCE, 1,024-bit keys).
-const SEED: [(&str, f64, Option<(u64, u64)>); 4] = [
-    ("setup", 3_770.0, None),
-    ("card-setup", 19_190.0, Some((30, 1_109))),
-    ("issue", 36_480.0, Some((45, 3_197))),
-    ("present", 32_840.0, Some((28, 1_939))),
+const SEED: [SeedStep; 4] = [
+    SeedStep {
+        step: "setup",
+        ms: 3_770.0,
+        traffic: None,
+    },
+    SeedStep {
+        step: "card-setup",
+        ms: 19_190.0,
+        traffic: Some((30, 1_109)),
+    },
+    SeedStep {
+        step: "issue",
+        ms: 36_480.0,
+        traffic: Some((45, 3_197)),
+    },
+    SeedStep {
+        step: "present",
+        ms: 32_840.0,
+        traffic: Some((28, 1_939)),
+    },
 ];
 
 const STEPS: [&str; 6] = [
@@ -210,7 +234,7 @@ impl CredArgs {
                 let mut ms: Vec<f64> = reports.iter().map(|r| step(r, name).ms).collect();
                 let (mean, p50, p99) = stats(&mut ms);
                 let last = step(&reports[reports.len() - 1], name);
-                let seed = SEED.iter().find(|s| s.0 == name);
+                let seed = SEED.iter().find(|s| s.step == name);
                 table.row(vec![
                     kind.clone(),
                     name.into(),
@@ -219,14 +243,14 @@ impl CredArgs {
                     format!("{p99:.2}"),
                     last.apdus.to_string(),
                     last.bytes.to_string(),
-                    seed.map_or("-".into(), |s| format!("{:.0}", s.1)),
+                    seed.map_or("-".into(), |s| format!("{:.0}", s.ms)),
                     seed.and_then(|s| s.2)
                         .map_or("-".into(), |(a, b)| format!("{a}/{b}")),
                 ]);
                 json_steps.insert(
                     name.into(),
                     json!({"mean_ms": mean, "p50_ms": p50, "p99_ms": p99, "apdus": last.apdus, "bytes": last.bytes,
-                           "seed_ms": seed.map(|s| s.1)}),
+                           "seed_ms": seed.map(|s| s.ms)}),
                 );
             }
             json_cards.insert(
@@ -266,7 +290,7 @@ impl CredArgs {
             "reference": {"bare_proof_gen_ms": bare_gen, "bare_proof_verify_ms": bare_verify,
                           "verify_over_bare": verify_ratio},
             "seed": {"platform": "Omega2 card over TCP from a Raspberry Pi 3 (P2ABCE, 1,024-bit keys)",
-                     "steps": SEED.iter().map(|s| json!({"step": s.0, "ms": s.1, "apdus_bytes": s.2})).collect::<Vec<_>>()},
+                     "steps": SEED.iter().map(|s| json!({"step": s.step, "ms": s.ms, "apdus_bytes": s.traffic})).collect::<Vec<_>>()},
         });
         finish(
             self.format,
