@@ -244,7 +244,7 @@ impl CredArgs {
                     last.apdus.to_string(),
                     last.bytes.to_string(),
                     seed.map_or("-".into(), |s| format!("{:.0}", s.ms)),
-                    seed.and_then(|s| s.2)
+                    seed.and_then(|s| s.traffic)
                         .map_or("-".into(), |(a, b)| format!("{a}/{b}")),
                 ]);
                 json_steps.insert(
