@@ -26,6 +26,9 @@ pub enum ChannelError {
     /// No reader holds a card that answers SELECT of the application.
     #[error("no reader holds a card with the application")]
     NoCard,
+    /// A card address that is none of `software`, `tcp:HOST:PORT`, `pcsc[:READER]`.
+    #[error("{0:?} is not a card address (software, tcp:HOST:PORT, pcsc or pcsc:READER)")]
+    Address(String),
     /// This build has no PC/SC (cargo feature `pcsc`).
     #[error("this build has no PC/SC support (build with the cargo feature `pcsc`)")]
     PcscNotBuilt,

@@ -17,6 +17,23 @@ pub enum CardAddress {
     Pcsc(Option<String>),
 }
 
+impl std::str::FromStr for CardAddress {
+    type Err = ChannelError;
+
+    /// `software`, `tcp:HOST:PORT`, `pcsc` or `pcsc:READER NAME`.
+    fn from_str(text: &str) -> Result<Self, ChannelError> {
+        match text.split_once(':') {
+            None if text == "software" => Ok(CardAddress::Software),
+            None if text == "pcsc" => Ok(CardAddress::Pcsc(None)),
+            Some(("tcp", addr)) if !addr.is_empty() => Ok(CardAddress::Tcp(addr.to_string())),
+            Some(("pcsc", reader)) if !reader.is_empty() => {
+                Ok(CardAddress::Pcsc(Some(reader.to_string())))
+            }
+            _ => Err(ChannelError::Address(text.to_string())),
+        }
+    }
+}
+
 /// Opens the card at `address`.
 pub fn open(address: &CardAddress) -> Result<Box<dyn Card + Send>, ChannelError> {
     Ok(match address {
@@ -37,4 +54,27 @@ fn pcsc_card(reader: Option<&str>) -> Result<Box<dyn Card + Send>, ChannelError>
 #[cfg(not(feature = "pcsc"))]
 fn pcsc_card(_reader: Option<&str>) -> Result<Box<dyn Card + Send>, ChannelError> {
     Err(ChannelError::PcscNotBuilt)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_parse() {
+        let parse = |t: &str| t.parse::<CardAddress>();
+        assert_eq!(parse("software").ok(), Some(CardAddress::Software));
+        assert_eq!(
+            parse("tcp:127.0.0.1:9").ok(),
+            Some(CardAddress::Tcp("127.0.0.1:9".into()))
+        );
+        assert_eq!(parse("pcsc").ok(), Some(CardAddress::Pcsc(None)));
+        assert_eq!(
+            parse("pcsc:Virtual PCD 00 00").ok(),
+            Some(CardAddress::Pcsc(Some("Virtual PCD 00 00".into())))
+        );
+        for bad in ["", "tcp", "tcp:", "pcsc:", "usb:1", "soft"] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
 }

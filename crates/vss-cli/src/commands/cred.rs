@@ -44,6 +44,54 @@ pub enum CredCommand {
     Revoke(RevokeArgs),
     /// Seed 003's VIP-ticket scenario end to end on loopback, timed per step.
     Scenario(ScenarioArgs),
+    /// Serve one role over HTTP (JSON): issuer, user (P2ABCE's calls), verifier,
+    /// inspector or revocation, with its state in DIR (as `vss cred setup` made it).
+    Serve(ServeArgs),
+}
+
+/// The roles `vss cred serve` runs.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RoleKind {
+    /// Offers and issues credentials (DIR/issuer).
+    Issuer,
+    /// The user service with its card (P2ABCE's /createSmartcard, /initIoTsmartcard, …).
+    User,
+    /// Hands out policies and verifies tokens (DIR/verifier, the issuer in DIR/issuer).
+    Verifier,
+    /// Opens inspectable attributes (DIR/inspector).
+    Inspector,
+    /// The revocation authority (DIR/revocation).
+    Revocation,
+}
+
+/// `vss cred serve`'s arguments.
+#[derive(Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    dir: DirArgs,
+    /// The role.
+    #[arg(long, value_enum)]
+    role: RoleKind,
+    /// Address to listen on (port 0: any free port, printed on start).
+    #[arg(long, value_name = "ADDR")]
+    listen: std::net::SocketAddr,
+    /// The revocation service's base URL (issuer: handles; verifier: the state in policies;
+    /// user: witness updates).
+    #[arg(long, value_name = "URL")]
+    revocation_url: Option<String>,
+    /// The user's card, already set up: software, tcp:HOST:PORT, pcsc or pcsc:READER (its
+    /// PIN from VSS_PIN); else the card of /createSmartcard or /initIoTsmartcard.
+    #[arg(long = "card-address", value_name = "ADDRESS")]
+    card: Option<String>,
+    /// Milliseconds a request may take (1–3600000).
+    #[arg(long, value_name = "MS", default_value_t = 60_000)]
+    request_timeout_ms: u64,
+    /// Milliseconds a connection may wait for a request (1–3600000).
+    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    idle_timeout_ms: u64,
+    /// Connections served at once (1–65536).
+    #[arg(long, value_name = "N", default_value_t = 256)]
+    max_connections: usize,
 }
 
 /// The roles' directory.
@@ -205,6 +253,7 @@ impl CredCommand {
                 Ok(ExitCode::SUCCESS)
             }
             CredCommand::Scenario(args) => run_scenario(args),
+            CredCommand::Serve(args) => serve(args),
         }
     }
 }
@@ -441,4 +490,66 @@ fn run_scenario(args: ScenarioArgs) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+fn serve(args: ServeArgs) -> Result<ExitCode> {
+    use std::sync::Arc;
+    use vss_cred::service::{
+        self, inspector, issuer, revocation, user, verifier, Role, ServeConfig,
+    };
+    let dir = &args.dir.dir;
+    let issuers = || -> Result<Vec<vss_cred::issuance::IssuerParameters>> {
+        Ok(vec![read_artefact(&dir.join("issuer/parameters.json"))?])
+    };
+    let role = match args.role {
+        RoleKind::Issuer => Role::Issuer(Arc::new(issuer::IssuerService::open(
+            &dir.join("issuer"),
+            args.revocation_url.clone(),
+        )?)),
+        RoleKind::Revocation => Role::Revocation(Arc::new(revocation::RevocationService::open(
+            &dir.join("revocation"),
+        )?)),
+        RoleKind::Inspector => Role::Inspector(Arc::new(inspector::InspectorService::open(
+            &dir.join("inspector"),
+        )?)),
+        RoleKind::Verifier => Role::Verifier(Arc::new(verifier::VerifierService::open(
+            &dir.join("verifier"),
+            issuers()?,
+            args.revocation_url.clone(),
+        ))),
+        RoleKind::User => {
+            let opener: user::CardOpener = Arc::new(|address: &str| {
+                let address: CardAddress = address.parse().map_err(|e| format!("{e}"))?;
+                vss_card::connect::open(&address).map_err(|e| format!("{e}"))
+            });
+            let pin = match &args.card {
+                Some(_) => Some(pin()?),
+                None => None,
+            };
+            Role::User(Arc::new(user::UserService::new(user::UserConfig {
+                opener,
+                card: args.card.clone(),
+                pin,
+                issuers: issuers()?,
+                revocation: args.revocation_url.clone(),
+            })))
+        }
+    };
+    let config = ServeConfig {
+        request_timeout: std::time::Duration::from_millis(args.request_timeout_ms),
+        idle_timeout: std::time::Duration::from_millis(args.idle_timeout_ms),
+        max_connections: args.max_connections,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(args.listen).await.with_context(|| format!("listen on {}", args.listen))?;
+        eprintln!("vss cred: listening on {}", listener.local_addr()?);
+        tokio::select! {
+            served = service::serve(role, listener, config) => served.context("the service stopped"),
+            () = super::tls::shutdown_signal() => Ok(()),
+        }
+    })?;
+    Ok(ExitCode::SUCCESS)
 }
