@@ -313,9 +313,11 @@ pub struct InspectionResult {
     pub grounds: String,
 }
 
-/// The inspector: `secret.json` (its key) and `public.json`.
+/// The inspector: `secret.json` (its key) and `public.json`. The discrete-log table that
+/// decryption needs is built at the first inspection and kept.
 pub struct Inspector {
     key: InspectorKey,
+    table: std::sync::OnceLock<DlogTable>,
 }
 
 impl Inspector {
@@ -328,13 +330,17 @@ impl Inspector {
         let key = InspectorKey::new();
         write_keyed(&path, &key)?;
         write_keyed(&dir.join("public.json"), key.public())?;
-        Ok(Inspector { key })
+        Ok(Inspector {
+            key,
+            table: std::sync::OnceLock::new(),
+        })
     }
 
     /// Opens the inspector in `dir`.
     pub fn open(dir: &Path) -> Result<Self, RoleError> {
         Ok(Inspector {
             key: read_keyed(&dir.join("secret.json"))?,
+            table: std::sync::OnceLock::new(),
         })
     }
 
@@ -353,14 +359,16 @@ impl Inspector {
         let spec = &issuer.specification;
         let mine = self.key.public();
         let mut opened = Vec::new();
-        let mut table: Option<DlogTable> = None;
         for (request, proof) in token.policy.inspect.iter().zip(&token.inspections) {
             if request.inspector != mine {
                 continue;
             }
-            let table = match &mut table {
+            let table = match self.table.get() {
                 Some(t) => t,
-                None => table.insert(DlogTable::new(DEFAULT_DECRYPT_BITS).map_err(inspection)?),
+                None => {
+                    let built = DlogTable::new(DEFAULT_DECRYPT_BITS).map_err(inspection)?;
+                    self.table.get_or_init(|| built)
+                }
             };
             let ordinal = self
                 .key
