@@ -1,42 +1,20 @@
 //! Issuance and presentation end to end with the secret held apart from the user service:
 //! the seed's VIP ticket, its equality predicate and pseudonym, and the refusals.
 
-use vss_cred::attributes::AttributeType;
 use vss_cred::holder::{LocalHolder, SecretHolder};
 use vss_cred::issuance::{self, Credential, IssuanceError, IssuerSecret};
 use vss_cred::presentation::{self, Equality, PresentationError, PresentationPolicy};
-use vss_cred::spec::{AttributeSpec, CredentialSpecification, SystemParameters};
+use vss_cred::spec::{CredentialSpecification, SystemParameters};
 
 fn vip_spec() -> CredentialSpecification {
-    let attr = |name: &str, kind| AttributeSpec {
-        name: name.into(),
-        kind,
-    };
     CredentialSpecification {
-        version: 1,
-        id: "urn:soccer:vip-ticket".into(),
-        attributes: vec![
-            attr("first_name", AttributeType::String),
-            attr("last_name", AttributeType::String),
-            attr("birthday", AttributeType::Date),
-            attr("member_number", AttributeType::Integer),
-            attr("matchday", AttributeType::Date),
-        ],
         revocable: false,
+        ..vss_cred::scenario::vip_ticket()
     }
 }
 
 fn john(matchday: &str) -> Vec<(String, String)> {
-    [
-        ("first_name", "John"),
-        ("last_name", "Dow"),
-        ("birthday", "1985-05-05Z"),
-        ("member_number", "23784638726"),
-        ("matchday", matchday),
-    ]
-    .iter()
-    .map(|(n, v)| (n.to_string(), v.to_string()))
-    .collect()
+    vss_cred::scenario::john_dow(matchday)
 }
 
 fn issue(issuer: &IssuerSecret, card: &mut LocalHolder, matchday: &str) -> Credential {

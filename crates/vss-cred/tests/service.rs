@@ -11,7 +11,6 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use vss_card::connect::{open, CardAddress};
-use vss_cred::attributes::AttributeType;
 use vss_cred::holder::Card;
 use vss_cred::issuance::{IssuanceResponse, IssuerParameters};
 use vss_cred::presentation::{Equality, InspectionRequest, PresentationPolicy};
@@ -22,26 +21,6 @@ use vss_cred::service::revocation::RevocationService;
 use vss_cred::service::user::{CardOpener, UserConfig, UserService, APDUS_HEADER};
 use vss_cred::service::verifier::VerifierService;
 use vss_cred::service::{serve, Role, ServeConfig, MAX_BODY_LEN};
-use vss_cred::spec::{AttributeSpec, CredentialSpecification};
-
-fn vip_spec() -> CredentialSpecification {
-    let attr = |name: &str, kind| AttributeSpec {
-        name: name.into(),
-        kind,
-    };
-    CredentialSpecification {
-        version: 1,
-        id: "urn:soccer:vip-ticket".into(),
-        attributes: vec![
-            attr("first_name", AttributeType::String),
-            attr("last_name", AttributeType::String),
-            attr("birthday", AttributeType::Date),
-            attr("member_number", AttributeType::Integer),
-            attr("matchday", AttributeType::Date),
-        ],
-        revocable: true,
-    }
-}
 
 /// The real software card of the card crate, the only address these tests open.
 fn software_cards() -> CardOpener {
@@ -137,7 +116,7 @@ async fn listener() -> (tokio::net::TcpListener, String) {
 
 /// Creates the roles in `dir` and serves each on its own port.
 fn start(runtime: &tokio::runtime::Runtime, dir: &Path) -> Services {
-    let parameters = Issuer::create(&dir.join("issuer"), vip_spec())
+    let parameters = Issuer::create(&dir.join("issuer"), vss_cred::scenario::vip_ticket())
         .expect("issuer")
         .parameters()
         .clone();
