@@ -1,19 +1,23 @@
 //! The card's own TCP port (`--listen`): the vpcd framing ([`crate::frame`]) over plain
 //! TCP, one client at a time. Each connection starts with a reset (nothing selected, no
-//! PIN verified), and a client silent for [`IDLE_TIMEOUT`] is disconnected.
+//! PIN verified), and a client silent for the idle timeout ([`IDLE_TIMEOUT`] by default) is
+//! disconnected.
 
 use crate::applet::Applet;
 use crate::frame::serve_frames;
 use std::net::TcpListener;
 use std::time::Duration;
 
-/// How long a client may stay silent before the card closes its connection.
+/// How long a client may stay silent before the card closes its connection, by default.
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+/// The longest idle timeout accepted.
+pub const MAX_IDLE_TIMEOUT: Duration = Duration::from_secs(3600);
 /// The pause after a failed accept, so that a persistent failure does not spin.
 const ACCEPT_PAUSE: Duration = Duration::from_millis(100);
 
-/// Serves the applet to one client after the other; returns never.
-pub fn serve(applet: &mut Applet, listener: &TcpListener) -> ! {
+/// Serves the applet to one client after the other, closing a client silent for `idle`;
+/// returns never.
+pub fn serve(applet: &mut Applet, listener: &TcpListener, idle: Duration) -> ! {
     loop {
         let (mut stream, peer) = match listener.accept() {
             Ok(accepted) => accepted,
@@ -25,7 +29,7 @@ pub fn serve(applet: &mut Applet, listener: &TcpListener) -> ! {
         };
         if let Err(e) = stream
             .set_nodelay(true)
-            .and_then(|()| stream.set_read_timeout(Some(IDLE_TIMEOUT)))
+            .and_then(|()| stream.set_read_timeout(Some(idle)))
         {
             eprintln!("vss-card: {peer}: {e}");
             continue;

@@ -90,6 +90,17 @@ pub struct Traffic {
     pub bytes: u64,
 }
 
+impl std::ops::Add for Traffic {
+    type Output = Traffic;
+
+    fn add(self, other: Traffic) -> Traffic {
+        Traffic {
+            apdus: self.apdus + other.apdus,
+            bytes: self.bytes + other.bytes,
+        }
+    }
+}
+
 impl std::ops::Sub for Traffic {
     type Output = Traffic;
 

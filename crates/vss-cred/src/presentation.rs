@@ -199,6 +199,13 @@ impl PresentationPolicy {
         }
     }
 
+    /// Checks the policy against the credential specification it asks for: known
+    /// attributes, values of their types, predicates on hidden dates and integers only.
+    pub fn check(&self, spec: &CredentialSpecification) -> Result<(), PresentationError> {
+        let disclosed = self.disclosed_indexes(spec)?;
+        self.linked(spec, &disclosed).map(|_| ())
+    }
+
     /// The disclosed attributes' message indexes, ascending, checked against the specification.
     fn disclosed_indexes(
         &self,

@@ -4,6 +4,7 @@
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 use vss_card::applet::Applet;
 use vss_card::state::StateFile;
 use vss_card::vpcd::DEFAULT_VPCD;
@@ -15,6 +16,9 @@ const USAGE: &str = "usage: vss-card --state FILE (--vpcd [HOST:PORT] | --listen
   --vpcd HOST:PORT   connect to vsmartcard's vpcd driver (default 127.0.0.1:35963)
   --listen ADDR      serve the same framing on a TCP port, one client at a time
                      (the bound address is printed on stderr)
+  --idle-timeout-ms MS
+                     with --listen: close a client silent this long (default 60000,
+                     1 to 3600000)
   --help             this text";
 
 /// Where the card is reached.
@@ -26,11 +30,13 @@ enum Transport {
 struct Options {
     state: PathBuf,
     transport: Transport,
+    idle: Duration,
 }
 
 fn parse(args: &[String]) -> Result<Option<Options>, String> {
     let mut state = None;
     let mut transport = None;
+    let mut idle = vss_card::tcp::IDLE_TIMEOUT;
     let mut args = args.iter().peekable();
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -39,6 +45,15 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
             "--listen" => {
                 let addr = args.next().ok_or("--listen needs an ADDR")?;
                 transport = Some(Transport::Listen(addr.clone()));
+            }
+            "--idle-timeout-ms" => {
+                let ms = args.next().ok_or("--idle-timeout-ms needs MS")?;
+                idle = ms
+                    .parse::<u64>()
+                    .ok()
+                    .map(Duration::from_millis)
+                    .filter(|d| !d.is_zero() && *d <= vss_card::tcp::MAX_IDLE_TIMEOUT)
+                    .ok_or_else(|| format!("--idle-timeout-ms {ms:?}: 1 to 3600000"))?;
             }
             "--vpcd" => {
                 let addr = match args.next_if(|a| !a.starts_with("--")) {
@@ -53,6 +68,7 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
     Ok(Some(Options {
         state: state.ok_or("--state FILE is required (see --help)")?,
         transport: transport.ok_or("--vpcd or --listen is required (see --help)")?,
+        idle,
     }))
 }
 
@@ -90,7 +106,7 @@ fn run(options: Options) -> Result<(), String> {
             let listener = TcpListener::bind(&addr).map_err(|e| format!("{addr}: {e}"))?;
             let local = listener.local_addr().map_err(|e| format!("{addr}: {e}"))?;
             eprintln!("vss-card: listening on {local}");
-            vss_card::tcp::serve(&mut applet, &listener)
+            vss_card::tcp::serve(&mut applet, &listener, options.idle)
         }
     }
 }

@@ -44,6 +44,9 @@ pub struct ServeArgs {
     /// Listen for the user service on ADDR (length-prefixed APDUs, as in the seed).
     #[arg(long, value_name = "ADDR")]
     listen: Option<String>,
+    /// With --listen: close a client silent this many milliseconds (1–3600000).
+    #[arg(long, value_name = "MS", default_value_t = 60_000, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    idle_timeout_ms: u64,
 }
 
 /// How to reach a card.
@@ -142,7 +145,11 @@ impl CardCommand {
                 command.arg("--state").arg(&args.state);
                 match (&args.vpcd, &args.listen) {
                     (Some(vpcd), _) => command.arg("--vpcd").arg(vpcd),
-                    (None, Some(listen)) => command.arg("--listen").arg(listen),
+                    (None, Some(listen)) => command
+                        .arg("--listen")
+                        .arg(listen)
+                        .arg("--idle-timeout-ms")
+                        .arg(args.idle_timeout_ms.to_string()),
                     (None, None) => bail!("give --vpcd or --listen"),
                 };
                 let error = command.exec();

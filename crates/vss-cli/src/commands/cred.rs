@@ -344,6 +344,7 @@ fn policy(args: PolicyArgs) -> Result<ExitCode> {
         policy.revocation = Some(Revocation::open(&dir.join("revocation"))?.info());
     }
     policy.scope = args.scope;
+    policy.check(&issuer.parameters().specification)?;
     Verifier::open(&dir.join("verifier")).open_policy(&policy)?;
     emit_artefact(&args.out, &policy)
 }

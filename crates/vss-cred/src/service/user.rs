@@ -26,7 +26,7 @@
 
 use super::{answer, artefact_body, blocking, json_body, read_body, ServiceError};
 use crate::codec::{self, CodecError};
-use crate::holder::{Card, Traffic};
+use crate::holder::{Card, HolderError, Traffic};
 use crate::issuance::{
     self, Credential, IssuanceOffer, IssuanceRequest, IssuanceResponse, IssuerParameters,
     PendingIssuance,
@@ -176,13 +176,15 @@ enum Session {
 #[derive(Default)]
 struct CardState {
     card: Option<Box<dyn Card + Send>>,
+    /// Where the card is, to open it again when its connection drops (a card process closes
+    /// an idle client).
+    address: Option<String>,
     pin: Option<Zeroizing<String>>,
 }
 
 /// The user service.
 pub struct UserService {
     opener: CardOpener,
-    address: Option<String>,
     issuers: Vec<IssuerParameters>,
     revocation: Option<String>,
     card: Mutex<CardState>,
@@ -194,11 +196,11 @@ impl UserService {
     pub fn new(config: UserConfig) -> Self {
         UserService {
             opener: config.opener,
-            address: config.card,
             issuers: config.issuers,
             revocation: config.revocation,
             card: Mutex::new(CardState {
                 card: None,
+                address: config.card,
                 pin: config.pin,
             }),
             sessions: Mutex::new(HashMap::new()),
@@ -227,37 +229,52 @@ impl UserService {
         }
         let mut state = self.card_state();
         state.card = Some(card);
+        state.address = Some(address.to_string());
         state.pin = Some(Zeroizing::new(pin.to_string()));
         (Ok(()), traffic)
     }
 
     /// Runs `work` on the card, its PIN verified first; the call's traffic with its result.
+    /// A card whose connection has dropped (the PIN check cannot reach it) is opened again
+    /// from its address, once.
     fn with_card<T>(
         &self,
         work: impl FnOnce(&mut (dyn Card + Send)) -> Result<T, ServiceError>,
     ) -> (Result<T, ServiceError>, Traffic) {
         let mut state = self.card_state();
-        let CardState { card, pin } = &mut *state;
-        if card.is_none() {
-            if let Some(address) = &self.address {
+        let CardState { card, address, pin } = &mut *state;
+        let Some(pin) = pin.as_ref() else {
+            return (Err(ServiceError::NoPin), Traffic::default());
+        };
+        let mut traffic = Traffic::default();
+        for attempt in 0..2 {
+            if card.is_none() {
+                let Some(address) = address.as_deref() else {
+                    return (Err(ServiceError::NoCard), traffic);
+                };
                 match (self.opener)(address) {
                     Ok(opened) => *card = Some(opened),
-                    Err(e) => return (Err(ServiceError::CardOpen(e)), Traffic::default()),
+                    Err(e) => return (Err(ServiceError::CardOpen(e)), traffic),
+                }
+            }
+            let Some(open) = card.as_mut() else {
+                return (Err(ServiceError::NoCard), traffic);
+            };
+            let before = open.traffic();
+            match open.verify_pin(pin) {
+                Err(HolderError::Transport(_)) if attempt == 0 && address.is_some() => {
+                    traffic = traffic + (open.traffic() - before);
+                    *card = None;
+                }
+                verified => {
+                    let result = verified
+                        .map_err(ServiceError::from)
+                        .and_then(|()| work(open.as_mut()));
+                    return (result, traffic + (open.traffic() - before));
                 }
             }
         }
-        let Some(card) = card.as_mut() else {
-            return (Err(ServiceError::NoCard), Traffic::default());
-        };
-        let before = card.traffic();
-        let result = match pin {
-            Some(pin) => card
-                .verify_pin(pin)
-                .map_err(ServiceError::from)
-                .and_then(|()| work(card.as_mut())),
-            None => Err(ServiceError::NoPin),
-        };
-        (result, card.traffic() - before)
+        (Err(ServiceError::NoCard), traffic)
     }
 
     fn issuer_of_offer(&self, offer: &IssuanceOffer) -> Result<&IssuerParameters, ServiceError> {

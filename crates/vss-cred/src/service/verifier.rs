@@ -75,6 +75,7 @@ impl VerifierService {
         if let (Some(url), true) = (&self.revocation, issuer.specification.revocable) {
             policy.revocation = Some(super::revocation::fetch_info(url)?);
         }
+        policy.check(&issuer.specification)?;
         self.role.open_policy(&policy)?;
         self.nonces.open(&policy.nonce);
         Ok(policy)
