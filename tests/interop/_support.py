@@ -391,9 +391,29 @@ def served_pki(vss_bin: Path, pki_dir: Path, env: dict) -> Iterator[tuple[str, d
                 time.sleep(0.1)
         yield url, health
     finally:
-        server.terminate()
+        stop(server)
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """Ends a background process a test started, if it still runs: SIGTERM, then SIGKILL
+    after 10 s."""
+    if proc.poll() is None:
+        proc.terminate()
         try:
-            server.wait(timeout=10)
+            proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+            proc.kill()
+            proc.wait()
+
+
+def wait_for(predicate, what: str, timeout: float, proc: subprocess.Popen | None = None,
+             log: Path | None = None) -> None:
+    """Polls `predicate` until it holds; fails after `timeout` s or when `proc` exits (with
+    the tail of `log`)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        tail = log.read_text(errors="replace") if log and log.exists() else ""
+        assert proc is None or proc.poll() is None, (
+            f"{what}: the process exited {proc.returncode} first\n{tail}")
+        assert time.monotonic() < deadline, f"{what}: not within {timeout} s\n{tail}"
+        time.sleep(0.05)

@@ -36,7 +36,7 @@ from typing import Iterator, Sequence
 import pytest
 
 import _bbs_reference as bbs
-from _support import PIN, PUK
+from _support import PIN, PUK, stop, wait_for
 
 REQUIRE_PCSC = os.environ.get("VSS_REQUIRE_PCSC") == "1"
 TIMEOUT = 120  # seconds, for every command that is not a server
@@ -97,25 +97,8 @@ def run(cmd: Sequence[str | Path], *, env: dict, check: bool = True,
     return proc
 
 
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
-def wait_for(predicate, what: str, timeout: float, proc: subprocess.Popen | None = None,
-             log: Path | None = None) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        tail = log.read_text(errors="replace") if log and log.exists() else ""
-        assert proc is None or proc.poll() is None, (
-            f"{what}: the process exited {proc.returncode} first\n{tail}")
-        assert time.monotonic() < deadline, f"{what}: not within {timeout} s\n{tail}"
-        time.sleep(0.05)
 
 
 def clean_env(home: Path, pin: str = PIN) -> dict:

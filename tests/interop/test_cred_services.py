@@ -36,7 +36,7 @@ from typing import Iterator
 
 import pytest
 
-from _support import PIN, PUK
+from _support import PIN, PUK, stop
 
 TIMEOUT = 120  # seconds, for every command that is not a server
 HTTP_TIMEOUT = 60  # seconds, for every HTTP call (debug builds prove slowly)
@@ -74,14 +74,6 @@ def clean_env(home: Path) -> dict:
     return env
 
 
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def start(cmd: list, log: Path, env: dict, stack: ExitStack) -> tuple[subprocess.Popen, str]:

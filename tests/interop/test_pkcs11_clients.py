@@ -44,7 +44,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
-from _support import PIN
+from _support import PIN, stop, wait_for
 
 if TYPE_CHECKING:
     from conftest import Store
@@ -144,27 +144,8 @@ def free_port(kind: int = socket.SOCK_STREAM) -> int:
         return s.getsockname()[1]
 
 
-def stop(proc: subprocess.Popen) -> None:
-    """Ends a background process this module started, if it still runs."""
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
-def wait_for(predicate, what: str, timeout: float, proc: subprocess.Popen | None = None,
-             log: Path | None = None) -> None:
-    """Polls `predicate` until it holds; fails after `timeout` s or when `proc` exits."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        tail = log.read_text(errors="replace") if log and log.exists() else ""
-        assert proc is None or proc.poll() is None, (
-            f"{what}: the process exited {proc.returncode} first\n{tail}")
-        assert time.monotonic() < deadline, f"{what}: not within {timeout} s\n{tail}"
-        time.sleep(0.1)
 
 
 # --------------------------------------------------------------------------------------
