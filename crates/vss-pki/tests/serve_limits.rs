@@ -14,7 +14,8 @@ use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use loopback::Loopback;
-use vss_pki::http::{raise_open_file_limit, ServeConfig};
+use vss_net::raise_open_file_limit;
+use vss_pki::http::ServeConfig;
 
 /// A PKI served within `config`, and its `host:port`.
 fn served(config: ServeConfig) -> (Loopback, String) {

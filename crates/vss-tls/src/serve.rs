@@ -13,6 +13,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tokio_rustls::TlsAcceptor;
+use vss_net::{accept_bounded, Accepted, ACCEPT_BACKOFF};
 
 use crate::error::{Error, Result};
 use crate::key::SniResolver;
@@ -122,21 +123,22 @@ pub async fn serve(
     let slots = Arc::new(Semaphore::new(limits.max_connections));
     tokio::pin!(shutdown);
     loop {
-        let (stream, _) = tokio::select! {
+        let accepted = tokio::select! {
             _ = &mut shutdown => return Ok(()),
-            accepted = listener.accept() => match accepted {
-                Ok(accepted) => accepted,
-                // Out of descriptors or memory: wait a little, keep serving.
-                Err(_) => {
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
+            accepted = accept_bounded(&listener, &slots) => accepted,
         };
-        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
-            stats.refused.fetch_add(1, Ordering::Relaxed);
-            drop(stream);
-            continue;
+        let (stream, slot) = match accepted {
+            Ok(Accepted::Slot(stream, slot)) => (stream, slot),
+            Ok(Accepted::Refused(stream)) => {
+                stats.refused.fetch_add(1, Ordering::Relaxed);
+                drop(stream);
+                continue;
+            }
+            // Any other accept error: wait a little, keep serving.
+            Err(_) => {
+                tokio::time::sleep(ACCEPT_BACKOFF).await;
+                continue;
+            }
         };
         let acceptor = acceptor.clone();
         let stats = Arc::clone(&stats);

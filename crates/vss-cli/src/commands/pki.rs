@@ -11,10 +11,10 @@ use clap::Subcommand;
 use serde_json::json;
 use vss_crypto::{Curve, PublicKey};
 use vss_hsm::{Hsm, SoftHsm};
+use vss_net::raise_open_file_limit;
 use vss_pki::authority::{init, InitRequest, PkiDir, TrustedPki};
 use vss_pki::http::{
-    check_base_url, raise_open_file_limit, serve as serve_http, ServeConfig, MAX_CONNECTIONS,
-    MAX_TIMEOUT,
+    check_base_url, serve as serve_http, ServeConfig, MAX_CONNECTIONS, MAX_TIMEOUT,
 };
 use vss_pki::store::{open_store, Role, Station};
 

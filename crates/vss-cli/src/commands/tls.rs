@@ -102,7 +102,7 @@ impl ServeArgs {
         limits.check()?;
         // Two descriptors per connection (client and backend), and some to spare.
         let open_files =
-            vss_pki::http::raise_open_file_limit().context("cannot raise the open-file limit")?;
+            vss_net::raise_open_file_limit().context("cannot raise the open-file limit")?;
         let fits = usize::try_from(open_files.saturating_sub(64) / 2).unwrap_or(usize::MAX);
         limits.max_connections = limits.max_connections.min(fits.max(1));
 

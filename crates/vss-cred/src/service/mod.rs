@@ -23,6 +23,7 @@ pub mod user;
 pub mod verifier;
 
 pub use error::ServiceError;
+pub use vss_net::ACCEPT_BACKOFF;
 
 use crate::codec::{self, CodecError, Versioned};
 use axum::body::{Body, Bytes};
@@ -40,7 +41,6 @@ use std::io;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Semaphore;
 
 /// The largest request body read, in bytes: the artefact bound, 1 MiB.
 pub const MAX_BODY_LEN: usize = codec::MAX_ARTEFACT_LEN;
@@ -55,8 +55,6 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
 pub const MAX_CONNECTIONS: usize = 1 << 16;
 /// The longest timeout a [`ServeConfig`] takes.
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
-/// How long accepting waits when the process is out of descriptors or memory.
-pub const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 /// How long a call to another service (the revocation authority) may take.
 pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -145,45 +143,19 @@ pub async fn serve(role: Role, listener: TcpListener, config: ServeConfig) -> io
         .check()
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     let routes = role.router();
-    let slots = Arc::new(Semaphore::new(config.max_connections));
-    loop {
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
-            Err(e) if out_of_resources(&e) => {
-                tokio::time::sleep(ACCEPT_BACKOFF).await;
-                continue;
-            }
-            Err(e) => return Err(e),
-        };
-        match slots.clone().try_acquire_owned() {
-            Ok(slot) => {
-                let routes = routes.clone();
-                tokio::spawn(async move {
-                    connection(stream, routes, config).await;
-                    drop(slot);
-                });
-            }
-            // Shed: one write that does not wait, then the connection is closed.
-            Err(_) => {
-                let _ = stream.try_write(BUSY.as_bytes());
-            }
-        }
-    }
+    vss_net::serve_bounded(
+        &listener,
+        config.max_connections,
+        BUSY.as_bytes(),
+        |stream| connection(stream, routes.clone(), config),
+    )
+    .await
 }
 
 /// The whole answer to a connection past the cap.
 const BUSY: &str = "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
     content-length: 32\r\nretry-after: 1\r\nconnection: close\r\n\r\n\
     {\"error\":\"too many connections\"}";
-
-/// An accept error that waiting can mend (descriptors or memory run out).
-fn out_of_resources(e: &io::Error) -> bool {
-    e.kind() == io::ErrorKind::OutOfMemory
-        || matches!(
-            e.raw_os_error(),
-            Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM)
-        )
-}
 
 /// Serves one connection until the client closes it or the idle timeout does; each request
 /// is answered within the request timeout.

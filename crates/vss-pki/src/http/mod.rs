@@ -12,8 +12,7 @@ pub use client::{post, HttpEaLink, HttpError};
 pub use loopback::LoopbackServer;
 pub use media_type::is_media_type;
 pub use serve::{
-    raise_open_file_limit, serve, ServeConfig, ServeConfigError, MAX_CONNECTIONS, MAX_TIMEOUT,
-    RESERVED_DESCRIPTORS,
+    serve, ServeConfig, ServeConfigError, MAX_CONNECTIONS, MAX_TIMEOUT, RESERVED_DESCRIPTORS,
 };
 pub use server::{services, Services, CODE_HEADER, REQUEST_TYPE, RESPONSE_TYPE};
 pub use url::{check_base_url, MAX_URL_LEN};

@@ -13,7 +13,7 @@ use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Notify, Semaphore};
+use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use super::server::router;
@@ -105,8 +105,8 @@ impl ServeConfig {
     }
 
     /// The configuration with its connection cap lowered, where needed, to fit under
-    /// `open_files` (the process's open-file limit, as [`raise_open_file_limit`] leaves it)
-    /// less [`RESERVED_DESCRIPTORS`], so load is shed before descriptors run out.
+    /// `open_files` (the process's open-file limit, as [`vss_net::raise_open_file_limit`]
+    /// leaves it) less [`RESERVED_DESCRIPTORS`], so load is shed before descriptors run out.
     pub fn fitted(self, open_files: u64) -> ServeConfig {
         let room = open_files.saturating_sub(RESERVED_DESCRIPTORS).max(1);
         ServeConfig {
@@ -116,12 +116,6 @@ impl ServeConfig {
             ..self
         }
     }
-}
-
-/// Raises this process's soft limit of open files to its hard limit; the limit now.
-pub fn raise_open_file_limit() -> io::Result<u64> {
-    let (_, hard) = rlimit::getrlimit(rlimit::Resource::NOFILE)?;
-    rlimit::increase_nofile_limit(hard)
 }
 
 /// Serves `services` on `listener` within the bounds of `config`, until accepting fails for
@@ -136,41 +130,14 @@ pub async fn serve(
         .check()
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     let routes = router(services, config.body_timeout);
-    let slots = Arc::new(Semaphore::new(config.max_connections));
     let busy = busy_response(config.retry_after);
-    loop {
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
-            Err(e) if out_of_resources(&e) => {
-                // Connections closing will free some; meanwhile the listener's backlog waits.
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
-            Err(e) => return Err(e),
-        };
-        match slots.clone().try_acquire_owned() {
-            Ok(slot) => {
-                let routes = routes.clone();
-                tokio::spawn(async move {
-                    connection(stream, routes, config).await;
-                    drop(slot);
-                });
-            }
-            // Shed: one write that does not wait, then the connection is closed.
-            Err(_) => {
-                let _ = stream.try_write(busy.as_bytes());
-            }
-        }
-    }
-}
-
-/// An accept error that waiting can mend (descriptors or memory run out).
-fn out_of_resources(e: &io::Error) -> bool {
-    e.kind() == io::ErrorKind::OutOfMemory
-        || matches!(
-            e.raw_os_error(),
-            Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM)
-        )
+    vss_net::serve_bounded(
+        &listener,
+        config.max_connections,
+        busy.as_bytes(),
+        |stream| connection(stream, routes.clone(), config),
+    )
+    .await
 }
 
 /// The whole answer to a connection past the cap.
