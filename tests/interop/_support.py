@@ -29,6 +29,9 @@ from cryptography.hazmat.primitives.asymmetric.utils import (
 # The secrets of the throw-away key stores the tests create.
 PIN = "246810"
 PUK = "13579111"
+# The credential roles' key stores (`vss cred setup`): VSS_ROLE_PIN and VSS_ROLE_PUK.
+ROLE_PIN = "role-pin-1"
+ROLE_PUK = "role-puk-12345"
 
 # --------------------------------------------------------------------------------------
 # Curves and hashes

@@ -36,7 +36,7 @@ from typing import Iterator, Sequence
 import pytest
 
 import _bbs_reference as bbs
-from _support import PIN, PUK, stop, wait_for
+from _support import PIN, PUK, ROLE_PIN, ROLE_PUK, stop, wait_for
 
 REQUIRE_PCSC = os.environ.get("VSS_REQUIRE_PCSC") == "1"
 TIMEOUT = 120  # seconds, for every command that is not a server
@@ -102,10 +102,13 @@ def run(cmd: Sequence[str | Path], *, env: dict, check: bool = True,
 
 
 def clean_env(home: Path, pin: str = PIN) -> dict:
-    """The environment of every command: card PIN and PUK set, nothing else of VSS_*."""
+    """The environment of every command: the card's and the roles' PIN and PUK set, nothing
+    else of VSS_*."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("VSS_")}
     env["VSS_PIN"] = pin
     env["VSS_PUK"] = PUK
+    env["VSS_ROLE_PIN"] = ROLE_PIN
+    env["VSS_ROLE_PUK"] = ROLE_PUK
     home.mkdir(parents=True, exist_ok=True)
     env["HOME"] = str(home)
     env["XDG_DATA_HOME"] = str(home / "data")
@@ -149,10 +152,12 @@ class World:
     counter: int = 0
 
     def vss(self, *args: str | Path, check: bool = True, pin: str | None = None,
-            timeout: float = TIMEOUT) -> subprocess.CompletedProcess:
+            role_pin: str | None = None, timeout: float = TIMEOUT) -> subprocess.CompletedProcess:
         env = dict(self.env)
         if pin is not None:
             env["VSS_PIN"] = pin
+        if role_pin is not None:
+            env["VSS_ROLE_PIN"] = role_pin
         return run([self.vss_bin, *args], env=env, check=check, timeout=timeout)
 
     def fresh(self, stem: str) -> Path:
@@ -316,6 +321,31 @@ def test_a_wrong_pin_is_refused_and_counted(world):
     # The right PIN still works (and resets the counter).
     _, token = world.present(policy)
     assert world.verify(token)[1]["valid"] is True
+
+
+def test_the_roles_keys_are_sealed_under_the_role_pin(world):
+    """The issuer's, inspector's and authority's keys are in key stores, not in plain files;
+    the public parts need no PIN; a wrong role PIN opens nothing and is counted."""
+    for role in ("issuer", "inspector", "revocation"):
+        assert (world.dir / role / "store" / "hsm.json").is_file(), role
+        assert not (world.dir / role / "secret.json").exists(), role
+        assert "secret" not in (world.dir / role / "public.json" if role != "issuer"
+                                else world.dir / role / "parameters.json").read_text()
+    env = {k: v for k, v in world.env.items() if not k.startswith("VSS_ROLE_")}
+    policy = world.fresh("policy")
+    run([world.vss_bin, "cred", "policy", "--dir", world.dir, "--inspect",
+         f"member_number={GROUNDS}", "--revocation", "--out", policy], env=env)
+    _, token = world.present(policy)
+    assert world.verify(token)[1]["valid"] is True
+    no_pin = run([world.vss_bin, "cred", "inspect", "--dir", world.dir, "--token", token],
+                 env=env, check=False)
+    assert no_pin.returncode != 0 and "VSS_ROLE_PIN" in no_pin.stderr, describe(no_pin)
+    wrong = world.vss("cred", "inspect", "--dir", world.dir, "--token", token,
+                      role_pin="wrong-role-pin", check=False)
+    assert wrong.returncode != 0 and "wrong PIN (2 tries left" in wrong.stderr, describe(wrong)
+    opened = json.loads(world.vss("cred", "inspect", "--dir", world.dir, "--token", token,
+                                  "--format", "json").stdout)
+    assert opened[0]["value"] == "23784638726", opened
 
 
 def test_a_revoked_credential_no_longer_presents(world):

@@ -36,7 +36,7 @@ from typing import Iterator
 
 import pytest
 
-from _support import PIN, PUK, stop
+from _support import PIN, PUK, ROLE_PIN, ROLE_PUK, stop
 
 TIMEOUT = 120  # seconds, for every command that is not a server
 HTTP_TIMEOUT = 60  # seconds, for every HTTP call (debug builds prove slowly)
@@ -66,8 +66,11 @@ ROLES = ("revocation", "issuer", "verifier", "inspector", "user")
 
 
 def clean_env(home: Path) -> dict:
-    """No VSS_* from outside (no VSS_PIN: the user service gets its PIN over HTTP)."""
+    """No VSS_* from outside but the roles' PIN and PUK (no VSS_PIN: the user service gets
+    its card's PIN over HTTP)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("VSS_")}
+    env["VSS_ROLE_PIN"] = ROLE_PIN
+    env["VSS_ROLE_PUK"] = ROLE_PUK
     home.mkdir(parents=True, exist_ok=True)
     env["HOME"] = str(home)
     env["XDG_DATA_HOME"] = str(home / "data")

@@ -54,6 +54,9 @@ pub enum IssuanceError {
     /// A BBS operation failed.
     #[error(transparent)]
     Bbs(#[from] BbsError),
+    /// A secret key that is not the key of the public parameters it came with.
+    #[error("the secret key does not match the issuer's public key")]
+    KeyMismatch,
 }
 
 /// The issuer's secret key with its specification.
@@ -119,6 +122,28 @@ impl IssuerSecret {
 
     fn key(&self) -> Result<SecretKey, BbsError> {
         SecretKey::from_bytes(&self.secret_key)
+    }
+
+    /// The secret key alone (32 octets), for the issuer's key store.
+    pub fn secret_key(&self) -> &[u8] {
+        &self.secret_key
+    }
+
+    /// The issuer of the secret key [`Self::secret_key`] gave and its public parameters,
+    /// refused ([`IssuanceError::KeyMismatch`]) when the key is not the parameters' key.
+    pub fn from_parts(
+        secret_key: &[u8],
+        parameters: IssuerParameters,
+    ) -> Result<Self, IssuanceError> {
+        let secret = IssuerSecret {
+            version: codec::VERSION,
+            secret_key: secret_key.to_vec(),
+            parameters,
+        };
+        if secret.key()?.public_key().to_bytes()[..] != secret.parameters.public_key[..] {
+            return Err(IssuanceError::KeyMismatch);
+        }
+        Ok(secret)
     }
 
     /// Opens an issuance: the attribute values (checked against the specification) and a

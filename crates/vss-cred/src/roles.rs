@@ -1,7 +1,13 @@
 //! The roles' state on disk, one directory each: the issuer's key and its open offers, the
-//! verifier's open policies. An offer or a policy is used once: answering it removes its
-//! file, so a replayed request or token finds nothing. Files are written atomically, readable
-//! by the owner only, and read with a bound.
+//! verifier's open policies, the inspector's key, the revocation authority's key and state.
+//! An offer or a policy is used once: answering it removes its file, so a replayed request
+//! or token finds nothing. Files are written atomically, readable by the owner only, and
+//! read with a bound.
+//!
+//! The secret keys are encrypted at rest: each role that has one keeps it in a soft key
+//! store of its own, `DIR/store/` ([`vss_hsm::SoftHsm`]: a master key wrapped under the
+//! role's PIN and PUK with Argon2id, the key sealed with AES-256-GCM, PIN and PUK retry
+//! counters). Its public files stay plain, and are read without the PIN.
 
 use crate::codec::{self, CodecError, Versioned};
 use crate::group::Scalar;
@@ -12,7 +18,7 @@ use crate::predicates::inspection::{
     DlogTable, InspectorKey, InspectorPublicKey, DEFAULT_DECRYPT_BITS,
 };
 use crate::predicates::revocation::{
-    MembershipWitness, RemovalEntry, RevocationAuthority, RevocationInfo,
+    MembershipWitness, RemovalEntry, RevocationAuthority, RevocationInfo, RevocationState,
 };
 use crate::predicates::PredicateError;
 use crate::presentation::{
@@ -23,6 +29,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use vss_hsm::SoftHsm;
+use zeroize::Zeroizing;
 
 /// How long an issuer's offer or a verifier's policy stays open.
 pub const OPEN_TTL: Duration = Duration::from_secs(600);
@@ -40,7 +48,8 @@ pub enum RoleError {
         /// What happened.
         source: std::io::Error,
     },
-    /// A file could not be written atomically.
+    /// A file could not be written atomically, or the role's key store refused (a wrong
+    /// PIN, a blocked PIN, a tampered key file).
     #[error(transparent)]
     Store(#[from] vss_hsm::Error),
     /// A file is not the artefact it should be.
@@ -94,6 +103,28 @@ pub fn write_artefact<T: Serialize>(path: &Path, value: &T) -> Result<(), RoleEr
     }
     vss_hsm::write_atomic(path, &codec::to_json(value))?;
     Ok(())
+}
+
+/// The role's key store in its directory.
+const STORE_DIR: &str = "store";
+/// The name of a role's secret key in its store.
+const KEY_NAME: &str = "role-key";
+
+/// Creates the role's key store in `dir` with the PIN and PUK and keeps `key` in it;
+/// [`RoleError::Exists`] if the directory has a store already.
+fn create_key(dir: &Path, pin: &str, puk: &str, key: &[u8]) -> Result<(), RoleError> {
+    let store = dir.join(STORE_DIR);
+    if store.exists() {
+        return Err(RoleError::Exists(dir.to_path_buf()));
+    }
+    SoftHsm::init(&store, pin, puk)?;
+    SoftHsm::open(&store, pin)?.put_secret(KEY_NAME, key)?;
+    Ok(())
+}
+
+/// The role's key, from its store in `dir` opened with the PIN.
+fn open_key(dir: &Path, pin: &str) -> Result<Zeroizing<Vec<u8>>, RoleError> {
+    Ok(SoftHsm::open(&dir.join(STORE_DIR), pin)?.get_secret(KEY_NAME)?)
 }
 
 /// An offer or policy with the time it was opened.
@@ -182,21 +213,23 @@ impl OpenSet {
     }
 }
 
-/// The issuer: `secret.json` (its key), `parameters.json` (public), `offers/`.
+/// The issuer: `store/` (its key, under its PIN), `parameters.json` (public), `offers/`.
 pub struct Issuer {
     secret: IssuerSecret,
     offers: OpenSet,
 }
 
 impl Issuer {
-    /// Creates the issuer of a specification in `dir`, with a fresh key.
-    pub fn create(dir: &Path, specification: CredentialSpecification) -> Result<Self, RoleError> {
-        let secret_path = dir.join("secret.json");
-        if secret_path.exists() {
-            return Err(RoleError::Exists(dir.to_path_buf()));
-        }
+    /// Creates the issuer of a specification in `dir`, with a fresh key kept in a new store
+    /// under `pin` and `puk`.
+    pub fn create(
+        dir: &Path,
+        specification: CredentialSpecification,
+        pin: &str,
+        puk: &str,
+    ) -> Result<Self, RoleError> {
         let secret = IssuerSecret::generate(specification)?;
-        write_artefact(&secret_path, &secret)?;
+        create_key(dir, pin, puk, secret.secret_key())?;
         write_artefact(&dir.join("parameters.json"), &secret.parameters)?;
         Ok(Issuer {
             secret,
@@ -206,14 +239,20 @@ impl Issuer {
         })
     }
 
-    /// Opens the issuer in `dir`.
-    pub fn open(dir: &Path) -> Result<Self, RoleError> {
+    /// Opens the issuer in `dir`, its key store with `pin`.
+    pub fn open(dir: &Path, pin: &str) -> Result<Self, RoleError> {
+        let key = open_key(dir, pin)?;
         Ok(Issuer {
-            secret: read_artefact(&dir.join("secret.json"))?,
+            secret: IssuerSecret::from_parts(&key, Self::parameters_in(dir)?)?,
             offers: OpenSet {
                 dir: dir.join("offers"),
             },
         })
+    }
+
+    /// The public parameters of the issuer in `dir`, read without its PIN.
+    pub fn parameters_in(dir: &Path) -> Result<IssuerParameters, RoleError> {
+        read_artefact(&dir.join("parameters.json"))
     }
 
     /// The issuer's public parameters.
@@ -313,22 +352,19 @@ pub struct InspectionResult {
     pub grounds: String,
 }
 
-/// The inspector: `secret.json` (its key) and `public.json`. The discrete-log table that
-/// decryption needs is built at the first inspection and kept.
+/// The inspector: `store/` (its key, under its PIN) and `public.json`. The discrete-log table
+/// that decryption needs is built at the first inspection and kept.
 pub struct Inspector {
     key: InspectorKey,
     table: std::sync::OnceLock<DlogTable>,
 }
 
 impl Inspector {
-    /// Creates an inspector with a fresh key in `dir`.
-    pub fn create(dir: &Path) -> Result<Self, RoleError> {
-        let path = dir.join("secret.json");
-        if path.exists() {
-            return Err(RoleError::Exists(dir.to_path_buf()));
-        }
+    /// Creates an inspector in `dir`, with a fresh key kept in a new store under `pin` and
+    /// `puk`.
+    pub fn create(dir: &Path, pin: &str, puk: &str) -> Result<Self, RoleError> {
         let key = InspectorKey::new();
-        write_keyed(&path, &key)?;
+        create_key(dir, pin, puk, &Zeroizing::new(key.to_bytes()))?;
         write_keyed(&dir.join("public.json"), key.public())?;
         Ok(Inspector {
             key,
@@ -336,12 +372,17 @@ impl Inspector {
         })
     }
 
-    /// Opens the inspector in `dir`.
-    pub fn open(dir: &Path) -> Result<Self, RoleError> {
+    /// Opens the inspector in `dir`, its key store with `pin`.
+    pub fn open(dir: &Path, pin: &str) -> Result<Self, RoleError> {
         Ok(Inspector {
-            key: read_keyed(&dir.join("secret.json"))?,
+            key: InspectorKey::from_bytes(&open_key(dir, pin)?).map_err(inspection)?,
             table: std::sync::OnceLock::new(),
         })
+    }
+
+    /// The public key of the inspector in `dir`, read without its PIN.
+    pub fn public_in(dir: &Path) -> Result<InspectorPublicKey, RoleError> {
+        read_keyed(&dir.join("public.json"))
     }
 
     /// The inspector's public key.
@@ -392,38 +433,58 @@ fn inspection(e: PredicateError) -> RoleError {
     RoleError::Presentation(PresentationError::Predicate("inspection", e))
 }
 
-/// The revocation authority: `state.json` (its key, accumulator and removal log) and
-/// `public.json` (what verifiers and users need).
+/// The revocation authority: `store/` (its key, under its PIN), `state.json` (its
+/// accumulator, live handles and removal log: no secret, and up to tens of MiB, so kept
+/// beside the store rather than in it) and `public.json` (what verifiers and users need).
 pub struct Revocation {
     dir: PathBuf,
     authority: RevocationAuthority,
 }
 
 impl Revocation {
-    /// Creates a revocation authority in `dir`.
-    pub fn create(dir: &Path) -> Result<Self, RoleError> {
-        if dir.join("state.json").exists() {
-            return Err(RoleError::Exists(dir.to_path_buf()));
-        }
+    /// Creates a revocation authority in `dir`, with a fresh key kept in a new store under
+    /// `pin` and `puk`.
+    pub fn create(dir: &Path, pin: &str, puk: &str) -> Result<Self, RoleError> {
+        let authority = RevocationAuthority::new();
+        create_key(dir, pin, puk, &authority.secret_to_bytes())?;
         let role = Revocation {
             dir: dir.to_path_buf(),
-            authority: RevocationAuthority::new(),
+            authority,
         };
         role.save()?;
         Ok(role)
     }
 
-    /// Opens the revocation authority in `dir`.
-    pub fn open(dir: &Path) -> Result<Self, RoleError> {
+    /// Opens the revocation authority in `dir`, its key store with `pin`.
+    pub fn open(dir: &Path, pin: &str) -> Result<Self, RoleError> {
+        let key = open_key(dir, pin)?;
         Ok(Revocation {
             dir: dir.to_path_buf(),
-            authority: read_keyed(&dir.join("state.json"))?,
+            authority: RevocationAuthority::from_parts(&key, Self::state_in(dir)?)
+                .map_err(revocation)?,
         })
     }
 
+    fn state_in(dir: &Path) -> Result<RevocationState, RoleError> {
+        read_keyed(&dir.join("state.json"))
+    }
+
     fn save(&self) -> Result<(), RoleError> {
-        write_keyed(&self.dir.join("state.json"), &self.authority)?;
+        write_keyed(&self.dir.join("state.json"), self.authority.state())?;
         write_keyed(&self.dir.join("public.json"), self.authority.public())
+    }
+
+    /// The accumulator's current state at the authority in `dir`, read without its PIN.
+    pub fn info_in(dir: &Path) -> Result<RevocationInfo, RoleError> {
+        read_keyed(&dir.join("public.json"))
+    }
+
+    /// The removals after `epoch` logged by the authority in `dir`, read without its PIN
+    /// (for holders updating their witnesses).
+    pub fn removals_in(dir: &Path, epoch: u64) -> Result<Vec<RemovalEntry>, RoleError> {
+        Self::state_in(dir)?
+            .removals_since(epoch)
+            .map_err(revocation)
     }
 
     /// The accumulator's current state.
@@ -473,15 +534,18 @@ mod tests {
         }
     }
 
+    const PIN: &str = "1234";
+    const PUK: &str = "12345678";
+
     #[test]
     fn offers_and_policies_are_answered_once() {
         let dir = tempfile::tempdir().expect("tempdir");
-        Issuer::create(&dir.path().join("issuer"), spec()).expect("issuer");
+        Issuer::create(&dir.path().join("issuer"), spec(), PIN, PUK).expect("issuer");
         assert!(matches!(
-            Issuer::create(&dir.path().join("issuer"), spec()),
+            Issuer::create(&dir.path().join("issuer"), spec(), PIN, PUK),
             Err(RoleError::Exists(_))
         ));
-        let issuer = Issuer::open(&dir.path().join("issuer")).expect("reopen");
+        let issuer = Issuer::open(&dir.path().join("issuer"), PIN).expect("reopen");
         let mut card = LocalHolder::generate(SystemParameters::generate().secret_base);
         let p = card.public_point().expect("p");
         let offer = issuer.offer(&[("n".into(), "7".into())]).expect("offer");
@@ -514,6 +578,87 @@ mod tests {
         assert!(matches!(
             verifier.verify(&odd, issuer.parameters()),
             Err(RoleError::NotOpen)
+        ));
+    }
+
+    /// Every file under `dir`, recursively.
+    fn files(dir: &Path) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(dir).expect("list") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                out.extend(files(&path));
+            } else {
+                out.push(path);
+            }
+        }
+        out
+    }
+
+    fn holds(dir: &Path, secret: &[u8]) -> bool {
+        let hex = hex::encode(secret);
+        files(dir).iter().any(|f| {
+            let bytes = std::fs::read(f).expect("read");
+            bytes.windows(secret.len()).any(|w| w == secret)
+                || bytes.windows(hex.len()).any(|w| w == hex.as_bytes())
+        })
+    }
+
+    #[test]
+    fn the_roles_keys_are_sealed_under_their_pin() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (i, n, r) = (
+            dir.path().join("issuer"),
+            dir.path().join("inspector"),
+            dir.path().join("revocation"),
+        );
+        let issuer = Issuer::create(&i, spec(), PIN, PUK).expect("issuer");
+        let inspector = Inspector::create(&n, PIN, PUK).expect("inspector");
+        let mut authority = Revocation::create(&r, PIN, PUK).expect("revocation");
+        assert!(matches!(
+            Inspector::create(&n, PIN, PUK),
+            Err(RoleError::Exists(_))
+        ));
+        let (handle, _) = authority.issue_handle().expect("handle");
+        authority.revoke(&handle).expect("revoke");
+
+        // No file holds a key in the clear.
+        assert!(!holds(&i, issuer.secret.secret_key()));
+        assert!(!holds(&n, &inspector.key.to_bytes()));
+        assert!(!holds(&r, &authority.authority.secret_to_bytes()));
+
+        // The public parts are read without the PIN.
+        assert_eq!(
+            &Issuer::parameters_in(&i).expect("params"),
+            issuer.parameters()
+        );
+        assert_eq!(
+            Inspector::public_in(&n).expect("public"),
+            inspector.public()
+        );
+        assert_eq!(Revocation::info_in(&r).expect("info"), authority.info());
+        assert_eq!(Revocation::removals_in(&r, 0).expect("log").len(), 1);
+
+        // The PIN opens them; a wrong one opens nothing and counts.
+        for (dir, open) in [
+            (
+                &i,
+                (|d, p| Issuer::open(d, p).map(drop)) as fn(&Path, &str) -> _,
+            ),
+            (&n, |d, p| Inspector::open(d, p).map(drop)),
+            (&r, |d, p| Revocation::open(d, p).map(drop)),
+        ] {
+            assert!(matches!(
+                open(dir, "0000"),
+                Err(RoleError::Store(vss_hsm::Error::WrongPin { tries_left: 2 }))
+            ));
+            open(dir, PIN).expect("the right PIN");
+        }
+        let reopened = Revocation::open(&r, PIN).expect("reopen");
+        assert_eq!(reopened.info(), authority.info());
+        assert!(matches!(
+            reopened.removals_since(0).as_deref(),
+            Ok([entry]) if entry.handle == handle
         ));
     }
 }

@@ -167,13 +167,18 @@ struct Roles {
     verifier: Verifier,
 }
 
+/// The roles' PIN and PUK in the scenario: fixed, as its directory is thrown away.
+const ROLE_PIN: &str = "scenario";
+const ROLE_PUK: &str = "scenario-puk";
+
 impl Roles {
     fn create(root: &Path) -> Result<Self, ScenarioError> {
+        let (pin, puk) = (ROLE_PIN, ROLE_PUK);
         Ok(Roles {
             system: SystemParameters::generate(),
-            issuer: Issuer::create(&root.join("issuer"), vip_ticket())?,
-            revocation: Revocation::create(&root.join("revocation"))?,
-            inspector: Inspector::create(&root.join("inspector"))?,
+            issuer: Issuer::create(&root.join("issuer"), vip_ticket(), pin, puk)?,
+            revocation: Revocation::create(&root.join("revocation"), pin, puk)?,
+            inspector: Inspector::create(&root.join("inspector"), pin, puk)?,
             verifier: Verifier::open(&root.join("verifier")),
         })
     }

@@ -142,8 +142,10 @@ fn inspectable_member_number_range_and_revocation() {
     let mut spec = vip_spec();
     spec.revocable = true;
     let issuer = IssuerSecret::generate(spec).expect("issuer");
-    let mut ra = Revocation::create(&dir.path().join("revocation")).expect("revocation authority");
-    let inspector = Inspector::create(&dir.path().join("inspector")).expect("inspector");
+    let (pin, puk) = ("1234", "12345678");
+    let mut ra =
+        Revocation::create(&dir.path().join("revocation"), pin, puk).expect("revocation authority");
+    let inspector = Inspector::create(&dir.path().join("inspector"), pin, puk).expect("inspector");
     let mut card = LocalHolder::generate(system.secret_base);
 
     let p = card.public_point().expect("p");

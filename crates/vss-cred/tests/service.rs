@@ -114,14 +114,23 @@ async fn listener() -> (tokio::net::TcpListener, String) {
     (listener, format!("http://{addr}"))
 }
 
+/// The roles' PIN and PUK.
+const PIN: &str = "1234";
+const PUK: &str = "12345678";
+
 /// Creates the roles in `dir` and serves each on its own port.
 fn start(runtime: &tokio::runtime::Runtime, dir: &Path) -> Services {
-    let parameters = Issuer::create(&dir.join("issuer"), vss_cred::scenario::vip_ticket())
-        .expect("issuer")
-        .parameters()
-        .clone();
-    Revocation::create(&dir.join("revocation")).expect("revocation authority");
-    Inspector::create(&dir.join("inspector")).expect("inspector");
+    let parameters = Issuer::create(
+        &dir.join("issuer"),
+        vss_cred::scenario::vip_ticket(),
+        PIN,
+        PUK,
+    )
+    .expect("issuer")
+    .parameters()
+    .clone();
+    Revocation::create(&dir.join("revocation"), PIN, PUK).expect("revocation authority");
+    Inspector::create(&dir.join("inspector"), PIN, PUK).expect("inspector");
     runtime.block_on(async {
         let (issuer_l, issuer) = listener().await;
         let (revocation_l, revocation) = listener().await;
@@ -131,14 +140,15 @@ fn start(runtime: &tokio::runtime::Runtime, dir: &Path) -> Services {
         let roles = [
             (
                 Role::Issuer(Arc::new(
-                    IssuerService::open(&dir.join("issuer"), Some(revocation.clone()))
+                    IssuerService::open(&dir.join("issuer"), PIN, Some(revocation.clone()))
                         .expect("issuer service"),
                 )),
                 issuer_l,
             ),
             (
                 Role::Revocation(Arc::new(
-                    RevocationService::open(&dir.join("revocation")).expect("revocation service"),
+                    RevocationService::open(&dir.join("revocation"), PIN)
+                        .expect("revocation service"),
                 )),
                 revocation_l,
             ),
@@ -152,7 +162,7 @@ fn start(runtime: &tokio::runtime::Runtime, dir: &Path) -> Services {
             ),
             (
                 Role::Inspector(Arc::new(
-                    InspectorService::open(&dir.join("inspector")).expect("inspector service"),
+                    InspectorService::open(&dir.join("inspector"), PIN).expect("inspector service"),
                 )),
                 inspector_l,
             ),
@@ -395,8 +405,8 @@ fn curl(s: &Services) {
 fn idle_connections_are_closed_and_the_cap_sheds_load() {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let dir = tempfile::tempdir().expect("tempdir");
-    Inspector::create(dir.path()).expect("inspector");
-    let service = Arc::new(InspectorService::open(dir.path()).expect("service"));
+    Inspector::create(dir.path(), PIN, PUK).expect("inspector");
+    let service = Arc::new(InspectorService::open(dir.path(), PIN).expect("service"));
     let config = ServeConfig {
         idle_timeout: Duration::from_millis(300),
         max_connections: 1,

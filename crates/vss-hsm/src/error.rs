@@ -43,6 +43,17 @@ pub enum Error {
         /// What the operation needs: "an EC key", "an RSA key".
         needs: &'static str,
     },
+    /// No secret has this name.
+    #[error("no secret named '{0}'")]
+    SecretNotFound(String),
+    /// A secret longer than a store keeps.
+    #[error("a secret of {len} bytes is larger than the {max} bytes a store keeps")]
+    SecretTooLarge {
+        /// The secret's length.
+        len: usize,
+        /// The most a store keeps.
+        max: usize,
+    },
     /// A key with this label exists already.
     #[error("a key labelled '{0}' exists already")]
     KeyExists(String),

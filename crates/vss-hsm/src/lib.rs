@@ -42,7 +42,8 @@ pub use objects::{
 };
 pub use pkcs11::{ec as pkcs11_ec, Pkcs11Hsm, TokenPinStatus, TokenRef};
 pub use soft::{
-    SoftHsm, SoftStoreStatus, KDF_LANES, KDF_MEMORY_KIB, KDF_PASSES, PIN_TRIES, PUK_TRIES,
+    SoftHsm, SoftStoreStatus, KDF_LANES, KDF_MEMORY_KIB, KDF_PASSES, MAX_SECRET_LEN, PIN_TRIES,
+    PUK_TRIES,
 };
 
 /// An opaque reference to a key inside one HSM; only that HSM can use it.

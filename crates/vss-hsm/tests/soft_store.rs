@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use vss_crypto::{Curve, HashAlg};
-use vss_hsm::{Error, GenerateKeyRequest, SoftHsm, PIN_TRIES, PUK_TRIES};
+use vss_hsm::{Error, GenerateKeyRequest, SoftHsm, MAX_SECRET_LEN, PIN_TRIES, PUK_TRIES};
 
 const PIN: &str = "1234";
 const PUK: &str = "12345678";
@@ -325,4 +325,111 @@ fn hsm_json_with_an_unknown_or_misspelt_key_is_refused() {
     }
     std::fs::write(&config, r#"{"version":1,"backend":"soft"}"#).expect("write");
     vss_hsm::open(dir.path(), PIN).expect("a well-formed hsm.json opens");
+}
+
+#[test]
+fn secrets_round_trip_are_sealed_and_bounded() {
+    let dir = store();
+    let hsm = SoftHsm::open(dir.path(), PIN).expect("open");
+    let secret = b"the issuer's key, 32 octets long";
+    hsm.put_secret("issuer-key", secret).expect("put");
+    assert_eq!(
+        hsm.get_secret("issuer-key").expect("get").as_slice(),
+        secret
+    );
+    let file = dir.path().join("secrets/issuer-key.secret");
+    let text = std::fs::read(&file).expect("secret file");
+    assert!(!text.windows(secret.len()).any(|w| w == secret));
+    assert!(!text
+        .windows(8)
+        .any(|w| w == hex::encode(&secret[..4]).as_bytes()));
+
+    // A reopened store reads it; a wrong PIN opens nothing.
+    drop(hsm);
+    assert!(matches!(wrong_pin(dir.path()), Error::WrongPin { .. }));
+    let hsm = SoftHsm::open(dir.path(), PIN).expect("reopen");
+    assert_eq!(
+        hsm.get_secret("issuer-key").expect("get").as_slice(),
+        secret
+    );
+
+    // Replaced, then deleted.
+    hsm.put_secret("issuer-key", b"another").expect("replace");
+    assert_eq!(
+        hsm.get_secret("issuer-key").expect("get").as_slice(),
+        b"another"
+    );
+    hsm.delete_secret("issuer-key").expect("delete");
+    assert!(matches!(
+        hsm.get_secret("issuer-key"),
+        Err(Error::SecretNotFound(_))
+    ));
+    assert!(matches!(
+        hsm.delete_secret("issuer-key"),
+        Err(Error::SecretNotFound(_))
+    ));
+
+    // Names are labels; sizes are bounded.
+    assert!(matches!(
+        hsm.put_secret("../x", b"x"),
+        Err(Error::InvalidLabel(_))
+    ));
+    assert!(matches!(
+        hsm.get_secret(".hidden"),
+        Err(Error::InvalidLabel(_))
+    ));
+    let largest = vec![7u8; MAX_SECRET_LEN];
+    hsm.put_secret("large", &largest).expect("largest");
+    assert_eq!(
+        hsm.get_secret("large").expect("get").as_slice(),
+        &largest[..]
+    );
+    assert!(matches!(
+        hsm.put_secret("large", &[7u8; MAX_SECRET_LEN + 1]),
+        Err(Error::SecretTooLarge { .. })
+    ));
+    assert!(vss_hsm::Hsm::keys(&hsm).expect("keys").is_empty());
+}
+
+#[test]
+fn a_tampered_or_renamed_secret_file_is_refused() {
+    let dir = store();
+    let hsm = SoftHsm::open(dir.path(), PIN).expect("open");
+    hsm.put_secret("a", b"secret a").expect("put");
+    let path = dir.path().join("secrets/a.secret");
+    let original = std::fs::read_to_string(&path).expect("read");
+    let mut file: serde_json::Value = serde_json::from_str(&original).expect("json");
+    let ciphertext = file["ciphertext"].as_str().expect("hex").to_owned();
+    let flipped = format!(
+        "{}{}",
+        if ciphertext.starts_with('0') {
+            '1'
+        } else {
+            '0'
+        },
+        &ciphertext[1..]
+    );
+    file["ciphertext"] = flipped.into();
+    std::fs::write(&path, file.to_string()).expect("tamper");
+    let err = hsm.get_secret("a").expect_err("tampered");
+    assert!(
+        matches!(&err, Error::CorruptFile { path: p, .. } if *p == path),
+        "{err}"
+    );
+
+    // The file of one name copied under another is refused too.
+    std::fs::write(&path, &original).expect("restore");
+    std::fs::copy(&path, dir.path().join("secrets/b.secret")).expect("copy");
+    assert!(matches!(
+        hsm.get_secret("b"),
+        Err(Error::CorruptFile { .. })
+    ));
+    let mut renamed: serde_json::Value = serde_json::from_str(&original).expect("json");
+    renamed["name"] = "b".into();
+    std::fs::write(dir.path().join("secrets/b.secret"), renamed.to_string()).expect("rename");
+    assert!(matches!(
+        hsm.get_secret("b"),
+        Err(Error::CorruptFile { .. })
+    ));
+    assert_eq!(hsm.get_secret("a").expect("a").as_slice(), b"secret a");
 }

@@ -10,7 +10,7 @@ use serde::Serialize;
 use vss_card::connect::CardAddress;
 use vss_card::process::{card_binary, CardProcess};
 use vss_cred::holder::Card;
-use vss_cred::issuance::{self, Credential};
+use vss_cred::issuance::{self, Credential, IssuerParameters};
 use vss_cred::predicates::range::{RangeParams, DEFAULT_RANGE_BASE};
 use vss_cred::presentation::{
     self, Equality, InspectionRequest, PresentationPolicy, PresentationToken, RangePredicate,
@@ -20,17 +20,28 @@ use vss_cred::roles::{
 };
 use vss_cred::scenario::{self, vip_ticket};
 use vss_cred::spec::{CredentialSpecification, SystemParameters};
+use zeroize::Zeroizing;
 
 use super::card::{pin, CardArgs, CardKind};
 use crate::output::{self, Format, Table};
+use crate::secrets::SecretSource;
+
+/// The variable holding the roles' PIN: their key stores' code, not the card's (`VSS_PIN`),
+/// since `vss cred issue` needs both.
+const ROLE_PIN_ENV: &str = "VSS_ROLE_PIN";
+/// The variable holding the roles' PUK, read by `vss cred setup`.
+const ROLE_PUK_ENV: &str = "VSS_ROLE_PUK";
 
 /// Privacy credentials.
 #[derive(Subcommand)]
 pub enum CredCommand {
     /// System setup in DIR: system parameters, an issuer of --spec (default: seed 003's VIP
-    /// ticket), a revocation authority, an inspector and a verifier, one directory each.
+    /// ticket), a revocation authority, an inspector and a verifier, one directory each. The
+    /// issuer's, inspector's and authority's keys are kept encrypted, each in a key store of
+    /// its own (ROLE/store/) under the roles' PIN and PUK (VSS_ROLE_PIN, VSS_ROLE_PUK).
     Setup(SetupArgs),
-    /// Issue a credential to the card (VSS_PIN) and store it on the card and in --out.
+    /// Issue a credential to the card (VSS_PIN) and store it on the card and in --out; the
+    /// issuer's and authority's keys are opened with the roles' PIN (VSS_ROLE_PIN).
     Issue(IssueArgs),
     /// Write a presentation policy with a fresh nonce, opened at the verifier in DIR.
     Policy(PolicyArgs),
@@ -38,14 +49,18 @@ pub enum CredCommand {
     Present(PresentArgs),
     /// Verify a token against the verifier's open policy (its nonce is then used up).
     Verify(VerifyArgs),
-    /// Open the token's inspectable attributes with the inspector's key in DIR.
-    Inspect(VerifyArgs),
-    /// Revoke a credential at the revocation authority in DIR.
+    /// Open the token's inspectable attributes with the inspector's key in DIR (opened with
+    /// the roles' PIN, VSS_ROLE_PIN).
+    Inspect(InspectArgs),
+    /// Revoke a credential at the revocation authority in DIR (its key opened with the roles'
+    /// PIN, VSS_ROLE_PIN).
     Revoke(RevokeArgs),
     /// Seed 003's VIP-ticket scenario end to end on loopback, timed per step.
     Scenario(ScenarioArgs),
     /// Serve one role over HTTP (JSON): issuer, user (P2ABCE's calls), verifier,
-    /// inspector or revocation, with its state in DIR (as `vss cred setup` made it).
+    /// inspector or revocation, with its state in DIR (as `vss cred setup` made it); the
+    /// issuer, inspector and revocation authority open their keys with the roles' PIN
+    /// (VSS_ROLE_PIN).
     Serve(ServeArgs),
 }
 
@@ -86,6 +101,8 @@ pub struct ServeArgs {
     /// Milliseconds a request may take (1–3600000).
     #[arg(long, value_name = "MS", default_value_t = 60_000)]
     request_timeout_ms: u64,
+    #[command(flatten)]
+    role_pin: RolePinArgs,
     /// Milliseconds a connection may wait for a request (1–3600000).
     #[arg(long, value_name = "MS", default_value_t = 10_000)]
     idle_timeout_ms: u64,
@@ -103,8 +120,32 @@ pub struct DirArgs {
 }
 
 impl DirArgs {
-    fn issuer(&self) -> Result<Issuer> {
-        Ok(Issuer::open(&self.dir.join("issuer"))?)
+    /// The issuer's public parameters (no PIN needed).
+    fn parameters(&self) -> Result<IssuerParameters> {
+        Ok(Issuer::parameters_in(&self.dir.join("issuer"))?)
+    }
+}
+
+/// Where the roles' PIN comes from: it opens the key stores of the issuer, the inspector
+/// and the revocation authority (not the card: its PIN is VSS_PIN).
+#[derive(Args)]
+pub struct RolePinArgs {
+    /// Read the roles' PIN from the first line of this file (else $VSS_ROLE_PIN, else a
+    /// prompt). It opens the roles' key stores; the card's PIN is VSS_PIN.
+    #[arg(long, value_name = "FILE")]
+    role_pin_file: Option<PathBuf>,
+}
+
+impl RolePinArgs {
+    /// Reads the PIN (asked twice on a terminal when `new`).
+    fn read(&self, new: bool) -> Result<Zeroizing<String>> {
+        SecretSource {
+            name: "role PIN",
+            file: self.role_pin_file.as_deref(),
+            env: ROLE_PIN_ENV,
+            confirm: new,
+        }
+        .read()
     }
 }
 
@@ -116,6 +157,12 @@ pub struct SetupArgs {
     /// A credential specification (JSON); default: the VIP ticket.
     #[arg(long, value_name = "FILE")]
     spec: Option<PathBuf>,
+    #[command(flatten)]
+    role_pin: RolePinArgs,
+    /// Read the roles' PUK from the first line of this file (else $VSS_ROLE_PUK, else a
+    /// prompt): it unblocks a role's PIN (`vss hsm unblock --store DIR/ROLE/store`).
+    #[arg(long, value_name = "FILE")]
+    role_puk_file: Option<PathBuf>,
 }
 
 /// `vss cred issue`'s arguments.
@@ -128,6 +175,8 @@ pub struct IssueArgs {
     /// An attribute, NAME=VALUE, once per attribute of the specification, in its order.
     #[arg(long = "attribute", value_name = "NAME=VALUE", required = true)]
     attributes: Vec<String>,
+    #[command(flatten)]
+    role_pin: RolePinArgs,
     /// The card's credential slot (0–15).
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..16))]
     slot: u8,
@@ -196,11 +245,22 @@ pub struct VerifyArgs {
     format: Format,
 }
 
+/// `vss cred inspect`'s arguments.
+#[derive(Args)]
+pub struct InspectArgs {
+    #[command(flatten)]
+    token: VerifyArgs,
+    #[command(flatten)]
+    role_pin: RolePinArgs,
+}
+
 /// `vss cred revoke`'s arguments.
 #[derive(Args)]
 pub struct RevokeArgs {
     #[command(flatten)]
     dir: DirArgs,
+    #[command(flatten)]
+    role_pin: RolePinArgs,
     /// The credential to revoke (its revocation handle is read from it).
     #[arg(long, value_name = "FILE")]
     credential: PathBuf,
@@ -249,7 +309,8 @@ impl CredCommand {
                 let handle = credential
                     .handle
                     .context("the credential is not revocable")?;
-                Revocation::open(&args.dir.dir.join("revocation"))?.revoke(&handle)?;
+                let pin = args.role_pin.read(false)?;
+                Revocation::open(&args.dir.dir.join("revocation"), &pin)?.revoke(&handle)?;
                 Ok(ExitCode::SUCCESS)
             }
             CredCommand::Scenario(args) => run_scenario(args),
@@ -264,12 +325,20 @@ fn setup(args: SetupArgs) -> Result<ExitCode> {
         Some(path) => read_artefact(path)?,
         None => vip_ticket(),
     };
-    write_artefact(&dir.join("system.json"), &SystemParameters::generate())?;
-    let issuer = Issuer::create(&dir.join("issuer"), spec)?;
-    if issuer.parameters().specification.revocable {
-        Revocation::create(&dir.join("revocation"))?;
+    let pin = args.role_pin.read(true)?;
+    let puk = SecretSource {
+        name: "role PUK",
+        file: args.role_puk_file.as_deref(),
+        env: ROLE_PUK_ENV,
+        confirm: true,
     }
-    Inspector::create(&dir.join("inspector"))?;
+    .read()?;
+    write_artefact(&dir.join("system.json"), &SystemParameters::generate())?;
+    let issuer = Issuer::create(&dir.join("issuer"), spec, &pin, &puk)?;
+    if issuer.parameters().specification.revocable {
+        Revocation::create(&dir.join("revocation"), &pin, &puk)?;
+    }
+    Inspector::create(&dir.join("inspector"), &pin, &puk)?;
     write_keyed(
         &dir.join("verifier/range-parameters.json"),
         RangeParams::new(DEFAULT_RANGE_BASE)?,
@@ -288,7 +357,8 @@ fn open_card(card: &CardArgs) -> Result<Box<dyn Card + Send>> {
 }
 
 fn issue(args: IssueArgs) -> Result<ExitCode> {
-    let issuer = args.dir.issuer()?;
+    let role_pin = args.role_pin.read(false)?;
+    let issuer = Issuer::open(&args.dir.dir.join("issuer"), &role_pin)?;
     let attributes = args
         .attributes
         .iter()
@@ -299,7 +369,9 @@ fn issue(args: IssueArgs) -> Result<ExitCode> {
     let offer = issuer.offer(&attributes)?;
     let (request, pending) = issuance::request(card.as_mut(), &p, issuer.parameters(), &offer)?;
     let revocation = match issuer.parameters().specification.revocable {
-        true => Some(Revocation::open(&args.dir.dir.join("revocation"))?.issue_handle()?),
+        true => {
+            Some(Revocation::open(&args.dir.dir.join("revocation"), &role_pin)?.issue_handle()?)
+        }
         false => None,
     };
     let response = issuer.issue(&request, revocation)?;
@@ -310,8 +382,8 @@ fn issue(args: IssueArgs) -> Result<ExitCode> {
 
 fn policy(args: PolicyArgs) -> Result<ExitCode> {
     let dir = &args.dir.dir;
-    let issuer = args.dir.issuer()?;
-    let mut policy = PresentationPolicy::new(issuer.parameters());
+    let parameters = args.dir.parameters()?;
+    let mut policy = PresentationPolicy::new(&parameters);
     policy.reveal = args.reveal.clone();
     for e in &args.equal {
         let (attribute, value) = pair(e, '=')?;
@@ -333,7 +405,7 @@ fn policy(args: PolicyArgs) -> Result<ExitCode> {
     }
     for i in &args.inspect {
         let (attribute, grounds) = pair(i, '=')?;
-        let inspector = Inspector::open(&dir.join("inspector"))?.public();
+        let inspector = Inspector::public_in(&dir.join("inspector"))?;
         policy.inspect.push(InspectionRequest {
             attribute,
             inspector,
@@ -341,10 +413,10 @@ fn policy(args: PolicyArgs) -> Result<ExitCode> {
         });
     }
     if args.revocation {
-        policy.revocation = Some(Revocation::open(&dir.join("revocation"))?.info());
+        policy.revocation = Some(Revocation::info_in(&dir.join("revocation"))?);
     }
     policy.scope = args.scope;
-    policy.check(&issuer.parameters().specification)?;
+    policy.check(&parameters.specification)?;
     Verifier::open(&dir.join("verifier")).open_policy(&policy)?;
     emit_artefact(&args.out, &policy)
 }
@@ -353,7 +425,7 @@ fn present(args: PresentArgs) -> Result<ExitCode> {
     let mut credential: Credential = read_artefact(&args.credential)?;
     let policy: PresentationPolicy = read_artefact(&args.policy)?;
     if let (Some(dir), Some(witness)) = (&args.revocation, &credential.witness) {
-        let removals = Revocation::open(dir)?.removals_since(witness.epoch())?;
+        let removals = Revocation::removals_in(dir, witness.epoch())?;
         credential
             .update_witness(&removals)
             .context("the credential's witness")?;
@@ -365,10 +437,9 @@ fn present(args: PresentArgs) -> Result<ExitCode> {
 }
 
 fn verify(args: VerifyArgs) -> Result<ExitCode> {
-    let issuer = args.dir.issuer()?;
+    let parameters = args.dir.parameters()?;
     let token: PresentationToken = read_artefact(&args.token)?;
-    let verified =
-        Verifier::open(&args.dir.dir.join("verifier")).verify(&token, issuer.parameters())?;
+    let verified = Verifier::open(&args.dir.dir.join("verifier")).verify(&token, &parameters)?;
     let pseudonym = verified
         .pseudonym
         .map(|p| hex::encode(vss_cred::group::g1_to_bytes(&p)));
@@ -390,12 +461,13 @@ fn verify(args: VerifyArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn inspect(args: VerifyArgs) -> Result<ExitCode> {
-    let issuer = args.dir.issuer()?;
-    let token: PresentationToken = read_artefact(&args.token)?;
-    let opened =
-        Inspector::open(&args.dir.dir.join("inspector"))?.inspect(&token, issuer.parameters())?;
-    match args.format {
+fn inspect(args: InspectArgs) -> Result<ExitCode> {
+    let dir = &args.token.dir;
+    let parameters = dir.parameters()?;
+    let token: PresentationToken = read_artefact(&args.token.token)?;
+    let pin = args.role_pin.read(false)?;
+    let opened = Inspector::open(&dir.dir.join("inspector"), &pin)?.inspect(&token, &parameters)?;
+    match args.token.format {
         Format::Json => output::print_json(&serde_json::to_value(&opened)?)?,
         Format::Table => {
             let mut table = Table::new(&["attribute", "value", "grounds"]);
@@ -499,19 +571,20 @@ fn serve(args: ServeArgs) -> Result<ExitCode> {
         self, inspector, issuer, revocation, user, verifier, Role, ServeConfig,
     };
     let dir = &args.dir.dir;
-    let issuers = || -> Result<Vec<vss_cred::issuance::IssuerParameters>> {
-        Ok(vec![read_artefact(&dir.join("issuer/parameters.json"))?])
-    };
+    let issuers = || -> Result<Vec<IssuerParameters>> { Ok(vec![args.dir.parameters()?]) };
     let role = match args.role {
         RoleKind::Issuer => Role::Issuer(Arc::new(issuer::IssuerService::open(
             &dir.join("issuer"),
+            &args.role_pin.read(false)?,
             args.revocation_url.clone(),
         )?)),
         RoleKind::Revocation => Role::Revocation(Arc::new(revocation::RevocationService::open(
             &dir.join("revocation"),
+            &args.role_pin.read(false)?,
         )?)),
         RoleKind::Inspector => Role::Inspector(Arc::new(inspector::InspectorService::open(
             &dir.join("inspector"),
+            &args.role_pin.read(false)?,
         )?)),
         RoleKind::Verifier => Role::Verifier(Arc::new(verifier::VerifierService::open(
             &dir.join("verifier"),

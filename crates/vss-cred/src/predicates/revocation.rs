@@ -27,6 +27,7 @@ use vb_accumulator::positive::Accumulator;
 use vb_accumulator::proofs_cdh::{MembershipProof, MembershipProofProtocol};
 use vb_accumulator::setup::{Keypair, PublicKey, SecretKey, SetupParams};
 use vb_accumulator::witness::MembershipWitness as VbWitness;
+use zeroize::Zeroizing;
 
 /// The most live handles an authority holds (its state file is then about 32 MiB).
 pub const MAX_MEMBERS: usize = 1 << 20;
@@ -193,105 +194,18 @@ impl RevocationInfo {
 }
 hex_serde!(RevocationInfo);
 
-/// The revocation authority: its key, the accumulator of live handles, the epoch and the
-/// public removal log.
-pub struct RevocationAuthority {
-    /// The accumulator secret `α` (vb_accumulator zeroizes it on drop).
-    secret: SecretKey<Scalar>,
+/// What the revocation authority keeps beside its key: the public state, the live handles
+/// and the public removal log. Nothing in it is secret (the handles are hidden from
+/// verifiers by the proofs, not by this state), so it can be kept in a plain file and read
+/// without the key, by holders that update their witnesses from the log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RevocationState {
     info: RevocationInfo,
     members: Members,
     log: VecDeque<RemovalEntry>,
 }
 
-impl RevocationAuthority {
-    /// A fresh authority with a random key, a random initial accumulator and no members.
-    pub fn new() -> Self {
-        let mut rng = rand::rngs::OsRng;
-        let params = SetupParams::<Bls12_381>::new::<sha2::Sha256>(PARAMS_LABEL);
-        let keypair = Keypair::<Bls12_381>::generate_using_rng(&mut rng, &params);
-        let accumulator = NonAdaptivePositiveAccumulator::<G1Affine>::initialize(&mut rng, &params);
-        Self {
-            secret: keypair.secret_key.clone(),
-            info: RevocationInfo {
-                params,
-                public_key: keypair.public_key.clone(),
-                epoch: 0,
-                accumulator: accumulator.0,
-            },
-            members: Members::default(),
-            log: VecDeque::new(),
-        }
-    }
-
-    fn accumulator(&self) -> NonAdaptivePositiveAccumulator<G1Affine> {
-        NonAdaptivePositiveAccumulator(self.info.accumulator)
-    }
-
-    fn witness_now(&self, handle: &Scalar) -> MembershipWitness {
-        MembershipWitness {
-            epoch: self.info.epoch,
-            point: self
-                .accumulator()
-                .compute_membership_witness(handle, &self.secret)
-                .0,
-        }
-    }
-
-    /// Issues a new random handle, adds it to the live set and returns it with its witness for
-    /// the current epoch. Fails when [`MAX_MEMBERS`] handles are live.
-    pub fn issue_handle(&mut self) -> Result<(Scalar, MembershipWitness), PredicateError> {
-        if self.members.0.len() >= MAX_MEMBERS {
-            return Err(PredicateError::TooLarge {
-                what: "live handles",
-                max: MAX_MEMBERS,
-            });
-        }
-        let handle = loop {
-            let h = random_scalar();
-            // A handle equal to −α would have no witness; a repeat would be one member.
-            if h + self.secret.0 != Scalar::from(0u8) && !self.members.has(&h) {
-                break h;
-            }
-        };
-        self.accumulator()
-            .add(handle, &mut self.members)
-            .map_err(|_| PredicateError::Malformed("handle already live"))?;
-        let witness = self.witness_now(&handle);
-        Ok((handle, witness))
-    }
-
-    /// A witness for the current epoch for a live handle (for a holder whose witness is older
-    /// than the kept log).
-    pub fn refresh_witness(&self, handle: &Scalar) -> Result<MembershipWitness, PredicateError> {
-        if !self.members.has(handle) {
-            return Err(PredicateError::UnknownHandle);
-        }
-        Ok(self.witness_now(handle))
-    }
-
-    /// Revokes a live handle: the accumulator moves to the next epoch and the removal is
-    /// logged (the oldest entry is dropped past [`MAX_LOG_ENTRIES`]). A handle never issued or
-    /// already revoked is [`PredicateError::UnknownHandle`].
-    pub fn revoke(&mut self, handle: &Scalar) -> Result<&RemovalEntry, PredicateError> {
-        let next = self
-            .accumulator()
-            .remove(handle, &self.secret, &mut self.members)
-            .map_err(|_| PredicateError::UnknownHandle)?;
-        self.info.epoch += 1;
-        self.info.accumulator = next.0;
-        if self.log.len() == MAX_LOG_ENTRIES {
-            self.log.pop_front();
-        }
-        self.log.push_back(RemovalEntry {
-            epoch: self.info.epoch,
-            handle: *handle,
-            accumulator: next.0,
-        });
-        self.log
-            .back()
-            .ok_or(PredicateError::Malformed("empty log"))
-    }
-
+impl RevocationState {
     /// The public state for verifiers and holders.
     pub fn public(&self) -> RevocationInfo {
         self.info.clone()
@@ -312,13 +226,11 @@ impl RevocationAuthority {
             .collect())
     }
 
-    /// The whole state, secret key included, for the authority's own file: secret (32 octets),
     /// [`RevocationInfo`], member count (4) and members (32 each), log count (4) and entries.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(
-            32 + INFO_LEN + 8 + 32 * self.members.0.len() + ENTRY_LEN * self.log.len(),
+            INFO_LEN + 8 + 32 * self.members.0.len() + ENTRY_LEN * self.log.len(),
         );
-        put_scalar(&mut out, &self.secret.0);
         self.info.write_state(&mut out);
         out.extend_from_slice(&(self.members.0.len() as u32).to_be_bytes());
         for m in &self.members.0 {
@@ -331,17 +243,11 @@ impl RevocationAuthority {
         out
     }
 
-    /// Decodes [`Self::to_bytes`], checking the key against the public key, the counts against
-    /// [`MAX_MEMBERS`] and [`MAX_LOG_ENTRIES`], and that the log ends at the current epoch.
+    /// Decodes [`Self::to_bytes`], checking the counts against [`MAX_MEMBERS`] and
+    /// [`MAX_LOG_ENTRIES`], and that the log ends at the current epoch.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, PredicateError> {
         let mut r = Reader::new(bytes);
-        let secret = SecretKey(r.scalar()?);
         let info = RevocationInfo::read(&mut r)?;
-        if PublicKey::new_from_secret_key(&secret, &info.params) != info.public_key {
-            return Err(PredicateError::Malformed(
-                "secret key does not match public key",
-            ));
-        }
         let n = r.count("live handles", MAX_MEMBERS)?;
         let mut members = Members::default();
         for _ in 0..n {
@@ -369,12 +275,144 @@ impl RevocationAuthority {
             }
         }
         r.finish()?;
-        Ok(Self {
-            secret,
-            info,
-            members,
-            log,
-        })
+        Ok(Self { info, members, log })
+    }
+}
+hex_serde!(RevocationState);
+
+/// The revocation authority: its key `α` and its [`RevocationState`].
+pub struct RevocationAuthority {
+    /// The accumulator secret `α` (vb_accumulator zeroizes it on drop).
+    secret: SecretKey<Scalar>,
+    state: RevocationState,
+}
+
+impl RevocationAuthority {
+    /// A fresh authority with a random key, a random initial accumulator and no members.
+    pub fn new() -> Self {
+        let mut rng = rand::rngs::OsRng;
+        let params = SetupParams::<Bls12_381>::new::<sha2::Sha256>(PARAMS_LABEL);
+        let keypair = Keypair::<Bls12_381>::generate_using_rng(&mut rng, &params);
+        let accumulator = NonAdaptivePositiveAccumulator::<G1Affine>::initialize(&mut rng, &params);
+        Self {
+            secret: keypair.secret_key.clone(),
+            state: RevocationState {
+                info: RevocationInfo {
+                    params,
+                    public_key: keypair.public_key.clone(),
+                    epoch: 0,
+                    accumulator: accumulator.0,
+                },
+                members: Members::default(),
+                log: VecDeque::new(),
+            },
+        }
+    }
+
+    fn accumulator(&self) -> NonAdaptivePositiveAccumulator<G1Affine> {
+        NonAdaptivePositiveAccumulator(self.state.info.accumulator)
+    }
+
+    fn witness_now(&self, handle: &Scalar) -> MembershipWitness {
+        MembershipWitness {
+            epoch: self.state.info.epoch,
+            point: self
+                .accumulator()
+                .compute_membership_witness(handle, &self.secret)
+                .0,
+        }
+    }
+
+    /// Issues a new random handle, adds it to the live set and returns it with its witness for
+    /// the current epoch. Fails when [`MAX_MEMBERS`] handles are live.
+    pub fn issue_handle(&mut self) -> Result<(Scalar, MembershipWitness), PredicateError> {
+        if self.state.members.0.len() >= MAX_MEMBERS {
+            return Err(PredicateError::TooLarge {
+                what: "live handles",
+                max: MAX_MEMBERS,
+            });
+        }
+        let handle = loop {
+            let h = random_scalar();
+            // A handle equal to −α would have no witness; a repeat would be one member.
+            if h + self.secret.0 != Scalar::from(0u8) && !self.state.members.has(&h) {
+                break h;
+            }
+        };
+        self.accumulator()
+            .add(handle, &mut self.state.members)
+            .map_err(|_| PredicateError::Malformed("handle already live"))?;
+        let witness = self.witness_now(&handle);
+        Ok((handle, witness))
+    }
+
+    /// A witness for the current epoch for a live handle (for a holder whose witness is older
+    /// than the kept log).
+    pub fn refresh_witness(&self, handle: &Scalar) -> Result<MembershipWitness, PredicateError> {
+        if !self.state.members.has(handle) {
+            return Err(PredicateError::UnknownHandle);
+        }
+        Ok(self.witness_now(handle))
+    }
+
+    /// Revokes a live handle: the accumulator moves to the next epoch and the removal is
+    /// logged (the oldest entry is dropped past [`MAX_LOG_ENTRIES`]). A handle never issued or
+    /// already revoked is [`PredicateError::UnknownHandle`].
+    pub fn revoke(&mut self, handle: &Scalar) -> Result<&RemovalEntry, PredicateError> {
+        let next = self
+            .accumulator()
+            .remove(handle, &self.secret, &mut self.state.members)
+            .map_err(|_| PredicateError::UnknownHandle)?;
+        self.state.info.epoch += 1;
+        self.state.info.accumulator = next.0;
+        if self.state.log.len() == MAX_LOG_ENTRIES {
+            self.state.log.pop_front();
+        }
+        self.state.log.push_back(RemovalEntry {
+            epoch: self.state.info.epoch,
+            handle: *handle,
+            accumulator: next.0,
+        });
+        self.state
+            .log
+            .back()
+            .ok_or(PredicateError::Malformed("empty log"))
+    }
+
+    /// The public state for verifiers and holders.
+    pub fn public(&self) -> RevocationInfo {
+        self.state.public()
+    }
+
+    /// The logged removals after `epoch` (see [`RevocationState::removals_since`]).
+    pub fn removals_since(&self, epoch: u64) -> Result<Vec<RemovalEntry>, PredicateError> {
+        self.state.removals_since(epoch)
+    }
+
+    /// Everything but the key, for a file of its own.
+    pub fn state(&self) -> &RevocationState {
+        &self.state
+    }
+
+    /// The key `α`, 32 octets, for the authority's key store.
+    pub fn secret_to_bytes(&self) -> Zeroizing<Vec<u8>> {
+        let mut out = Zeroizing::new(Vec::with_capacity(32));
+        put_scalar(&mut out, &self.secret.0);
+        out
+    }
+
+    /// The authority of the key [`Self::secret_to_bytes`] gave and the state, refused when
+    /// the key does not match the state's public key.
+    pub fn from_parts(secret: &[u8], state: RevocationState) -> Result<Self, PredicateError> {
+        let mut r = Reader::new(secret);
+        let secret = SecretKey(r.scalar()?);
+        r.finish()?;
+        if PublicKey::new_from_secret_key(&secret, &state.info.params) != state.info.public_key {
+            return Err(PredicateError::Malformed(
+                "secret key does not match public key",
+            ));
+        }
+        Ok(Self { secret, state })
     }
 }
 
@@ -383,7 +421,6 @@ impl Default for RevocationAuthority {
         Self::new()
     }
 }
-hex_serde!(RevocationAuthority);
 
 /// Brings a holder's witness up to date from the public removal log (entries after the
 /// witness's epoch, oldest first; earlier entries are skipped). No secret is needed.
@@ -699,22 +736,27 @@ mod tests {
         let (h, _) = ra.issue_handle().expect("issue");
         let (h2, _) = ra.issue_handle().expect("issue");
         ra.revoke(&h2).expect("revoke");
-        let bytes = ra.to_bytes();
-        let back = RevocationAuthority::from_bytes(&bytes).expect("decode");
-        assert_eq!(back.to_bytes(), bytes);
+        let bytes = ra.state().to_bytes();
+        let state = RevocationState::from_bytes(&bytes).expect("decode");
+        assert_eq!(state.to_bytes(), bytes);
+        let back = RevocationAuthority::from_parts(&ra.secret_to_bytes(), state.clone())
+            .expect("key and state");
         assert_eq!(back.public(), ra.public());
+        let other = RevocationAuthority::new();
+        assert!(RevocationAuthority::from_parts(&other.secret_to_bytes(), state.clone()).is_err());
+        assert!(RevocationAuthority::from_parts(&[0u8; 31], state).is_err());
         assert!(back.refresh_witness(&h).is_ok());
         let json = serde_json::to_string(&ra.public()).expect("json");
         let info: RevocationInfo = serde_json::from_str(&json).expect("from json");
         assert_eq!(info, ra.public());
         for n in 0..bytes.len().min(400) {
-            assert!(RevocationAuthority::from_bytes(&bytes[..n]).is_err());
+            assert!(RevocationState::from_bytes(&bytes[..n]).is_err());
         }
-        assert!(RevocationAuthority::from_bytes(&[0xff; 600]).is_err());
+        assert!(RevocationState::from_bytes(&[0xff; 600]).is_err());
         let mut longer = bytes.clone();
         longer.push(0);
         assert_eq!(
-            RevocationAuthority::from_bytes(&longer).err(),
+            RevocationState::from_bytes(&longer).err(),
             Some(PredicateError::TrailingBytes)
         );
         let info_bytes = ra.public().to_bytes();
@@ -724,11 +766,10 @@ mod tests {
         assert!(NonRevocationProof::from_bytes(&[0u8; PROOF_LEN]).is_err());
         assert!(NonRevocationProof::from_bytes(&[0xab; 17]).is_err());
         assert!(MembershipWitness::from_bytes(&[1u8; WITNESS_LEN]).is_err());
-        let mut huge = vec![0u8; 32];
-        huge.extend_from_slice(&ra.public().to_bytes());
+        let mut huge = ra.public().to_bytes();
         huge.extend_from_slice(&u32::MAX.to_be_bytes());
         assert!(matches!(
-            RevocationAuthority::from_bytes(&huge),
+            RevocationState::from_bytes(&huge),
             Err(PredicateError::TooLarge { .. }) | Err(PredicateError::Malformed(_))
         ));
     }

@@ -114,6 +114,8 @@ fn issuance_status(e: &IssuanceError) -> StatusCode {
         | IssuanceError::Handle
         | IssuanceError::Bbs(_) => StatusCode::UNPROCESSABLE_ENTITY,
         IssuanceError::Holder(_) => StatusCode::BAD_GATEWAY,
+        // The issuer's own key and parameters disagree: only opening it can find that.
+        IssuanceError::KeyMismatch => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 

@@ -38,10 +38,10 @@ pub struct InspectorService {
 }
 
 impl InspectorService {
-    /// The inspector in `dir`.
-    pub fn open(dir: &Path) -> Result<Self, RoleError> {
+    /// The inspector in `dir`, its key store opened with `pin`.
+    pub fn open(dir: &Path, pin: &str) -> Result<Self, RoleError> {
         Ok(InspectorService {
-            role: Inspector::open(dir)?,
+            role: Inspector::open(dir, pin)?,
         })
     }
 }

@@ -38,11 +38,11 @@ pub struct IssuerService {
 }
 
 impl IssuerService {
-    /// The issuer in `dir`; `revocation` is the base URL of the revocation service, needed
-    /// when the specification is revocable.
-    pub fn open(dir: &Path, revocation: Option<String>) -> Result<Self, RoleError> {
+    /// The issuer in `dir`, its key store opened with `pin`; `revocation` is the base URL
+    /// of the revocation service, needed when the specification is revocable.
+    pub fn open(dir: &Path, pin: &str, revocation: Option<String>) -> Result<Self, RoleError> {
         Ok(IssuerService {
-            role: Issuer::open(dir)?,
+            role: Issuer::open(dir, pin)?,
             revocation,
             nonces: Nonces::default(),
         })

@@ -46,10 +46,10 @@ pub struct RevocationService {
 }
 
 impl RevocationService {
-    /// The revocation authority in `dir`.
-    pub fn open(dir: &Path) -> Result<Self, RoleError> {
+    /// The revocation authority in `dir`, its key store opened with `pin`.
+    pub fn open(dir: &Path, pin: &str) -> Result<Self, RoleError> {
         Ok(RevocationService {
-            role: Mutex::new(Revocation::open(dir)?),
+            role: Mutex::new(Revocation::open(dir, pin)?),
         })
     }
 

@@ -7,9 +7,9 @@
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use vss_crypto::{AesGcm, KeyAlgorithm, PrivateKey, RsaPrivateKey};
-use zeroize::Zeroizing;
+use vss_crypto::{KeyAlgorithm, PrivateKey, RsaPrivateKey};
 
+use super::sealed::{self, Sealed, Versioned};
 use super::state::MasterKey;
 use crate::{Error, KeyHandle, Result};
 
@@ -20,10 +20,14 @@ struct KeyFile {
     /// `p256`…, `rsa2048`…; named `curve` in the files of the EC-only versions.
     #[serde(alias = "curve")]
     algorithm: String,
-    #[serde(with = "hex::serde")]
-    nonce: Vec<u8>,
-    #[serde(with = "hex::serde")]
-    ciphertext: Vec<u8>,
+    #[serde(flatten)]
+    sealed: Sealed,
+}
+
+impl Versioned for KeyFile {
+    fn version(&self) -> u32 {
+        self.version
+    }
 }
 
 fn aad(label: &str, algorithm: KeyAlgorithm) -> Vec<u8> {
@@ -81,19 +85,13 @@ impl StoredKey {
 
 /// The encrypted file content for a key.
 pub(crate) fn seal(master: &MasterKey, label: &str, key: &StoredKey) -> Result<Vec<u8>> {
-    let mut nonce = vec![0u8; vss_crypto::NONCE_LEN];
-    vss_crypto::random_bytes(&mut nonce)?;
     let algorithm = key.algorithm();
-    let ciphertext =
-        AesGcm::new(master.as_ref())?.seal(&nonce, &aad(label, algorithm), key.secret())?;
-    let file = KeyFile {
+    sealed::to_json(&KeyFile {
         version: 1,
         label: label.to_owned(),
         algorithm: algorithm.to_string(),
-        nonce,
-        ciphertext,
-    };
-    serde_json::to_vec_pretty(&file).map_err(|e| Error::Unsupported(e.to_string()))
+        sealed: Sealed::seal(master, &aad(label, algorithm), key.secret())?,
+    })
 }
 
 /// Reads the algorithm of a key file without decrypting it.
@@ -105,15 +103,8 @@ pub(crate) fn algorithm(path: &Path, label: &str) -> Result<KeyAlgorithm> {
 /// Reads and decrypts a key file.
 pub(crate) fn open(master: &MasterKey, path: &Path, label: &str) -> Result<StoredKey> {
     let (file, algorithm) = parse(path, label)?;
-    let corrupt = |reason: &str| Error::CorruptFile {
-        path: path.to_path_buf(),
-        reason: reason.to_owned(),
-    };
-    let secret = Zeroizing::new(
-        AesGcm::new(master.as_ref())?
-            .open(&file.nonce, &aad(label, algorithm), &file.ciphertext)
-            .map_err(|_| corrupt("authentication failed: the file was altered or damaged"))?,
-    );
+    let corrupt = |reason: &str| sealed::corrupt(path, reason.to_owned());
+    let secret = file.sealed.open(master, &aad(label, algorithm), path)?;
     let key = match algorithm {
         KeyAlgorithm::Ec(curve) => PrivateKey::from_scalar(curve, &secret).map(StoredKey::Ec),
         KeyAlgorithm::Rsa(_) => RsaPrivateKey::from_pkcs8(&secret).map(StoredKey::Rsa),
@@ -126,20 +117,8 @@ pub(crate) fn open(master: &MasterKey, path: &Path, label: &str) -> Result<Store
 }
 
 fn parse(path: &Path, label: &str) -> Result<(KeyFile, KeyAlgorithm)> {
-    let bytes = match crate::atomic::read_store_file(path) {
-        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-            return Err(Error::KeyNotFound(label.to_owned()))
-        }
-        read => read?,
-    };
-    let corrupt = |reason: String| Error::CorruptFile {
-        path: path.to_path_buf(),
-        reason,
-    };
-    let file: KeyFile = serde_json::from_slice(&bytes).map_err(|e| corrupt(e.to_string()))?;
-    if file.version != 1 {
-        return Err(corrupt(format!("unknown version {}", file.version)));
-    }
+    let file: KeyFile = sealed::read_file(path, || Error::KeyNotFound(label.to_owned()))?;
+    let corrupt = |reason: String| sealed::corrupt(path, reason);
     if file.label != label {
         return Err(corrupt(format!(
             "holds label '{}', not '{label}'",

@@ -5,9 +5,12 @@
 //! DIR/hsm.json          {"version":1,"backend":"soft"}
 //! DIR/soft-store.json   KDF parameters, wrapped master key, PIN and PUK retry counters
 //! DIR/keys/LABEL.key    one private key, AES-256-GCM under the master key
+//! DIR/secrets/NAME.secret  one opaque secret (a credential role's key), sealed the same way
 //! ```
 
 mod key_file;
+mod sealed;
+mod secret_file;
 mod state;
 
 use std::collections::HashMap;
@@ -20,6 +23,7 @@ use vss_crypto::{
 };
 use zeroize::Zeroizing;
 
+pub use secret_file::MAX_SECRET_LEN;
 pub use state::{SoftStoreStatus, KDF_LANES, KDF_MEMORY_KIB, KDF_PASSES, PIN_TRIES, PUK_TRIES};
 
 use crate::atomic::{self, TEMP_PREFIX};
@@ -32,6 +36,8 @@ use state::{MasterKey, StateFile};
 
 const KEYS_DIR: &str = "keys";
 const KEY_SUFFIX: &str = ".key";
+const SECRETS_DIR: &str = "secrets";
+const SECRET_SUFFIX: &str = ".secret";
 
 /// The software HSM: keys in files under a store directory, opened with the user PIN.
 pub struct SoftHsm {
@@ -119,6 +125,49 @@ impl SoftHsm {
                 }
             ))),
         }
+    }
+
+    /// Keeps `secret` under `name` (checked like a key label), encrypted under the master key
+    /// like a key file, replacing the secret of that name if there is one. At most
+    /// [`MAX_SECRET_LEN`] bytes: more is [`Error::SecretTooLarge`].
+    pub fn put_secret(&self, name: &str, secret: &[u8]) -> Result<()> {
+        check_label(name)?;
+        let bytes = secret_file::seal(&self.master, name, secret)?;
+        let dir = self.dir.join(SECRETS_DIR);
+        let _lock = state::lock(&self.dir)?;
+        if !dir.exists() {
+            // Stores made before secrets existed have no directory for them yet.
+            std::fs::create_dir(&dir).map_err(Error::io(&dir))?;
+            atomic::sync_dir(&self.dir)?;
+        }
+        atomic::write_atomic(&self.secret_path(name), &bytes)
+    }
+
+    /// The secret kept under `name`: [`Error::SecretNotFound`] if there is none,
+    /// [`Error::CorruptFile`] if its file was altered, renamed or damaged.
+    pub fn get_secret(&self, name: &str) -> Result<Zeroizing<Vec<u8>>> {
+        check_label(name)?;
+        secret_file::open(&self.master, &self.secret_path(name), name)
+    }
+
+    /// Deletes the secret kept under `name` ([`Error::SecretNotFound`] if there is none).
+    pub fn delete_secret(&self, name: &str) -> Result<()> {
+        check_label(name)?;
+        let path = self.secret_path(name);
+        let _lock = state::lock(&self.dir)?;
+        match std::fs::remove_file(&path) {
+            Ok(()) => atomic::sync_dir(&self.dir.join(SECRETS_DIR)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(Error::SecretNotFound(name.to_owned()))
+            }
+            Err(e) => Err(Error::io(&path)(e)),
+        }
+    }
+
+    fn secret_path(&self, name: &str) -> PathBuf {
+        self.dir
+            .join(SECRETS_DIR)
+            .join(format!("{name}{SECRET_SUFFIX}"))
     }
 
     fn key_path(&self, label: &str) -> PathBuf {
