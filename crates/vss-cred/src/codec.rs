@@ -13,9 +13,14 @@ pub const MAX_ARTEFACT_LEN: usize = 1024 * 1024;
 /// Why an artefact could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum CodecError {
-    /// Longer than [`MAX_ARTEFACT_LEN`].
-    #[error("artefact is {0} bytes, at most {MAX_ARTEFACT_LEN} are read")]
-    TooLarge(usize),
+    /// Longer than its bound ([`MAX_ARTEFACT_LEN`] for most artefacts).
+    #[error("artefact is {len} bytes, at most {max} are read")]
+    TooLarge {
+        /// Its length.
+        len: usize,
+        /// The bound.
+        max: usize,
+    },
     /// Not the JSON of the artefact (or a value out of range inside it).
     #[error("malformed artefact: {0}")]
     Json(#[from] serde_json::Error),
@@ -30,10 +35,22 @@ pub trait Versioned {
     fn version(&self) -> u32;
 }
 
-/// Reads an artefact from JSON bytes: bounded, parsed, and of this format version.
+/// Reads an artefact from JSON bytes: bounded by [`MAX_ARTEFACT_LEN`], parsed, and of this
+/// format version.
 pub fn from_json<T: DeserializeOwned + Versioned>(bytes: &[u8]) -> Result<T, CodecError> {
-    if bytes.len() > MAX_ARTEFACT_LEN {
-        return Err(CodecError::TooLarge(bytes.len()));
+    from_json_bounded(bytes, MAX_ARTEFACT_LEN)
+}
+
+/// [`from_json`] with another bound, for the few artefacts that are larger.
+pub fn from_json_bounded<T: DeserializeOwned + Versioned>(
+    bytes: &[u8],
+    max: usize,
+) -> Result<T, CodecError> {
+    if bytes.len() > max {
+        return Err(CodecError::TooLarge {
+            len: bytes.len(),
+            max,
+        });
     }
     let value: T = serde_json::from_slice(bytes)?;
     if value.version() != VERSION {

@@ -89,8 +89,19 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RoleError + '_ {
 
 /// Reads an artefact file with the artefact bound.
 pub fn read_artefact<T: DeserializeOwned + Versioned>(path: &Path) -> Result<T, RoleError> {
-    let bytes = vss_hsm::read_bounded(path, codec::MAX_ARTEFACT_LEN as u64).map_err(io(path))?;
-    codec::from_json(&bytes).map_err(|source| RoleError::Codec {
+    read_artefact_bounded(path, codec::MAX_ARTEFACT_LEN)
+}
+
+/// The largest revocation state read: 2^20 live handles and a full removal log, in hex.
+pub const MAX_REVOCATION_STATE_LEN: usize = 128 * 1024 * 1024;
+
+/// Reads an artefact file of at most `max` bytes.
+fn read_artefact_bounded<T: DeserializeOwned + Versioned>(
+    path: &Path,
+    max: usize,
+) -> Result<T, RoleError> {
+    let bytes = vss_hsm::read_bounded(path, max as u64).map_err(io(path))?;
+    codec::from_json_bounded(&bytes, max).map_err(|source| RoleError::Codec {
         path: path.to_path_buf(),
         source,
     })
@@ -466,7 +477,11 @@ impl Revocation {
     }
 
     fn state_in(dir: &Path) -> Result<RevocationState, RoleError> {
-        read_keyed(&dir.join("state.json"))
+        read_artefact_bounded::<Keyed<RevocationState>>(
+            &dir.join("state.json"),
+            MAX_REVOCATION_STATE_LEN,
+        )
+        .map(|k| k.value)
     }
 
     fn save(&self) -> Result<(), RoleError> {
@@ -660,5 +675,27 @@ mod tests {
             reopened.removals_since(0).as_deref(),
             Ok([entry]) if entry.handle == handle
         ));
+    }
+
+    /// A revocation authority with more live handles than a 1 MiB artefact holds (its state
+    /// is about 70 bytes per handle in hex) still opens: its state has its own bound.
+    #[test]
+    fn a_large_revocation_state_reopens() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("revocation");
+        let mut role = Revocation::create(&path, "1234", "12345678").expect("create");
+        let handles: Vec<Scalar> = (0..20_000)
+            .map(|_| role.authority.issue_handle().expect("handle").0)
+            .collect();
+        role.save().expect("save");
+        let len = std::fs::metadata(path.join("state.json"))
+            .expect("state")
+            .len();
+        assert!(len > codec::MAX_ARTEFACT_LEN as u64, "{len} bytes");
+        let mut reopened = Revocation::open(&path, "1234").expect("reopen");
+        assert_eq!(reopened.info(), role.info());
+        reopened
+            .revoke(&handles[12_345])
+            .expect("a handle of the reopened state");
     }
 }
