@@ -93,13 +93,14 @@ VALUES: dict[str, tuple[str, ...]] = {
 KIND_OF_VALUE: dict[str, str] = {
     **dict.fromkeys(("N", "COUNT", "RUNS", "OPS", "BYTE", "PSID", "PSIDS", "MS", "SECONDS",
                      "THREADS", "BATCH", "CACHE_CAPACITY", "ENROLMENTS", "TICKETS", "CLIENTS",
-                     "CONCURRENCY", "MESSAGES", "SIGNERS", "RATE", "MAX_USES", "US"), NUMBER),
+                     "CONCURRENCY", "MESSAGES", "SIGNERS", "RATE", "MAX_USES", "US", "SLOT"), NUMBER),
     **dict.fromkeys(("FILE", "CERT", "PATH", "FILE|DIR"), FILE),
     "DIR": DIR,
     "URL|PATH": DATABASE,
     **dict.fromkeys(("LABEL", "NAME", "HEX", "URL", "TIME", "DURATION", "REGION", "PROFILE",
                      "udp:ADDR", "LISTEN", "ADDR", "PROTOCOLS", "KEYS", "SIZE", "ALGORITHM", "CANONICAL_ID", "CURVE", "KDF", "HASH", "FORMAT",
-                     "PSID[:SSP]", "LAT,LON[,ELEVATION]"), TEXT),
+                     "PSID[:SSP]", "LAT,LON[,ELEVATION]", "CARDS", "VPCD", "HOST:PORT",
+                     "NAME=VALUE", "NAME=GROUNDS", "NAME=MIN..MAX", "SCOPE", "ADDRESS"), TEXT),
 }
 
 # --------------------------------------------------------------------------------------
@@ -423,6 +424,41 @@ LEAVES: dict[tuple[str, ...], Leaf] = {
     ("bench", "filter"): Leaf(lambda w: {"--messages": "1", "--signers": "1"}),
     ("bench", "tls"): Leaf(lambda w: {"--seconds": "0.1", "--clients": "1", "--keys": "p256"},
                            timeout=60),
+    # Seed 003's credentials. The card: its state file and a transport.
+    ("card", "serve"): Leaf(lambda w: {"--state": w.path("card.state"), "--listen": "127.0.0.1:0"},
+                            needs={"--vpcd": {"--listen": DROP}},
+                            runs_until_stopped=True, timeout=3),
+    # A card address where no card answers: setup and erase get as far as connecting.
+    **{("card", leaf): Leaf(lambda w: {"--card": "tcp", "--card-addr": "127.0.0.1:9"},
+                            needs={"--reader": {"--card": "pcsc", "--card-addr": DROP}})
+       for leaf in ("setup", "erase")},
+    ("cred", "setup"): Leaf(lambda w: {"--dir": w.path("cred")}),
+    # The roles' directory does not exist: each command gets as far as opening it.
+    **{("cred", leaf): Leaf(lambda w: {"--dir": w.path("cred"), "--token": w.path("token.json")})
+       for leaf in ("verify", "inspect")},
+    ("cred", "revoke"): Leaf(lambda w: {"--dir": w.path("cred"),
+                                        "--credential": w.path("cred.json")}),
+    ("cred", "policy"): Leaf(lambda w: {"--dir": w.path("cred"), "--out": w.path("policy.json")}),
+    ("cred", "issue"): Leaf(lambda w: {"--dir": w.path("cred"), "--card": "tcp",
+                                       "--card-addr": "127.0.0.1:9", "--attribute": "a=1",
+                                       "--out": w.path("cred.json")},
+                            needs={"--reader": {"--card": "pcsc", "--card-addr": DROP}}),
+    ("cred", "present"): Leaf(lambda w: {"--card": "tcp", "--card-addr": "127.0.0.1:9",
+                                         "--credential": w.path("cred.json"),
+                                         "--policy": w.path("policy.json"),
+                                         "--out": w.path("token.json")},
+                              needs={"--reader": {"--card": "pcsc", "--card-addr": DROP}}),
+    ("cred", "serve"): Leaf(lambda w: {"--dir": w.path("cred"), "--role": "verifier",
+                                       "--listen": "127.0.0.1:0"},
+                            needs={"--card-address": {"--role": "user"}},
+                            runs_until_stopped=True, timeout=5),
+    # The whole scenario with the software card; --reader and --card-addr with their cards.
+    ("cred", "scenario"): Leaf(lambda w: {"--card": "soft", "--format": "json"},
+                               needs={"--reader": {"--card": "pcsc"},
+                                      "--card-addr": {"--card": "tcp"}},
+                               timeout=60),
+    ("bench", "cred"): Leaf(lambda w: {"--runs": "1", "--cards": "soft"},
+                            needs={"--vpcd": {"--cards": "pcsc"}}, timeout=60),
 }
 
 

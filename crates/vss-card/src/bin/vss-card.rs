@@ -89,9 +89,9 @@ fn exit_on_signals() -> Result<(), String> {
 
 fn resolve(addr: &str) -> Result<SocketAddr, String> {
     addr.to_socket_addrs()
-        .map_err(|e| format!("{addr}: {e}"))?
+        .map_err(|e| format!("{addr:?}: {e}"))?
         .next()
-        .ok_or_else(|| format!("{addr}: no address"))
+        .ok_or_else(|| format!("{addr:?}: no address"))
 }
 
 fn run(options: Options) -> Result<(), String> {
@@ -103,8 +103,10 @@ fn run(options: Options) -> Result<(), String> {
     match options.transport {
         Transport::Vpcd(addr) => vss_card::vpcd::serve(&mut applet, resolve(&addr)?),
         Transport::Listen(addr) => {
-            let listener = TcpListener::bind(&addr).map_err(|e| format!("{addr}: {e}"))?;
-            let local = listener.local_addr().map_err(|e| format!("{addr}: {e}"))?;
+            let listener = TcpListener::bind(&addr).map_err(|e| format!("{addr:?}: {e}"))?;
+            let local = listener
+                .local_addr()
+                .map_err(|e| format!("{addr:?}: {e}"))?;
             eprintln!("vss-card: listening on {local}");
             vss_card::tcp::serve(&mut applet, &listener, options.idle)
         }

@@ -77,6 +77,7 @@ pub enum CardKind {
 impl CardArgs {
     /// The card's address; `tcp` needs --card-addr.
     pub fn address(&self) -> Result<CardAddress> {
+        check_card_options(self.card, self.card_addr.as_deref(), self.reader.as_deref())?;
         Ok(match self.card {
             CardKind::Soft => CardAddress::Software,
             CardKind::Tcp => match &self.card_addr {
@@ -94,6 +95,37 @@ impl CardArgs {
         let address = self.address()?;
         connect::open(&address).with_context(|| format!("cannot reach the card ({address:?})"))
     }
+}
+
+/// The longest --card-addr or --reader accepted, in bytes.
+pub const MAX_CARD_ADDRESS_LEN: usize = 255;
+
+/// --card-addr goes with --card tcp and --reader with --card pcsc; each is 1–255 bytes with
+/// no control characters.
+pub fn check_card_options(kind: CardKind, addr: Option<&str>, reader: Option<&str>) -> Result<()> {
+    for (name, value, wanted) in [
+        ("--card-addr", addr, CardKind::Tcp),
+        ("--reader", reader, CardKind::Pcsc),
+    ] {
+        let Some(value) = value else { continue };
+        if kind != wanted {
+            bail!(
+                "{name} goes with --card {}",
+                if wanted == CardKind::Tcp {
+                    "tcp"
+                } else {
+                    "pcsc"
+                }
+            );
+        }
+        if value.is_empty()
+            || value.len() > MAX_CARD_ADDRESS_LEN
+            || value.chars().any(char::is_control)
+        {
+            bail!("{name} must be 1 to {MAX_CARD_ADDRESS_LEN} bytes without control characters");
+        }
+    }
+    Ok(())
 }
 
 /// The card's PIN: VSS_PIN or a prompt.

@@ -492,6 +492,7 @@ fn scenario_codes() -> (String, String) {
 }
 
 fn run_scenario(args: ScenarioArgs) -> Result<ExitCode> {
+    super::card::check_card_options(args.card, args.card_addr.as_deref(), args.reader.as_deref())?;
     let roles = tempfile::tempdir()?;
     let mut own_card = None;
     let address = match (args.card, &args.card_addr) {

@@ -167,8 +167,12 @@ fn bare_proof() -> Result<(f64, f64)> {
 impl CredArgs {
     /// Runs the benchmark.
     pub fn run(self) -> Result<ExitCode> {
-        if cfg!(debug_assertions) {
-            eprintln!("vss: bench cred: this is a debug build; build with --release for figures");
+        if let Some(other) = self
+            .cards
+            .iter()
+            .find(|c| !["soft", "tcp", "pcsc"].contains(&c.as_str()))
+        {
+            bail!("unknown card {other:?}: soft, tcp or pcsc");
         }
         let dir = tempfile::Builder::new()
             .prefix("vss-bench-cred-")
