@@ -10,7 +10,9 @@ use crate::group::{g1_to_bytes, hash_to_scalar, random_scalar, Scalar, G1};
 use crate::holder::{HolderError, SecretHolder};
 use crate::predicates::revocation::{update_witness, MembershipWitness, RemovalEntry};
 use crate::predicates::PredicateError;
-use crate::spec::{CredentialSpecification, SpecError, PROVER_BLIND_INDEX, SECRET_INDEX};
+use crate::spec::{
+    CredentialSpecification, SpecError, FIRST_ATTRIBUTE_INDEX, PROVER_BLIND_INDEX, SECRET_INDEX,
+};
 use serde::{Deserialize, Serialize};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
@@ -150,7 +152,7 @@ impl IssuerSecret {
     /// fresh nonce, which the issuer keeps until the request comes.
     pub fn offer(&self, attributes: &[(String, String)]) -> Result<IssuanceOffer, IssuanceError> {
         let spec = &self.parameters.specification;
-        check_attributes(spec, attributes)?;
+        encode_attributes(spec, attributes)?;
         let mut nonce = [0u8; NONCE_LEN];
         rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut nonce);
         Ok(IssuanceOffer {
@@ -199,10 +201,12 @@ impl IssuerSecret {
     }
 }
 
-fn check_attributes(
+/// The attributes as signed messages with their indexes, once they are checked to be the
+/// specification's, in its order, each a value of its type.
+fn encode_attributes(
     spec: &CredentialSpecification,
     attributes: &[(String, String)],
-) -> Result<(), IssuanceError> {
+) -> Result<Vec<(usize, Scalar)>, IssuanceError> {
     if attributes.len() != spec.attributes.len()
         || attributes
             .iter()
@@ -211,15 +215,21 @@ fn check_attributes(
     {
         return Err(IssuanceError::AttributesMismatch);
     }
-    for ((name, value), a) in attributes.iter().zip(&spec.attributes) {
-        a.kind
-            .encode(value)
-            .map_err(|source| IssuanceError::Attribute {
-                name: name.clone(),
-                source,
-            })?;
-    }
-    Ok(())
+    attributes
+        .iter()
+        .zip(&spec.attributes)
+        .enumerate()
+        .map(|(i, ((name, value), a))| {
+            let m = a
+                .kind
+                .encode(value)
+                .map_err(|source| IssuanceError::Attribute {
+                    name: name.clone(),
+                    source,
+                })?;
+            Ok((FIRST_ATTRIBUTE_INDEX + i, m))
+        })
+        .collect()
 }
 
 /// The signed messages the issuer knows: the attributes and the revocation handle.
@@ -228,19 +238,7 @@ fn known_messages(
     attributes: &[(String, String)],
     handle: Option<Scalar>,
 ) -> Result<Vec<(usize, Scalar)>, IssuanceError> {
-    check_attributes(spec, attributes)?;
-    let mut known = Vec::with_capacity(attributes.len() + 1);
-    for (name, value) in attributes {
-        let (index, a) = spec.attribute(name)?;
-        let m = a
-            .kind
-            .encode(value)
-            .map_err(|source| IssuanceError::Attribute {
-                name: name.clone(),
-                source,
-            })?;
-        known.push((index, m));
-    }
+    let mut known = encode_attributes(spec, attributes)?;
     match (spec.handle_index(), handle) {
         (Some(index), Some(h)) => known.push((index, h)),
         (None, None) => {}
@@ -401,7 +399,7 @@ pub fn request(
     if offer.specification_id != spec.id {
         return Err(IssuanceError::AttributesMismatch);
     }
-    check_attributes(spec, &offer.attributes)?;
+    encode_attributes(spec, &offer.attributes)?;
     let pk = issuer.key()?;
     let (_, h_blind) = bases();
     let mut blind = random_scalar();

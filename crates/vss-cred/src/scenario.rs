@@ -109,6 +109,32 @@ pub struct Inspected {
     pub member_number: String,
 }
 
+impl Steps {
+    /// The steps in the seed's order, each with its name in the report.
+    pub fn named(&self) -> [(&'static str, Step); 6] {
+        [
+            ("setup", self.setup),
+            ("card-setup", self.card_setup),
+            ("issue", self.issue),
+            ("present", self.present),
+            ("verify", self.verify),
+            ("inspect", self.inspect),
+        ]
+    }
+}
+
+impl Refused {
+    /// Whether all six were refused.
+    pub fn all(&self) -> bool {
+        self.other_matchday
+            && self.without_card
+            && self.tampered_token
+            && self.replayed_token
+            && self.revoked
+            && self.wrong_pin
+    }
+}
+
 /// The scenario's report.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Report {
@@ -123,6 +149,20 @@ pub struct Report {
     /// The card process's peak resident memory in kB (GET DATA DF01).
     pub card_max_rss_kb: u32,
 }
+
+impl Report {
+    /// Whether the scenario went as the seed's system must: every refusal refused, the
+    /// pseudonyms as they should be, the member number opened.
+    pub fn passed(&self) -> bool {
+        self.refused.all()
+            && self.pseudonym.same_scope_equal
+            && self.pseudonym.other_scope_differs
+            && self.inspected.member_number == MEMBER_NUMBER
+    }
+}
+
+/// John Dow's member number.
+pub const MEMBER_NUMBER: &str = "23784638726";
 
 /// The VIP ticket's credential specification.
 pub fn vip_ticket() -> CredentialSpecification {
@@ -150,7 +190,7 @@ pub fn john_dow(matchday: &str) -> Vec<(String, String)> {
         ("first_name", "John"),
         ("last_name", "Dow"),
         ("birthday", "1985-05-05Z"),
-        ("member_number", "23784638726"),
+        ("member_number", MEMBER_NUMBER),
         ("matchday", matchday),
     ]
     .iter()

@@ -518,14 +518,7 @@ fn run_scenario(args: ScenarioArgs) -> Result<ExitCode> {
         Format::Table => {
             let mut table = Table::new(&["step", "ms", "APDUs", "bytes"]);
             let s = &report.steps;
-            for (name, step) in [
-                ("system setup", s.setup),
-                ("card setup", s.card_setup),
-                ("issuance", s.issue),
-                ("presentation", s.present),
-                ("verification", s.verify),
-                ("inspection", s.inspect),
-            ] {
+            for (name, step) in s.named() {
                 table.row(vec![
                     name.into(),
                     format!("{:.2}", step.ms),
@@ -533,13 +526,7 @@ fn run_scenario(args: ScenarioArgs) -> Result<ExitCode> {
                     step.bytes.to_string(),
                 ]);
             }
-            let r = &report.refused;
-            let all_refused = r.other_matchday
-                && r.without_card
-                && r.tampered_token
-                && r.replayed_token
-                && r.revoked
-                && r.wrong_pin;
+            let all_refused = report.refused.all();
             output::emit(&format!(
                 "{}inspected member number: {}\nall six refusals refused: {all_refused}\npseudonyms: same scope equal {}, other scope differs {}\ncard peak RSS: {} kB\n",
                 table.render(),
@@ -550,15 +537,7 @@ fn run_scenario(args: ScenarioArgs) -> Result<ExitCode> {
             ))?;
         }
     }
-    let r = &report.refused;
-    let ok = r.other_matchday
-        && r.without_card
-        && r.tampered_token
-        && r.replayed_token
-        && r.revoked
-        && r.wrong_pin
-        && report.pseudonym.same_scope_equal
-        && report.pseudonym.other_scope_differs;
+    let ok = report.passed();
     Ok(if ok {
         ExitCode::SUCCESS
     } else {
