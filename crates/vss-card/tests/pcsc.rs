@@ -23,6 +23,8 @@ const PCSCD_SOCKET: &str = "/run/pcscd/pcscd.comm";
 const VPCD_DRIVER: &str = "/usr/lib/pcsc/drivers/serial/libifdvpcd.so";
 /// The driver's configuration for pcscd.
 const VPCD_CONFIG: &str = "/etc/reader.conf.d/vpcd";
+/// vpcd's first slot, where the driver inside pcscd listens for the card.
+const VPCD_PORT: u16 = 35963;
 /// How long pcscd and the card get to find each other.
 const READY_TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -70,6 +72,34 @@ fn start_pcscd() -> Option<Pcscd> {
     Some(Pcscd(child))
 }
 
+/// Whether something listens on `port` (IPv4 or IPv6), from the kernel's socket tables.
+fn listening(port: u16) -> bool {
+    let local = format!(":{port:04X}");
+    ["/proc/net/tcp", "/proc/net/tcp6"].iter().any(|table| {
+        std::fs::read_to_string(table).is_ok_and(|text| {
+            text.lines().skip(1).any(|line| {
+                let fields: Vec<&str> = line.split_whitespace().collect();
+                fields.len() > 3 && fields[1].ends_with(&local) && fields[3] == "0A"
+            })
+        })
+    })
+}
+
+/// Waits for vpcd's port; a pcscd that runs without it was started before the driver was
+/// installed, or is gone and left its socket behind.
+fn wait_for_vpcd() {
+    let deadline = Instant::now() + READY_TIMEOUT;
+    while !listening(VPCD_PORT) {
+        assert!(
+            Instant::now() < deadline,
+            "pcscd's socket {PCSCD_SOCKET} exists but nothing listens on vpcd's port {VPCD_PORT}: \
+             pcscd runs without the vpcd driver (started before it was installed) or is gone; \
+             restart pcscd"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 fn connect() -> PcscChannel {
     let deadline = Instant::now() + READY_TIMEOUT;
     loop {
@@ -92,11 +122,12 @@ fn the_card_behind_vpcd_answers_opensc_tool_and_runs_the_full_flow() {
         return;
     }
     let _pcscd = start_pcscd();
+    wait_for_vpcd();
     let dir = tempfile::tempdir().expect("temp dir");
     let card = CardProcess::start(
         Path::new(env!("CARGO_BIN_EXE_vss-card")),
         &dir.path().join("card.state"),
-        &["--vpcd", "127.0.0.1:35963"],
+        &["--vpcd", &format!("127.0.0.1:{VPCD_PORT}")],
         true,
     )
     .expect("vss-card starts");
