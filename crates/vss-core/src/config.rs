@@ -5,6 +5,8 @@
 //! ```toml
 //! [hsm]
 //! store = "keys"                 # a `vss` key store (soft or PKCS#11, as its hsm.json says)
+//! pin_file = "pin"               # optional: its PIN, one line (else $CREDENTIALS_DIRECTORY/
+//!                                # vss-pin, else $VSS_PIN; see vss_core::pin)
 //!
 //! [repository]
 //! dir = "repository"             # certificates beside their .meta (vss station …)
@@ -51,6 +53,22 @@
 //! dir = "stats"
 //! files = 4                      # stats.1 … stats.4, then stats.1 again
 //! max_bytes = 65536              # per file
+//!
+//! [daemon]                       # vssd, the entity as a gRPC service (vss.v1)
+//! socket = "/run/vss/vss.sock"   # Unix socket, mode 0660
+//! metrics = "127.0.0.1:9464"     # optional: Prometheus /metrics over HTTP
+//! batch_max = 64                 # VerifyStream: messages per engine batch (1-4096) …
+//! batch_deadline = "2ms"         # … or what arrived within this (at most 1s)
+//! max_message_bytes = 65536      # largest payload or message in a request (at most 16 MiB)
+//! max_connections = 256          # clients served at once (1-65536)
+//! request_timeout = "10s"        # a unary call's limit (at most 10m)
+//! shutdown_grace = "10s"         # SIGTERM: in-flight calls get this long (at most 10m)
+//!
+//! [daemon.tcp]                   # optional: gRPC over TCP with mutual TLS
+//! listen = "0.0.0.0:50051"
+//! certificate = "vssd.pem"       # the server's X.509 certificate chain (PEM) …
+//! key = "vssd.key"               # … and its key (PEM, PKCS#8)
+//! client_ca = "clients-ca.pem"   # clients must present a certificate from this CA
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -58,14 +76,18 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use vss_engine::{CpuEngine, VerifyEngine};
 
 use crate::replay::ReplayConfig;
 use crate::{Error, Result};
 
+mod daemon;
+
+pub use daemon::{DaemonConfig, DaemonTcpConfig};
+
 /// The whole configuration.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
     /// The key store.
@@ -75,7 +97,7 @@ pub struct Config {
     /// Trust anchors and the certificate cache.
     pub trust: TrustConfig,
     /// The PKI that issues new pseudonyms (none: the pool is filled by other means).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pki: Option<PkiConfig>,
     /// The pseudonym policy.
     #[serde(default)]
@@ -91,15 +113,18 @@ pub struct Config {
     pub engine: EngineConfig,
     /// The certificate and key that received frames are decrypted with (none: frames are
     /// refused).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frames: Option<FramesConfig>,
     /// Statistics logging.
     #[serde(default)]
     pub statistics: StatisticsConfig,
+    /// The daemon `vssd`: its sockets, metrics and limits.
+    #[serde(default)]
+    pub daemon: DaemonConfig,
 }
 
 /// `[frames]`: decryption of frames addressed to this station.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FramesConfig {
     /// A certificate (COER) that carries an encryption key.
@@ -109,15 +134,19 @@ pub struct FramesConfig {
 }
 
 /// `[hsm]`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct HsmConfig {
     /// A `vss` key store directory; its `hsm.json` names the backend (soft or PKCS#11).
     pub store: PathBuf,
+    /// A file holding the key store's PIN (one line), so a service starts without a
+    /// prompt; see [`crate::pin`] for the other places a PIN is looked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pin_file: Option<PathBuf>,
 }
 
 /// `[repository]`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RepositoryConfig {
     /// The repository directory (`enrolment/`, `pseudonyms/`).
@@ -125,7 +154,7 @@ pub struct RepositoryConfig {
 }
 
 /// `[trust]`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TrustConfig {
     /// Root certificates (COER files) that verification trusts.
@@ -144,7 +173,7 @@ fn default_cache_capacity() -> usize {
 }
 
 /// `[pki]`: the authorization authority that issues new pseudonyms.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PkiConfig {
     /// The AA's base URL.
@@ -156,7 +185,7 @@ pub struct PkiConfig {
 }
 
 /// `[pseudonyms]`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PseudonymConfig {
     /// The PSIDs new tickets are asked for.
@@ -222,7 +251,7 @@ impl Default for PseudonymConfig {
 }
 
 /// `[verification]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct VerificationConfig {
     /// Which messages are verified.
@@ -248,7 +277,7 @@ impl Default for VerificationConfig {
 
 /// `[replay]`: a verified message is accepted once, and only when its generation time is
 /// inside a window around now ([`crate::replay`]); on by default.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReplayCheckConfig {
     /// Whether replays and stale messages are refused.
@@ -300,7 +329,7 @@ impl ReplayCheckConfig {
 }
 
 /// The names of the verification policies.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PolicyKind {
     /// Every message.
@@ -313,7 +342,7 @@ pub enum PolicyKind {
 }
 
 /// `[engine]`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct EngineConfig {
     /// Which engine.
@@ -322,8 +351,8 @@ pub struct EngineConfig {
 }
 
 /// The verification engines, by the names of `[engine] kind` and `vss filter --engine`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(try_from = "String")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(try_from = "String", into = "String")]
 pub enum EngineKind {
     /// [`CpuEngine`] on all cores.
     #[default]
@@ -378,6 +407,12 @@ impl FromStr for EngineKind {
     }
 }
 
+impl From<EngineKind> for String {
+    fn from(kind: EngineKind) -> String {
+        kind.name().to_string()
+    }
+}
+
 impl TryFrom<String> for EngineKind {
     type Error = String;
 
@@ -387,7 +422,7 @@ impl TryFrom<String> for EngineKind {
 }
 
 /// `[statistics]`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct StatisticsConfig {
     /// Whether checkpoints are logged.
@@ -431,7 +466,11 @@ impl Default for StatisticsConfig {
 mod duration_text {
     use std::time::Duration;
 
-    use serde::{Deserialize, Deserializer};
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&humantime::format_duration(*d).to_string())
+    }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
         let text = String::deserialize(d)?;
@@ -492,7 +531,7 @@ impl Config {
         if self.statistics.files == 0 || self.statistics.max_bytes == 0 {
             return Err("statistics.files and statistics.max_bytes: must be at least 1".into());
         }
-        Ok(())
+        self.daemon.check().map_err(|e| format!("daemon.{e}"))
     }
 
     fn resolve(&mut self, base: &Path) {
@@ -502,6 +541,15 @@ impl Config {
             }
         };
         at(&mut self.hsm.store);
+        if let Some(pin_file) = &mut self.hsm.pin_file {
+            at(pin_file);
+        }
+        at(&mut self.daemon.socket);
+        if let Some(tcp) = &mut self.daemon.tcp {
+            at(&mut tcp.certificate);
+            at(&mut tcp.key);
+            at(&mut tcp.client_ca);
+        }
         at(&mut self.repository.dir);
         self.trust.anchors.iter_mut().for_each(at);
         self.trust.authorities.iter_mut().for_each(at);
@@ -619,6 +667,14 @@ mod tests {
             ("[replay]\nmax_lead = \"2m\"", "replay.max_lead"),
             ("[replay]\ncapacity = 0", "replay.capacity"),
             ("[replay]\nwindow = \"10s\"", "window"),
+            ("[daemon]\nbatch_max = 0", "daemon.batch_max"),
+            ("[daemon]\nbatch_deadline = \"2s\"", "daemon.batch_deadline"),
+            (
+                "[daemon]\nmax_message_bytes = 20000000",
+                "daemon.max_message_bytes",
+            ),
+            ("[daemon]\nshutdown_grace = \"0s\"", "daemon.shutdown_grace"),
+            ("[daemon]\nmetrics = \"nowhere\"", "metrics"),
         ] {
             let err =
                 Config::parse(&format!("{MINIMAL}\n{extra}"), Path::new("/")).expect_err(extra);
@@ -632,6 +688,47 @@ mod tests {
         assert_eq!(off.replay.window(), None);
         let err = Config::parse("[hsm]\nstore = \"k\"", Path::new("/")).expect_err("missing");
         assert!(err.contains("repository"), "{err}");
+    }
+
+    #[test]
+    fn a_configuration_written_as_toml_reads_back_the_same() {
+        let text = r#"[hsm]
+            store = "keys"
+            pin_file = "pin"
+            [repository]
+            dir = "/var/vss/repository"
+            [trust]
+            anchors = ["root.cert"]
+            [pki]
+            aa_url = "http://127.0.0.1:8080"
+            aa_cert = "aa.cert"
+            ea_cert = "ea.cert"
+            [pseudonyms]
+            max_age = "1m 30s"
+            [engine]
+            kind = "gpu"
+            [daemon]
+            socket = "vssd.sock"
+            metrics = "127.0.0.1:9464"
+            batch_deadline = "500us"
+            [daemon.tcp]
+            listen = "[::1]:50051"
+            certificate = "vssd.pem"
+            key = "vssd.key"
+            client_ca = "ca.pem""#;
+        let config = Config::parse(text, Path::new("/etc/vss")).expect("parse");
+        assert_eq!(
+            config.hsm.pin_file.as_deref(),
+            Some(Path::new("/etc/vss/pin"))
+        );
+        assert_eq!(config.daemon.socket, Path::new("/etc/vss/vssd.sock"));
+        assert_eq!(config.daemon.batch_deadline, Duration::from_micros(500));
+        let written = toml::to_string(&config).expect("serialize");
+        assert_eq!(
+            Config::parse(&written, Path::new("/elsewhere")).expect("reparse"),
+            config,
+            "{written}"
+        );
     }
 
     #[test]

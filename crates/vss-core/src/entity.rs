@@ -47,6 +47,13 @@ impl Vss {
         Self::open_with_clock(config, pin, Arc::new(SystemClock))
     }
 
+    /// Opens the entity `config` describes without a prompt: the PIN comes from the
+    /// configuration's PIN file, the systemd credential or the environment ([`crate::pin`]).
+    pub fn open_unattended(config: &Config) -> Result<Vss> {
+        let pin = crate::pin::read_pin(&config.hsm)?;
+        Self::open(config, &pin)
+    }
+
     /// The same with another clock (tests).
     pub fn open_with_clock(config: &Config, pin: &str, clock: Arc<dyn Clock>) -> Result<Vss> {
         let engine = config.engine.kind.engine()?;

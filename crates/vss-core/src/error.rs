@@ -46,6 +46,9 @@ pub enum Error {
     /// The verification engine asked for is not available (not built, or no device).
     #[error("{0}")]
     NoEngine(String),
+    /// No PIN was found for an unattended start ([`crate::pin`]).
+    #[error("no PIN for the key store: {0}")]
+    NoPin(String),
     /// The key store failed.
     #[error(transparent)]
     Hsm(#[from] vss_hsm::Error),

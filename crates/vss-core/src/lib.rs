@@ -13,6 +13,8 @@
 //!   bounded by a size and a deadline;
 //! - [`stats`]: checkpoints logged to rotating files, and their report;
 //! - [`entity`]: [`Vss`], all of it built from the configuration;
+//! - [`id_change`]: identifier changes as PREPARE, COMMIT and ABORT events;
+//! - [`pin`]: where an unattended entity finds its key store's PIN;
 //! - [`testbed`]: PKIs on loopback and stations in a temporary directory, for
 //!   [`selftest`] (seed 000's validation suite) and the demo.
 
@@ -21,6 +23,8 @@ pub mod entity;
 mod error;
 pub mod filter;
 pub mod frame;
+pub mod id_change;
+pub mod pin;
 pub mod policy;
 pub mod pseudonym;
 pub mod replay;

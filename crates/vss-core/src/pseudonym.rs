@@ -105,6 +105,9 @@ pub trait ChangeListener: Send + Sync {
     fn before_change(&self, from: Option<HashedId8>, to: HashedId8) -> bool;
     /// Told after the change. Must not call back into the manager.
     fn after_change(&self, from: Option<HashedId8>, to: HashedId8);
+    /// Told when a change it agreed to is not made after all (a listener asked after it
+    /// postponed it). Must not call back into the manager.
+    fn change_aborted(&self, _from: Option<HashedId8>, _to: HashedId8) {}
 }
 
 /// The pseudonym one signature uses; while it lives, the ticket's key stays in the HSM.
@@ -375,7 +378,14 @@ impl PseudonymManager {
             state.pool.insert(index, next);
             return Err(Error::NoChangeListener);
         }
-        if !listeners.iter().all(|l| l.before_change(from, to)) {
+        let agreed = listeners
+            .iter()
+            .take_while(|l| l.before_change(from, to))
+            .count();
+        if agreed < listeners.len() {
+            for l in &listeners[..agreed] {
+                l.change_aborted(from, to);
+            }
             state.pool.insert(index, next);
             return Err(Error::ChangePostponed);
         }

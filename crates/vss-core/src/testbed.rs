@@ -14,8 +14,8 @@ use vss_pki::station::{CertKind, Entry, Repository};
 use vss_pki::store::{PkiStore, Role, SqliteStore, Station};
 
 use crate::config::{
-    EngineConfig, HsmConfig, PkiConfig, PseudonymConfig, ReplayCheckConfig, RepositoryConfig,
-    StatisticsConfig, TrustConfig, VerificationConfig,
+    DaemonConfig, EngineConfig, HsmConfig, PkiConfig, PseudonymConfig, ReplayCheckConfig,
+    RepositoryConfig, StatisticsConfig, TrustConfig, VerificationConfig,
 };
 use crate::{Config, Result};
 
@@ -148,6 +148,7 @@ impl TestbedStation {
         Config {
             hsm: HsmConfig {
                 store: self.dir.join("keys"),
+                pin_file: None,
             },
             repository: RepositoryConfig {
                 dir: self.repository.dir().to_path_buf(),
@@ -181,6 +182,7 @@ impl TestbedStation {
                 files: 4,
                 max_bytes: 1 << 20,
             },
+            daemon: DaemonConfig::default(),
         }
     }
 }

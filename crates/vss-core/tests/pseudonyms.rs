@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::{manager, rules, station, Station};
+use vss_core::id_change::{IdChangeEvent, IdChangeEvents, IdChangePhase};
 use vss_core::pseudonym::ChangeListener;
 use vss_core::Error;
 use vss_its::{HashedId8, ItsTime};
@@ -124,6 +125,13 @@ impl ChangeListener for Recorder {
             .expect("log")
             .push(format!("{} after {from:?} -> {to}", self.name));
     }
+
+    fn change_aborted(&self, from: Option<HashedId8>, to: HashedId8) {
+        self.log
+            .lock()
+            .expect("log")
+            .push(format!("{} aborted {from:?} -> {to}", self.name));
+    }
 }
 
 #[test]
@@ -161,11 +169,17 @@ fn listeners_are_asked_before_and_told_after_in_order_and_may_postpone() {
     assert!(matches!(m.change_pseudonym(), Err(Error::ChangePostponed)));
     assert_eq!(m.current(), Some(b));
     assert_eq!(m.pool_len(), 1);
-    assert!(log
-        .lock()
-        .expect("log")
-        .iter()
-        .all(|l| l.contains("before")));
+    // The stack, which agreed and prepared, is told the change is off.
+    let next = log.lock().expect("log").first().cloned().expect("asked");
+    let to = next.rsplit(' ').next().expect("to").to_string();
+    assert_eq!(
+        *log.lock().expect("log"),
+        [
+            format!("stack before {:?} -> {to}", Some(b)),
+            format!("radio before {:?} -> {to}", Some(b)),
+            format!("stack aborted {:?} -> {to}", Some(b)),
+        ]
+    );
     // A rule that falls due (b's one use is spent) is deferred the same way; signing goes
     // on with b.
     assert_eq!(m.acquire().expect("lease").cert.hashed_id8(), b);
@@ -174,6 +188,52 @@ fn listeners_are_asked_before_and_told_after_in_order_and_may_postpone() {
     assert_eq!(m.stats().deferred, 1);
     radio.veto.store(false, Ordering::SeqCst);
     assert_ne!(m.change_pseudonym().expect("change"), b);
+}
+
+#[test]
+fn id_change_events_are_prepare_then_commit_or_abort_and_nothing_while_blocked() {
+    let s = station(4);
+    let m = manager(&s, rules(100, 0, false), false);
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let seen = events.clone();
+    m.add_listener(Arc::new(IdChangeEvents(move |e: IdChangeEvent| {
+        seen.lock().expect("events").push(e)
+    })));
+    let a = m.acquire().expect("lease").cert.hashed_id8();
+    let b = m.change_pseudonym().expect("change");
+    let event = |phase, from, to| IdChangeEvent { phase, from, to };
+    assert_eq!(
+        std::mem::take(&mut *events.lock().expect("events")),
+        [
+            event(IdChangePhase::Prepare, None, a),
+            event(IdChangePhase::Commit, None, a),
+            event(IdChangePhase::Prepare, Some(a), b),
+            event(IdChangePhase::Commit, Some(a), b),
+        ]
+    );
+    m.block_pseudonym_change(Duration::from_secs(60));
+    assert!(matches!(m.change_pseudonym(), Err(Error::ChangeBlocked(_))));
+    assert!(events.lock().expect("events").is_empty());
+    m.free_pseudonym_change();
+    let radio = Arc::new(Recorder {
+        name: "radio",
+        log: Arc::new(Mutex::new(Vec::new())),
+        veto: true.into(),
+    });
+    m.add_listener(radio);
+    assert!(matches!(m.change_pseudonym(), Err(Error::ChangePostponed)));
+    let seen = std::mem::take(&mut *events.lock().expect("events"));
+    assert_eq!(seen.len(), 2);
+    assert_eq!(
+        (seen[0].phase, seen[1].phase, seen[0].from, seen[1].to),
+        (
+            IdChangePhase::Prepare,
+            IdChangePhase::Abort,
+            Some(b),
+            seen[0].to
+        )
+    );
+    assert_eq!(m.current(), Some(b));
 }
 
 #[test]
