@@ -262,7 +262,8 @@ pub unsafe extern "C" fn vss_verify(
 /// Verifies `count` messages (at most `VSS_MAX_BATCH`, each at most `VSS_MAX_MESSAGE_LEN`)
 /// as `vss_verify` would one after the other, with their signatures checked in one batch on
 /// the engine; `verdicts[i]` is the verdict of `messages[i]`. The payloads are not returned.
-/// On failure every verdict is `VSS_VERDICT_UNSPECIFIED`.
+/// A `count` over the bound is refused before anything is read or written; on any other
+/// failure every verdict is `VSS_VERDICT_UNSPECIFIED`.
 ///
 /// # Safety
 /// `entity` as for `vss_entity_close`; `messages` points at `count` readable slices whose

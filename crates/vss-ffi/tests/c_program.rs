@@ -121,7 +121,7 @@ fn the_c_program_passes_plainly_and_under_valgrind() {
             !required,
             "VSS_REQUIRE_VALGRIND=1 but valgrind is not installed"
         );
-        println!("SKIPPED: the valgrind run (valgrind is not installed)");
+        eprintln!("SKIPPED: the valgrind run (valgrind is not installed)");
         return;
     }
     // A fresh station: the first run used up and changed the first one's pseudonyms.
