@@ -21,10 +21,26 @@ pub enum LogFormat {
     Json,
 }
 
+impl FromStr for LogFormat {
+    type Err = LogError;
+
+    /// `text` or `json`.
+    fn from_str(name: &str) -> Result<Self, LogError> {
+        match name {
+            "text" => Ok(LogFormat::Text),
+            "json" => Ok(LogFormat::Json),
+            _ => Err(LogError::Format),
+        }
+    }
+}
+
 /// Why a filter or the set-up was refused.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum LogError {
+    /// The format is neither `text` nor `json`.
+    #[error("the log format is text or json")]
+    Format,
     /// The filter is empty.
     #[error("the log filter is empty")]
     Empty,
@@ -107,6 +123,13 @@ where
 mod tests {
     use super::*;
     use std::sync::{Arc, Mutex};
+
+    #[test]
+    fn a_format_is_text_or_json() {
+        assert_eq!("text".parse::<LogFormat>().ok(), Some(LogFormat::Text));
+        assert_eq!("json".parse::<LogFormat>().ok(), Some(LogFormat::Json));
+        assert!(matches!("JSON".parse::<LogFormat>(), Err(LogError::Format)));
+    }
 
     #[test]
     fn a_filter_is_checked_before_it_is_used() {
