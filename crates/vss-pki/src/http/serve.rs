@@ -143,6 +143,7 @@ pub async fn serve_with_metrics(
     serve_observed(listener, services, config, Some(metrics)).await
 }
 
+/// [`serve`], counting in `metrics` where given.
 async fn serve_observed(
     listener: TcpListener,
     services: Services,
