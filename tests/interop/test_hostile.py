@@ -100,7 +100,8 @@ KIND_OF_VALUE: dict[str, str] = {
     **dict.fromkeys(("LABEL", "NAME", "HEX", "URL", "TIME", "DURATION", "REGION", "PROFILE",
                      "udp:ADDR", "LISTEN", "ADDR", "PROTOCOLS", "KEYS", "SIZE", "ALGORITHM", "CANONICAL_ID", "CURVE", "KDF", "HASH", "FORMAT",
                      "PSID[:SSP]", "LAT,LON[,ELEVATION]", "CARDS", "VPCD", "HOST:PORT",
-                     "NAME=VALUE", "NAME=GROUNDS", "NAME=MIN..MAX", "SCOPE", "ADDRESS"), TEXT),
+                     "NAME=VALUE", "NAME=GROUNDS", "NAME=MIN..MAX", "SCOPE", "ADDRESS",
+                     "FILTER"), TEXT),
 }
 
 # --------------------------------------------------------------------------------------
@@ -383,7 +384,10 @@ LEAVES: dict[tuple[str, ...], Leaf] = {
                                         "--out": w.path("plain.bin")}),
     ("pki", "init"): Leaf(lambda w: {"--dir": w.path("new-pki"), "--name": "n"},
                           kinds={"--dir": NEW_DIR}),
-    ("pki", "serve"): Leaf(lambda w: {"--dir": w.pki, "--listen": "127.0.0.1:0"},
+    # --metrics ADDR and the global --log-format and --log-level (on every leaf) get their
+    # hostile values from their kinds.
+    ("pki", "serve"): Leaf(lambda w: {"--dir": w.pki, "--listen": "127.0.0.1:0",
+                                      "--metrics": "127.0.0.1:0"},
                            runs_until_stopped=True, timeout=3),
     ("pki", "register-station"): Leaf(lambda w: {"--dir": w.pki, "--canonical-id": "car",
                                                  "--public-key": w.t.sig_public}),

@@ -7,15 +7,44 @@ mod store;
 
 use std::process::ExitCode;
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use vss_net::logging::{LogError, LogFilter, LogFormat};
 
 /// VSS: V2X security subsystem — key store, ECDSA, key encapsulation, ITS certificates and
 /// signed data, the TS 102 941 PKI and its station client, and benchmarks.
 #[derive(Parser)]
 #[command(name = "vss", version, about, propagate_version = true)]
 struct Cli {
+    #[command(flatten)]
+    log: LogArgs,
     #[command(subcommand)]
     command: Command,
+}
+
+/// Log events on stderr (`vss_net::logging`): their format and which are written.
+#[derive(clap::Args)]
+struct LogArgs {
+    /// Log lines on stderr as text, or as one JSON object per line.
+    #[arg(long, global = true, value_name = "FORMAT", default_value = "text",
+          value_parser = PossibleValuesParser::new(["text", "json"]).try_map(|s| s.parse::<LogFormat>()))]
+    log_format: LogFormat,
+    /// Which log events are written, in RUST_LOG syntax: a level (error, warn, info, debug,
+    /// trace, off) or TARGET=LEVEL, comma-separated, at most 1,024 bytes [default: info for
+    /// `pki serve`, warn for the other commands].
+    #[arg(long, global = true, value_name = "FILTER", env = "VSS_LOG")]
+    log_level: Option<LogFilter>,
+}
+
+impl LogArgs {
+    /// Sets up this process's logs for `command`.
+    fn init(&self, command: &Command) -> Result<(), LogError> {
+        let filter = match &self.log_level {
+            Some(filter) => filter.clone(),
+            None => command.default_log_filter().parse()?,
+        };
+        vss_net::logging::init(self.log_format, &filter)
+    }
 }
 
 #[derive(Subcommand)]
@@ -69,6 +98,17 @@ enum Command {
     Bench(commands::bench::BenchCommand),
 }
 
+impl Command {
+    /// The log filter without `--log-level`: the servers' requests and start at info, only
+    /// warnings from the other commands.
+    fn default_log_filter(&self) -> &'static str {
+        match self {
+            Command::Pki(pki) if pki.serves() => "info",
+            _ => "warn",
+        }
+    }
+}
+
 /// Parses the command line. A group named without its subcommand (`vss keys`) is a usage
 /// error like any other, not its help printed on stderr.
 fn parse() -> Result<Cli, clap::Error> {
@@ -86,6 +126,10 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return output::usage_error(e),
     };
+    if let Err(e) = cli.log.init(&cli.command) {
+        eprintln!("vss: {}", output::error_line(&e.into()));
+        return ExitCode::FAILURE;
+    }
     let result = match cli.command {
         Command::Demo(c) => c.run(),
         Command::Hsm(c) => c.run(),

@@ -11,10 +11,12 @@ use clap::Subcommand;
 use serde_json::json;
 use vss_crypto::{Curve, PublicKey};
 use vss_hsm::{Hsm, SoftHsm};
+use vss_net::metrics::{MetricsConfig, Registry};
 use vss_net::raise_open_file_limit;
 use vss_pki::authority::{init, InitRequest, PkiDir, TrustedPki};
 use vss_pki::http::{
-    check_base_url, serve as serve_http, ServeConfig, MAX_CONNECTIONS, MAX_TIMEOUT,
+    check_base_url, serve as serve_http, serve_with_metrics, HttpMetrics, ServeConfig,
+    MAX_CONNECTIONS, MAX_TIMEOUT,
 };
 use vss_pki::store::{open_store, Role, Station};
 
@@ -56,6 +58,11 @@ pub enum PkiCommand {
         database: DatabaseArgs,
         #[command(flatten)]
         limits: ServeLimits,
+        /// Serve Prometheus metrics at http://ADDR/metrics: vss_pki_http_requests_total by
+        /// endpoint and response code, vss_pki_http_request_duration_seconds by endpoint
+        /// [default: off].
+        #[arg(long, value_name = "ADDR")]
+        metrics: Option<SocketAddr>,
     },
     /// Register a station at the EA: its canonical id and key, and the PSIDs of its tickets.
     RegisterStation {
@@ -173,6 +180,11 @@ pub struct DatabaseArgs {
 }
 
 impl PkiCommand {
+    /// Whether the subcommand serves until stopped.
+    pub fn serves(&self) -> bool {
+        matches!(self, PkiCommand::Serve { .. })
+    }
+
     /// Runs the subcommand.
     pub fn run(self) -> Result<ExitCode> {
         match self {
@@ -209,7 +221,8 @@ impl PkiCommand {
                 url,
                 database,
                 limits,
-            } => serve(&pki, listen, url, &database, &limits)?,
+                metrics,
+            } => serve(&pki, listen, url, &database, &limits, metrics)?,
             PkiCommand::RegisterStation {
                 dir,
                 canonical_id,
@@ -286,6 +299,7 @@ fn serve(
     url: Option<String>,
     database: &DatabaseArgs,
     limits: &ServeLimits,
+    metrics: Option<SocketAddr>,
 ) -> Result<()> {
     let open_files = raise_open_file_limit().context("cannot raise the open-file limit")?;
     let config = limits.config().fitted(open_files);
@@ -305,22 +319,49 @@ fn serve(
         .build()
         .context("cannot start the HTTP runtime")?;
     runtime.block_on(async {
+        // The metrics listen first, so they answer once the PKI does.
+        let metrics = match metrics {
+            Some(address) => Some(
+                tokio::net::TcpListener::bind(address)
+                    .await
+                    .with_context(|| format!("cannot listen on {address} for --metrics"))?,
+            ),
+            None => None,
+        };
         let listener = tokio::net::TcpListener::bind(listen)
             .await
             .with_context(|| format!("cannot listen on {listen}"))?;
-        eprintln!(
-            "serving {} (EA {}, AA {}) at {url}: up to {} connections (open-file limit \
-             {open_files}), heads within {} ms, bodies within {} ms, idle ones closed after {} ms",
-            dir.path().display(),
-            dir.cert(Role::Ea)?.hashed_id8(),
-            dir.cert(Role::Aa)?.hashed_id8(),
-            config.max_connections,
-            limits.header_timeout_ms,
-            limits.body_timeout_ms,
-            limits.keep_alive_timeout_ms,
+        let metrics_url = match &metrics {
+            Some(listener) => format!("http://{}/metrics", listener.local_addr()?),
+            None => "off".to_string(),
+        };
+        tracing::info!(
+            dir = dir.path().to_string_lossy().as_ref(),
+            ea = %dir.cert(Role::Ea)?.hashed_id8(),
+            aa = %dir.cert(Role::Aa)?.hashed_id8(),
+            url,
+            max_connections = config.max_connections,
+            open_files,
+            header_timeout_ms = limits.header_timeout_ms,
+            body_timeout_ms = limits.body_timeout_ms,
+            keep_alive_timeout_ms = limits.keep_alive_timeout_ms,
+            metrics = metrics_url,
+            "serving the PKI"
         );
-        serve_http(listener, services, config)
-            .await
-            .context("the HTTP server stopped")
+        let Some(metrics) = metrics else {
+            return serve_http(listener, services, config)
+                .await
+                .context("the HTTP server stopped");
+        };
+        let mut registry = Registry::default();
+        let counted = HttpMetrics::register(&mut registry);
+        tokio::select! {
+            stopped = serve_with_metrics(listener, services, config, counted) => {
+                stopped.context("the HTTP server stopped")
+            }
+            stopped = vss_net::metrics::serve(metrics, Arc::new(registry), MetricsConfig::default()) => {
+                stopped.context("the metrics server stopped")
+            }
+        }
     })
 }

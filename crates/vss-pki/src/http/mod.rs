@@ -1,9 +1,10 @@
 //! TS 102 941 over HTTP: the authorities' routes (axum) served with bounded waits and
-//! connections (hyper), and the client (ureq).
+//! connections (hyper), each request logged and optionally counted, and the client (ureq).
 
 mod client;
 mod loopback;
 mod media_type;
+mod observe;
 mod serve;
 mod server;
 mod url;
@@ -11,8 +12,10 @@ mod url;
 pub use client::{post, HttpEaLink, HttpError};
 pub use loopback::LoopbackServer;
 pub use media_type::is_media_type;
+pub use observe::{HttpMetrics, MAX_LOGGED, OTHER_ENDPOINT};
 pub use serve::{
-    serve, ServeConfig, ServeConfigError, MAX_CONNECTIONS, MAX_TIMEOUT, RESERVED_DESCRIPTORS,
+    serve, serve_with_metrics, ServeConfig, ServeConfigError, MAX_CONNECTIONS, MAX_TIMEOUT,
+    RESERVED_DESCRIPTORS,
 };
 pub use server::{services, Services, CODE_HEADER, REQUEST_TYPE, RESPONSE_TYPE};
 pub use url::{check_base_url, MAX_URL_LEN};

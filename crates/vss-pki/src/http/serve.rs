@@ -3,6 +3,9 @@
 //! the body timeout, a kept-alive connection is closed once idle for the keep-alive timeout,
 //! and past the connection cap a new connection is answered 503 with `Retry-After` and
 //! closed, before the process runs out of file descriptors.
+//!
+//! Each answered request is logged at info and, with [`serve_with_metrics`], counted in the
+//! PKI's [`HttpMetrics`].
 
 use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -16,6 +19,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
+use super::observe::{HttpMetrics, Observed};
 use super::server::router;
 use super::Services;
 
@@ -126,6 +130,26 @@ pub async fn serve(
     services: Services,
     config: ServeConfig,
 ) -> io::Result<()> {
+    serve_observed(listener, services, config, None).await
+}
+
+/// [`serve`], with every answered request counted in `metrics`.
+pub async fn serve_with_metrics(
+    listener: TcpListener,
+    services: Services,
+    config: ServeConfig,
+    metrics: HttpMetrics,
+) -> io::Result<()> {
+    serve_observed(listener, services, config, Some(metrics)).await
+}
+
+/// [`serve`], counting in `metrics` where given.
+async fn serve_observed(
+    listener: TcpListener,
+    services: Services,
+    config: ServeConfig,
+    metrics: Option<HttpMetrics>,
+) -> io::Result<()> {
     config
         .check()
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
@@ -135,7 +159,7 @@ pub async fn serve(
         &listener,
         config.max_connections,
         busy.as_bytes(),
-        |stream| connection(stream, routes.clone(), config),
+        |stream| connection(stream, routes.clone(), config, metrics.clone()),
     )
     .await
 }
@@ -184,17 +208,27 @@ impl Activity {
 }
 
 /// Serves one connection until the client closes it or a timeout does.
-async fn connection(stream: TcpStream, routes: axum::Router, config: ServeConfig) {
+async fn connection(
+    stream: TcpStream,
+    routes: axum::Router,
+    config: ServeConfig,
+    metrics: Option<HttpMetrics>,
+) {
     let activity = Arc::new(Activity::default());
     let service = {
         let activity = activity.clone();
         hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
             let mut routes = routes.clone();
             let activity = activity.clone();
+            let metrics = metrics.clone();
+            let observed = Observed::start(request.method(), request.uri().path());
             activity.begin();
             async move {
                 let response = tower_service::Service::call(&mut routes, request).await;
                 activity.end();
+                if let Ok(answer) = &response {
+                    observed.answered(answer.status(), metrics.as_ref());
+                }
                 response
             }
         })

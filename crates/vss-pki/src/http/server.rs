@@ -31,6 +31,12 @@ pub const RESPONSE_TYPE: &str = "application/x-its-response";
 /// The header that names the response code of a request that got no encrypted answer.
 pub const CODE_HEADER: &str = "x-its-response-code";
 
+/// The routes' paths.
+pub(super) const HEALTH: &str = "/health";
+pub(super) const ENROLMENT: &str = "/ea/enrolment";
+pub(super) const VALIDATION: &str = "/ea/authorization-validation";
+pub(super) const AUTHORIZATION: &str = "/aa/authorization";
+
 /// The authorities one process serves.
 #[derive(Clone, Default)]
 pub struct Services {
@@ -50,10 +56,10 @@ struct Routes {
 /// The routes of `services`, each request body read within `body_timeout`.
 pub(super) fn router(services: Services, body_timeout: Duration) -> Router {
     Router::new()
-        .route("/health", get(health))
-        .route("/ea/enrolment", post(enrolment))
-        .route("/ea/authorization-validation", post(validation))
-        .route("/aa/authorization", post(authorization))
+        .route(HEALTH, get(health))
+        .route(ENROLMENT, post(enrolment))
+        .route(VALIDATION, post(validation))
+        .route(AUTHORIZATION, post(authorization))
         .with_state(Routes {
             services,
             body_timeout,
