@@ -194,16 +194,6 @@ impl Vss {
         )
     }
 
-    /// verifySignature for many messages: their outcomes in order, as one call each would
-    /// give, with the signatures checked in one batch on the engine.
-    pub fn verify_batch(&self, messages: &[&[u8]]) -> Result<Vec<Outcome>> {
-        self.logged(
-            "verifyBatch",
-            || Ok(self.verify.receive_batch(messages)),
-            |_| "ok",
-        )
-    }
-
     /// Verification on demand of a message the policy skipped.
     pub fn verify_on_demand(&self, id: u64) -> Result<Outcome> {
         self.logged(
