@@ -17,6 +17,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import threading
 import tomllib
 from dataclasses import dataclass
@@ -27,7 +28,6 @@ import pytest
 
 import _its_reference as its_ref
 import _kem_reference as kem_ref
-from _support import PIN
 
 try:
     import vss
@@ -67,8 +67,15 @@ class Bed:
         path.write_text(changed)
         return path
 
+    def _hsm(self) -> dict:
+        return tomllib.loads(self.config.read_text())["hsm"]
+
     def store(self) -> Path:
-        return Path(tomllib.loads(self.config.read_text())["hsm"]["store"])
+        return Path(self._hsm()["store"])
+
+    def pin(self) -> str:
+        """The store's PIN, from the file the configuration names."""
+        return (self.config.parent / self._hsm()["pin_file"]).read_text().strip()
 
 
 @pytest.fixture(scope="module")
@@ -237,7 +244,7 @@ def test_no_pin_anywhere_is_a_pin_error(testbed, monkeypatch):
     monkeypatch.delenv("CREDENTIALS_DIRECTORY", raising=False)
     with pytest.raises(vss.PinError, match="no PIN"):
         vss.Entity.open(config)
-    monkeypatch.setenv("VSS_PIN", PIN)
+    monkeypatch.setenv("VSS_PIN", testbed.pin())
     vss.Entity.open(config).close()
 
 
@@ -248,7 +255,7 @@ def test_a_wrong_pin_is_a_pin_error_and_costs_one_try(testbed, monkeypatch):
     monkeypatch.setenv("VSS_PIN", "000000")
     with pytest.raises(vss.PinError, match="wrong PIN"):
         vss.Entity.open(config)
-    monkeypatch.setenv("VSS_PIN", PIN)
+    monkeypatch.setenv("VSS_PIN", testbed.pin())
     vss.Entity.open(config).close()  # a right PIN resets the count
 
 
@@ -411,9 +418,10 @@ def test_trigger_lock_and_unlock_id_change(testbed):
                                           ("ecies-1609", "bp256")])
 def test_decap_with_the_entitys_key(testbed, vss_bin, scheme, curve):
     label = f"py-kem-{scheme}-{curve}"
-    env = {**os.environ, "VSS_PIN": PIN}
+    env = {**os.environ, "VSS_PIN": testbed.pin()}
     proc = subprocess.run([str(vss_bin), "kem", "keygen", "--store", str(testbed.store()),
-                           "--scheme", scheme, "--curve", curve, "--label", label],
+                           "--scheme", scheme, "--curve", curve, "--label", label,
+                           "--format", "json"],
                           env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     public = bytes.fromhex(json.loads(proc.stdout)["public_key"])
@@ -430,3 +438,51 @@ def test_decap_with_the_entitys_key(testbed, vss_bin, scheme, curve):
                 e.decap(scheme, label, tampered(ciphertext))
         with pytest.raises(vss.HsmError, match="no key labelled"):
             e.decap(scheme, "no-such-key", ciphertext)
+
+
+# --------------------------------------------------------------------------------------
+# The type stubs
+# --------------------------------------------------------------------------------------
+
+TYPED_USAGE = '''
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import vss
+
+
+def use(path: Path, messages: list[bytes], public: bytes) -> list[vss.Verdict]:
+    with vss.Entity.open(path) as entity:
+        data: bytes = entity.sign(b"payload", psid=36)
+        result: vss.Verification = entity.verify(data)
+        payload: Optional[bytes] = result.payload
+        level: int = entity.status().pool_level
+        ciphertext, key = vss.kem.encap("psec-kem", "p256", public, 32)
+        again: bytes = entity.decap("psec-kem", "kem", ciphertext)
+        structure: dict[str, Any] = vss.its.decode(data)
+        try:
+            entity.trigger_id_change()
+        except vss.IdChangeError as e:
+            print(e, payload, level, key == again, structure)
+        return [r.verdict for r in entity.verify_batch(messages)]
+'''
+
+
+def _mypy(path: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental",
+                           str(path)], capture_output=True, text=True, timeout=300)
+
+
+def test_type_stubs_pass_mypy_strict_and_catch_misuse(tmp_path):
+    good = tmp_path / "good.py"
+    good.write_text(TYPED_USAGE)
+    proc = _mypy(good)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    bad = tmp_path / "bad.py"
+    bad.write_text("import vss\n\nx: int = vss.Entity.open('vss.toml').sign(b'x')\n"
+                   "vss.kem.encap('psec-kem', 'p256', 'not bytes')\n")
+    proc = _mypy(bad)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stdout.count("error:") == 2, proc.stdout

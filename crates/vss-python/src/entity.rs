@@ -88,9 +88,8 @@ impl Entity {
         _kind: Option<Bound<'_, PyAny>>,
         _value: Option<Bound<'_, PyAny>>,
         _traceback: Option<Bound<'_, PyAny>>,
-    ) -> bool {
+    ) {
         self.close();
-        false
     }
 
     /// `payload` signed for `psid` with the current pseudonym: Ieee1609Dot2Data, COER.
