@@ -7,3 +7,5 @@
 pub mod proto {
     tonic::include_proto!("vss.v1");
 }
+
+pub mod client;
