@@ -20,12 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+import grpc
 import pytest
+from grpc_tools import protoc
 
 from conftest import REPO_ROOT
-
-grpc = pytest.importorskip("grpc", reason="grpcio is in requirements.txt; install it")
-protoc = pytest.importorskip("grpc_tools.protoc", reason="grpcio-tools is in requirements.txt")
 
 CAM = 36
 # How long vssd and the testbed get to start, and a stop to finish (vssd's shutdown_grace
@@ -69,7 +68,7 @@ def pb(tmp_path_factory):
 
 
 @dataclass
-class Testbed:
+class Bed:
     process: subprocess.Popen
     dir: Path
     info: dict
@@ -83,7 +82,7 @@ class Testbed:
         return self.process.wait(timeout=STOP_TIMEOUT)
 
 
-def start_testbed(vss_bin: Path, dir: Path) -> Testbed:
+def start_testbed(vss_bin: Path, dir: Path) -> Bed:
     process = subprocess.Popen([str(vss_bin), "testbed", "up", "--format", "json", "--dir",
                                 str(dir)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                text=True)
@@ -91,10 +90,10 @@ def start_testbed(vss_bin: Path, dir: Path) -> Testbed:
     if not line:
         process.wait(timeout=STOP_TIMEOUT)
         pytest.fail(f"vss testbed up printed nothing (exit {process.returncode})")
-    return Testbed(process, dir, json.loads(line))
+    return Bed(process, dir, json.loads(line))
 
 
-def stop_testbed(bed: Testbed) -> None:
+def stop_testbed(bed: Bed) -> None:
     assert bed.stop() == 0, "vss testbed up: a clean stop exits 0"
     assert list(bed.dir.iterdir()) == [], "the testbed removed what it made"
 
@@ -112,7 +111,7 @@ class Daemon:
         return self.process.wait(timeout=STOP_TIMEOUT)
 
 
-def start_vssd(vssd_bin: Path, bed: Testbed, pb) -> Daemon:
+def start_vssd(vssd_bin: Path, bed: Bed, pb) -> Daemon:
     process = subprocess.Popen([str(vssd_bin), "--config", bed.info["config"]],
                                stdin=subprocess.DEVNULL)
     daemon = Daemon(process, bed.socket)
@@ -136,7 +135,7 @@ def start_vssd(vssd_bin: Path, bed: Testbed, pb) -> Daemon:
 
 
 @pytest.fixture(scope="module")
-def served(vss_bin, vssd_bin, pb, tmp_path_factory) -> Iterator[tuple[Testbed, Daemon]]:
+def served(vss_bin, vssd_bin, pb, tmp_path_factory) -> Iterator[tuple[Bed, Daemon]]:
     bed = start_testbed(vss_bin, tmp_path_factory.mktemp("bed"))
     try:
         daemon = start_vssd(vssd_bin, bed, pb)
