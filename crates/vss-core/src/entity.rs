@@ -7,7 +7,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use vss_hsm::Hsm;
 use vss_its::{Cert, HashedId8, TrustStore, Validator, Verdict};
@@ -16,7 +16,7 @@ use vss_pki::station::Repository;
 use crate::config::Config;
 use crate::frame::{FrameContent, FrameReceiver};
 use crate::pseudonym::{ChangeListener, Clock, PkiTickets, SystemClock, TicketSource};
-use crate::sign::Signed;
+use crate::sign::{SignOptions, Signed};
 use crate::stats::StatsLog;
 use crate::verify::{Outcome, VerifyCounts};
 use crate::{Error, PseudonymManager, Result, SignService, VerificationPolicy, VerifyService};
@@ -28,6 +28,7 @@ pub struct Vss {
     verify: VerifyService,
     frames: Option<FrameReceiver>,
     stats: Option<StatsLog>,
+    clock: Arc<dyn Clock>,
 }
 
 fn read_cert(path: &Path) -> Result<Cert> {
@@ -39,6 +40,26 @@ fn read_cert(path: &Path) -> Result<Cert> {
         path: path.to_path_buf(),
         detail: e.to_string(),
     })
+}
+
+/// The validator `config` describes: its trust anchors, and its authorities checked under
+/// them and cached.
+fn validator(config: &Config, clock: &dyn Clock) -> Result<Validator> {
+    let mut anchors = TrustStore::new();
+    for path in &config.trust.anchors {
+        anchors.add(read_cert(path)?)?;
+    }
+    let mut validator = Validator::new(anchors, config.trust.cache_capacity);
+    for path in &config.trust.authorities {
+        let report = validator.verify_certificate(&read_cert(path)?, &[], clock.now());
+        if report.verdict != Verdict::Valid {
+            return Err(Error::Config {
+                path: path.clone(),
+                detail: format!("not valid under the anchors: {}", report.reason),
+            });
+        }
+    }
+    Ok(validator)
 }
 
 impl Vss {
@@ -59,20 +80,7 @@ impl Vss {
         let engine = config.engine.kind.engine()?;
         let hsm: Arc<dyn Hsm> = Arc::from(vss_hsm::open(&config.hsm.store, pin)?);
         let repository = || Repository::open(&config.repository.dir);
-        let mut anchors = TrustStore::new();
-        for path in &config.trust.anchors {
-            anchors.add(read_cert(path)?)?;
-        }
-        let mut validator = Validator::new(anchors, config.trust.cache_capacity);
-        for path in &config.trust.authorities {
-            let report = validator.verify_certificate(&read_cert(path)?, &[], clock.now());
-            if report.verdict != Verdict::Valid {
-                return Err(Error::Config {
-                    path: path.clone(),
-                    detail: format!("not valid under the anchors: {}", report.reason),
-                });
-            }
-        }
+        let validator = validator(config, clock.as_ref())?;
         let source: Option<Arc<dyn TicketSource>> = match &config.pki {
             Some(pki) => Some(Arc::new(PkiTickets::new(
                 hsm.clone(),
@@ -102,6 +110,7 @@ impl Vss {
         Ok(Vss {
             frames,
             sign: SignService::new(pseudonyms, hsm.clone(), clock.clone()),
+            clock: clock.clone(),
             verify: VerifyService::new(
                 validator,
                 VerificationPolicy::new(&config.verification),
@@ -137,6 +146,43 @@ impl Vss {
             || self.sign.sign(psid, payload),
             |_| "ok",
         )
+    }
+
+    /// createSignature as `options` ask (an SSP the pseudonym must grant, the whole
+    /// certificate this time).
+    pub fn create_signature_with(&self, options: &SignOptions, payload: &[u8]) -> Result<Signed> {
+        self.logged(
+            "createSignature",
+            || self.sign.sign_with(options, payload),
+            |_| "ok",
+        )
+    }
+
+    /// verifySignature of several messages at once: the outcomes in order, as
+    /// [`Vss::verify_signature`] one after the other would give, with the signatures checked
+    /// in one batch on the engine. With statistics on, each message is logged with its
+    /// share of the batch's time.
+    pub fn verify_batch(&self, messages: &[&[u8]]) -> Result<Vec<Outcome>> {
+        let started = Instant::now();
+        let outcomes = self.verify.receive_batch(messages);
+        if let Some(stats) = &self.stats {
+            let count = u32::try_from(outcomes.len().max(1)).unwrap_or(u32::MAX);
+            let share = started.elapsed() / count;
+            for outcome in &outcomes {
+                stats.record("verifySignature", share, outcome_name(outcome))?;
+            }
+        }
+        Ok(outcomes)
+    }
+
+    /// Reloads the trust anchors, the authorities and the verification policy from
+    /// `config` (SIGHUP): nothing changes when they do not load; the certificate cache
+    /// starts empty and the policy's counts start again.
+    pub fn reload(&self, config: &Config) -> Result<()> {
+        let validator = validator(config, self.clock.as_ref())?;
+        self.verify
+            .reload(validator, VerificationPolicy::new(&config.verification));
+        Ok(())
     }
 
     /// verifySignature: the outcome for a received message under the policy.

@@ -6,6 +6,7 @@
 use std::sync::{Arc, Mutex};
 
 use vss_hsm::Hsm;
+use vss_its::asn::{ServiceSpecificPermissions, ToBeSignedCertificate};
 use vss_its::{HashedId3, HashedId8, HsmKey, ItsTime, SignedDataRequest, SignerKind};
 
 use crate::pseudonym::{Clock, PseudonymManager};
@@ -23,6 +24,49 @@ pub struct Signed {
     pub signer: HashedId8,
     /// Whether the whole certificate is in it (else its digest).
     pub with_certificate: bool,
+}
+
+/// What one signature is asked for beyond its payload.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SignOptions {
+    /// The ITS-AID (PSID) the payload is signed for.
+    pub psid: u64,
+    /// Service specific permissions the signing certificate must grant for `psid` (empty:
+    /// none asked); see [`grants_ssp`].
+    pub ssp: Vec<u8>,
+    /// The whole certificate goes out this time (else the CAM rule decides).
+    pub with_certificate: bool,
+}
+
+impl SignOptions {
+    /// Signing for `psid`, nothing more asked.
+    pub fn psid(psid: u64) -> Self {
+        SignOptions {
+            psid,
+            ..SignOptions::default()
+        }
+    }
+}
+
+/// Whether `cert` grants `ssp` for `psid`: an empty `ssp` asks for nothing; otherwise the
+/// certificate's SSP for `psid` (opaque or bitmap) has the same length and sets every bit
+/// that `ssp` sets.
+pub fn grants_ssp(cert: &ToBeSignedCertificate, psid: u64, ssp: &[u8]) -> bool {
+    if ssp.is_empty() {
+        return true;
+    }
+    cert.app_permissions
+        .iter()
+        .flat_map(|s| s.0.iter())
+        .filter(|p| vss_its::psid_value(&p.psid) == Some(psid))
+        .filter_map(|p| match &p.ssp {
+            Some(ServiceSpecificPermissions::Opaque(bytes)) => Some(bytes.to_vec()),
+            Some(ServiceSpecificPermissions::BitmapSsp(bitmap)) => Some(bitmap.0.to_vec()),
+            _ => None,
+        })
+        .any(|granted| {
+            granted.len() == ssp.len() && granted.iter().zip(ssp).all(|(g, s)| s & !g == 0)
+        })
 }
 
 #[derive(Default)]
@@ -59,16 +103,26 @@ impl SignService {
 
     /// Signs `payload` for `psid`, generated now.
     pub fn sign(&self, psid: u64, payload: &[u8]) -> Result<Signed> {
+        self.sign_with(&SignOptions::psid(psid), payload)
+    }
+
+    /// Signs `payload` as `options` ask, generated now: refused when the current pseudonym
+    /// does not permit the PSID or does not grant the SSP.
+    pub fn sign_with(&self, options: &SignOptions, payload: &[u8]) -> Result<Signed> {
+        let psid = options.psid;
         let lease = self.pseudonyms.acquire()?;
         if !vss_its::allows_psid(lease.cert.tbs(), psid) {
             return Err(Error::PsidNotPermitted(psid));
+        }
+        if !grants_ssp(lease.cert.tbs(), psid, &options.ssp) {
+            return Err(Error::SspNotGranted(psid));
         }
         let now = self.clock.now();
         let id = lease.cert.hashed_id8();
         // Decided and noted under the lock, signed outside it, so signers run in parallel.
         let with_certificate = {
             let mut rule = self.rule.lock().unwrap_or_else(|p| p.into_inner());
-            let asked = rule.asked_for == Some(lease.cert.hashed_id3());
+            let asked = options.with_certificate || rule.asked_for == Some(lease.cert.hashed_id3());
             let due = match rule.last_sent {
                 Some((sent, at)) => {
                     sent != id
@@ -106,5 +160,53 @@ impl SignService {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .asked_for = Some(id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vss_crypto::{Curve, PrivateKey};
+    use vss_its::asn::{Psid, PsidSsp, SequenceOfPsidSsp};
+    use vss_its::{issue_certificate, CertificateRequest, Profile};
+
+    /// A certificate's contents whose appPermissions grant PSID 36 with the SSP `granted`.
+    fn granting(granted: Option<ServiceSpecificPermissions>) -> ToBeSignedCertificate {
+        let key = PrivateKey::generate(Curve::P256).expect("key");
+        let request = CertificateRequest::new(
+            Profile::Root,
+            key.public_key().clone(),
+            vss_its::asn::Duration::Years(1),
+        );
+        let mut tbs = issue_certificate(&request, None, &key)
+            .expect("root")
+            .tbs()
+            .clone();
+        tbs.app_permissions = Some(SequenceOfPsidSsp(vec![PsidSsp {
+            psid: Psid(36.into()),
+            ssp: granted,
+        }]));
+        tbs
+    }
+
+    #[test]
+    fn an_ssp_is_granted_when_the_certificate_sets_every_bit_asked() {
+        let opaque = granting(Some(ServiceSpecificPermissions::Opaque(
+            [0x01, 0b1100_0000][..].into(),
+        )));
+        assert!(grants_ssp(&opaque, 36, &[]), "nothing asked");
+        assert!(grants_ssp(&opaque, 36, &[0x01, 0b1000_0000]));
+        assert!(grants_ssp(&opaque, 36, &[0x01, 0b1100_0000]));
+        assert!(
+            !grants_ssp(&opaque, 36, &[0x01, 0b0010_0000]),
+            "a bit not set"
+        );
+        assert!(!grants_ssp(&opaque, 36, &[0x01]), "another length");
+        assert!(
+            !grants_ssp(&opaque, 37, &[0x01, 0b1000_0000]),
+            "another PSID"
+        );
+        assert!(!grants_ssp(&granting(None), 36, &[0x01]), "no SSP at all");
+        assert!(grants_ssp(&granting(None), 36, &[]));
     }
 }

@@ -175,6 +175,14 @@ impl VerifyService {
         Ok(self.complete_one(self.prepare(message)))
     }
 
+    /// Verifies from now on with `validator` (new trust anchors, an empty certificate cache)
+    /// under `policy` (its counts start again); messages skipped before stay pending, and the
+    /// replay window and the other counts are kept.
+    pub fn reload(&self, validator: Validator, policy: VerificationPolicy) {
+        *self.lock_validator() = validator;
+        self.lock_state().policy = policy;
+    }
+
     /// What the service has seen.
     pub fn counts(&self) -> VerifyCounts {
         let state = self.lock_state();

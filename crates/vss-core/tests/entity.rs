@@ -73,3 +73,87 @@ fn a_wrong_pin_or_an_unknown_authority_stops_the_entity_with_a_clear_error() {
     let err = Vss::open(&config, "1234").err().expect("refused");
     assert!(err.to_string().contains("aa.cert"), "{err}");
 }
+
+#[test]
+fn a_batch_verifies_in_order_and_a_reload_changes_the_anchors_only_when_they_load() {
+    use vss_core::sign::SignOptions;
+    use vss_its::Verdict;
+
+    let s = common::station(3);
+    let mut config = common::config_for(&s, "");
+    let vss = Vss::open_with_clock(&config, "1234", s.clock.clone()).expect("open");
+    vss.register_network_id_listener(Arc::new(NetworkId::default()));
+    let sign = |payload: &[u8]| vss.create_signature(36, payload).expect("sign").bytes;
+
+    let (first, second) = (sign(b"one"), sign(b"two"));
+    let mut tampered = sign(b"three");
+    let last = tampered.len() - 1;
+    tampered[last] ^= 1;
+    let outcomes = vss
+        .verify_batch(&[&first, &tampered, b"\x03junk", &second])
+        .expect("batch");
+    let verdict = |o: &Outcome| match o {
+        Outcome::Valid { payload, .. } => Ok(payload.clone()),
+        Outcome::Invalid { verdict, .. } => Err(*verdict),
+        Outcome::Skipped { .. } => panic!("skipped"),
+    };
+    assert_eq!(verdict(&outcomes[0]), Ok(b"one".to_vec()));
+    assert_eq!(verdict(&outcomes[1]), Err(Verdict::FalseSignature));
+    assert_eq!(verdict(&outcomes[2]), Err(Verdict::Malformed));
+    assert_eq!(verdict(&outcomes[3]), Ok(b"two".to_vec()));
+
+    // An SSP the ticket does not grant is refused; the certificate goes whole when asked.
+    let asked = SignOptions {
+        ssp: vec![1],
+        ..SignOptions::psid(36)
+    };
+    assert!(matches!(
+        vss.create_signature_with(&asked, b"x"),
+        Err(Error::SspNotGranted(36))
+    ));
+    assert!(
+        !vss.create_signature(36, b"digest")
+            .expect("sign")
+            .with_certificate
+    );
+    let whole = SignOptions {
+        with_certificate: true,
+        ..SignOptions::psid(36)
+    };
+    assert!(
+        vss.create_signature_with(&whole, b"c")
+            .expect("sign")
+            .with_certificate
+    );
+
+    // Anchors that do not load change nothing; another root makes the station untrusted;
+    // the first configuration again makes it trusted.
+    let good = config.clone();
+    config.trust.anchors = vec![s.dir.path().join("missing.cert")];
+    assert!(matches!(vss.reload(&config), Err(Error::Config { .. })));
+    let still = vss.create_signature_with(&whole, b"still").expect("sign");
+    let still = vss.verify_signature(&still.bytes).expect("verify");
+    assert!(matches!(still, Outcome::Valid { .. }), "{still:?}");
+    let other = common::other_root(&s);
+    config.trust.anchors = vec![other];
+    config.trust.authorities = Vec::new();
+    vss.reload(&config).expect("reload");
+    let refused = vss.create_signature_with(&whole, b"after").expect("sign");
+    assert!(matches!(
+        vss.verify_signature(&refused.bytes).expect("verify"),
+        Outcome::Invalid { .. }
+    ));
+    vss.reload(&good).expect("reload");
+    let trusted = vss.create_signature_with(&whole, b"again").expect("sign");
+    assert!(matches!(
+        vss.verify_signature(&trusted.bytes).expect("verify"),
+        Outcome::Valid { .. }
+    ));
+
+    let (summary, _) = vss_core::stats::report(&s.dir.path().join("stats")).expect("report");
+    let verifies = summary
+        .iter()
+        .find(|f| f.function == "verifySignature")
+        .expect("verifySignature");
+    assert_eq!(verifies.calls, 7);
+}

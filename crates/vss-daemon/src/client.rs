@@ -1,5 +1,6 @@
 //! A client of `vssd` on its Unix socket, shared by `vss … --daemon SOCKET` and the bench:
-//! the connection, and the report codes as the typed verdicts of `vss_its`.
+//! the connection, and the report codes as the typed verdicts of `vss_its` (the inverse of
+//! [`crate::codes::report_code`]).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -58,25 +59,6 @@ pub enum Answer {
     Skipped,
 }
 
-/// The report code of a verdict.
-pub fn report_code(verdict: Verdict) -> ReportCode {
-    match verdict {
-        Verdict::Valid => ReportCode::Success,
-        Verdict::FalseSignature => ReportCode::FalseSignature,
-        Verdict::SignerNotFound => ReportCode::SignerNotFound,
-        Verdict::UntrustedRoot => ReportCode::UntrustedRoot,
-        Verdict::InvalidChain => ReportCode::InvalidChain,
-        Verdict::Expired => ReportCode::Expired,
-        Verdict::NotYetValid => ReportCode::NotYetValid,
-        Verdict::InsufficientPermissions => ReportCode::InsufficientPermissions,
-        Verdict::OutsideRegion => ReportCode::OutsideRegion,
-        Verdict::Malformed => ReportCode::Malformed,
-        Verdict::UnsupportedAlgorithm => ReportCode::UnsupportedAlgorithm,
-        Verdict::InvalidTimestamp => ReportCode::InvalidTimestamp,
-        Verdict::DuplicateMessage => ReportCode::DuplicateMessage,
-    }
-}
-
 /// The report a response's `report` field carries; `None` for `UNSPECIFIED` and for a
 /// number this client does not know (a newer daemon).
 pub fn answer(code: i32) -> Option<Answer> {
@@ -103,6 +85,7 @@ pub fn answer(code: i32) -> Option<Answer> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codes::report_code;
 
     #[test]
     fn every_report_code_maps_to_one_verdict_and_back() {

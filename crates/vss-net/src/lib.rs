@@ -1,5 +1,5 @@
-//! Bounded TCP serving shared by VSS's servers (the PKI's and the credential roles' HTTP
-//! services, the TLS terminator).
+//! What VSS's servers share (the PKI's and the credential roles' HTTP services, the TLS
+//! terminator, the daemon): bounded TCP serving, metrics and logs.
 //!
 //! [`accept_bounded`] takes the next connection and a slot under a connection cap: a
 //! connection past the cap comes back [`Accepted::Refused`], for the caller to tell (or not)
@@ -8,6 +8,12 @@
 //! again: connections closing free some, and meanwhile the listener's backlog waits.
 //! [`serve_bounded`] is the whole loop of a server whose refusal is one canned answer.
 //! [`raise_open_file_limit`] gives a server all the descriptors it may have.
+//!
+//! [`metrics`] serves a Prometheus registry at `GET /metrics` within the same bounds, and
+//! [`logging`] sets up a process's `tracing` logs on stderr (text or JSON lines).
+
+pub mod logging;
+pub mod metrics;
 
 use std::future::Future;
 use std::io;

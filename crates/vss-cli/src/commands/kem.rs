@@ -3,16 +3,14 @@
 
 use std::process::ExitCode;
 
-use anyhow::{bail, Context, Result};
-use clap::{Args, Subcommand, ValueEnum};
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand};
 use serde_json::json;
-use vss_crypto::kem::ecies_1609::{self, EncryptedKey};
-use vss_crypto::kem::ecies_kem::{EciesKem, EciesKemParams, Kdf, KdfHash, PointFormat};
-use vss_crypto::kem::psec_kem::{self, PsecKem};
-use vss_crypto::kem::Encapsulation;
-use vss_crypto::{Curve, HashAlg, PrivateKey, PublicKey};
-use vss_hsm::{GenerateKeyRequest, Hsm, KeyHandle};
-use zeroize::Zeroizing;
+use vss_crypto::kem::ecies_1609;
+use vss_crypto::kem::ecies_kem::{Kdf, KdfHash, PointFormat};
+use vss_crypto::kem::{Kem, Scheme};
+use vss_crypto::{Curve, PublicKey};
+use vss_hsm::GenerateKeyRequest;
 
 use crate::output::{emit, print_json, Format, Table};
 use crate::store::StoreArgs;
@@ -24,8 +22,8 @@ pub enum KemCommand {
     Keygen {
         #[command(flatten)]
         store: StoreArgs,
-        /// Scheme the key is for (ecies-1609 takes p256 or bp256 only).
-        #[arg(long, value_enum)]
+        /// Scheme the key is for: psec-kem, ecies-kem, ecies-1609 (p256 or bp256 only).
+        #[arg(long)]
         scheme: Scheme,
         /// Curve: p256 p384 bp256 bp384 p224 k283 b283 p192.
         #[arg(long)]
@@ -39,8 +37,8 @@ pub enum KemCommand {
     },
     /// Encapsulate a fresh key to a public key; prints {"ciphertext":"<hex>","key":"<hex>"}.
     Encap {
-        /// Scheme.
-        #[arg(long, value_enum)]
+        /// Scheme: psec-kem, ecies-kem or ecies-1609.
+        #[arg(long)]
         scheme: Scheme,
         /// Curve of the recipient's key.
         #[arg(long)]
@@ -64,8 +62,8 @@ pub enum KemCommand {
     Decap {
         #[command(flatten)]
         store: StoreArgs,
-        /// Scheme.
-        #[arg(long, value_enum)]
+        /// Scheme: psec-kem, ecies-kem or ecies-1609.
+        #[arg(long)]
         scheme: Scheme,
         /// Label of the recipient's key.
         #[arg(long)]
@@ -76,29 +74,6 @@ pub enum KemCommand {
         #[command(flatten)]
         params: KemParams,
     },
-}
-
-/// A key-encapsulation scheme.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Scheme {
-    /// PSEC-KEM of ISO/IEC 18033-2 (KDF2-SHA256, SeedLen 32, EG compressed).
-    PsecKem,
-    /// ECIES-KEM of ISO/IEC 18033-2 (parameters from the flags).
-    EciesKem,
-    /// ECIES of IEEE 1609.2: a 16-octet AES key encrypted with P1 (p256 and bp256).
-    #[value(name = "ecies-1609")]
-    Ecies1609,
-}
-
-impl Scheme {
-    /// The name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Scheme::PsecKem => "psec-kem",
-            Scheme::EciesKem => "ecies-kem",
-            Scheme::Ecies1609 => "ecies-1609",
-        }
-    }
 }
 
 /// Bytes given in hex on the command line.
@@ -142,135 +117,19 @@ pub struct KemParams {
 }
 
 impl KemParams {
-    fn ecies_kem_flags(&self) -> bool {
-        self.kdf.is_some()
-            || self.hash.is_some()
-            || self.point_format.is_some()
-            || self.cofactor_mode
-            || self.old_cofactor_mode
-            || self.check_mode
-            || self.single_hash_mode
-    }
-
-    fn ecies_kem(&self) -> EciesKemParams {
-        let default = EciesKemParams::default();
-        EciesKemParams {
-            kdf: self.kdf.unwrap_or(default.kdf),
-            hash: self.hash.unwrap_or(default.hash),
-            format: self.point_format.unwrap_or(default.format),
+    /// The library's parameters.
+    pub fn params(&self) -> vss_crypto::kem::KemParams {
+        vss_crypto::kem::KemParams {
+            key_len: self.key_len,
+            kdf: self.kdf,
+            hash: self.hash,
+            point_format: self.point_format,
             cofactor_mode: self.cofactor_mode,
             old_cofactor_mode: self.old_cofactor_mode,
             check_mode: self.check_mode,
             single_hash_mode: self.single_hash_mode,
-            key_len: self.key_len.unwrap_or(default.key_len),
+            p1: self.p1.clone(),
         }
-    }
-}
-
-/// One scheme on one curve with its parameters: encapsulates in software, decapsulates
-/// with the HSM's ECDH.
-pub enum Kem {
-    /// PSEC-KEM.
-    Psec(PsecKem),
-    /// ECIES-KEM.
-    Ecies(EciesKem),
-    /// IEEE 1609.2 ECIES with its P1.
-    Ieee1609 {
-        /// p256 or bp256.
-        curve: Curve,
-        /// The recipient-certificate hash.
-        p1: Vec<u8>,
-    },
-}
-
-impl Kem {
-    /// The scheme on `curve`; refuses parameters that belong to another scheme.
-    pub fn new(scheme: Scheme, curve: Curve, params: &KemParams) -> Result<Kem> {
-        if scheme != Scheme::EciesKem && params.ecies_kem_flags() {
-            bail!("--kdf, --hash, --point-format and the mode flags apply to ecies-kem only");
-        }
-        if scheme != Scheme::Ecies1609 && params.p1.is_some() {
-            bail!("--p1 applies to ecies-1609 only");
-        }
-        Ok(match scheme {
-            Scheme::PsecKem => Kem::Psec(PsecKem::new(
-                curve,
-                params.key_len.unwrap_or(psec_kem::DEFAULT_KEY_LEN),
-            )?),
-            Scheme::EciesKem => Kem::Ecies(EciesKem::new(curve, params.ecies_kem())?),
-            Scheme::Ecies1609 => {
-                ecies_1609::check_curve(curve)?;
-                if params.key_len.is_some_and(|n| n != ecies_1609::KEY_LEN) {
-                    bail!("ecies-1609 always carries a 16-octet AES-128 key: drop --key-len");
-                }
-                let p1 = match &params.p1 {
-                    Some(p1) => p1.clone(),
-                    None => HashAlg::Sha256.digest(b"").to_vec(),
-                };
-                Kem::Ieee1609 { curve, p1 }
-            }
-        })
-    }
-
-    /// Encapsulates to `recipient`; `seed` fixes the randomness (known-answer tests only),
-    /// `aes_key` the key that ecies-1609 encrypts.
-    pub fn encapsulate(
-        &self,
-        recipient: &PublicKey,
-        seed: Option<&[u8]>,
-        aes_key: Option<&[u8]>,
-    ) -> Result<Encapsulation> {
-        if aes_key.is_some() && !matches!(self, Kem::Ieee1609 { .. }) {
-            bail!("--aes-key applies to ecies-1609 only");
-        }
-        Ok(match (self, seed) {
-            (Kem::Psec(kem), None) => kem.encapsulate(recipient)?,
-            (Kem::Psec(kem), Some(seed)) => kem.encapsulate_with_seed(recipient, seed)?,
-            (Kem::Ecies(kem), None) => kem.encapsulate(recipient)?,
-            (Kem::Ecies(kem), Some(r)) => kem.encapsulate_with_scalar(recipient, r)?,
-            (Kem::Ieee1609 { curve, p1 }, seed) => {
-                let mut key = Zeroizing::new([0u8; ecies_1609::KEY_LEN]);
-                match aes_key {
-                    Some(given) => {
-                        if given.len() != ecies_1609::KEY_LEN {
-                            bail!("--aes-key must be 16 octets, not {}", given.len());
-                        }
-                        key.copy_from_slice(given);
-                    }
-                    None => vss_crypto::random_bytes(key.as_mut())?,
-                }
-                let encrypted = match seed {
-                    None => EncryptedKey::encrypt(recipient, &key, p1)?,
-                    Some(scalar) => {
-                        let ephemeral = PrivateKey::from_scalar(*curve, scalar)
-                            .context("--seed is not a private key of the curve")?;
-                        EncryptedKey::encrypt_with_ephemeral(recipient, &key, p1, &ephemeral)?
-                    }
-                };
-                Encapsulation {
-                    ciphertext: encrypted.to_bytes(),
-                    key: Zeroizing::new(key.to_vec()),
-                }
-            }
-        })
-    }
-
-    /// Decapsulates `ciphertext` with the HSM's ECDH on `key`.
-    pub fn decapsulate(
-        &self,
-        ciphertext: &[u8],
-        hsm: &dyn Hsm,
-        key: &KeyHandle,
-    ) -> Result<Zeroizing<Vec<u8>>> {
-        let ecdh = |point: &PublicKey| hsm.ecdh(key, point);
-        Ok(match self {
-            Kem::Psec(kem) => kem.decapsulate(ciphertext, ecdh)?,
-            Kem::Ecies(kem) => kem.decapsulate(ciphertext, ecdh)?,
-            Kem::Ieee1609 { curve, p1 } => {
-                let encrypted = EncryptedKey::from_bytes(*curve, ciphertext)?;
-                Zeroizing::new(encrypted.decrypt(p1, ecdh)?.to_vec())
-            }
-        })
     }
 }
 
@@ -320,7 +179,7 @@ impl KemCommand {
             } => {
                 let recipient = PublicKey::from_sec1(curve, &public_key)
                     .with_context(|| format!("--public-key is not a {curve} point"))?;
-                let kem = Kem::new(scheme, curve, &params)?;
+                let kem = Kem::new(scheme, curve, &params.params())?;
                 let sent = kem.encapsulate(&recipient, seed.as_deref(), aes_key.as_deref())?;
                 print_json(&json!({
                     "ciphertext": hex::encode(&sent.ciphertext),
@@ -336,8 +195,10 @@ impl KemCommand {
             } => {
                 let hsm = store.open()?;
                 let info = hsm.key(&label)?;
-                let kem = Kem::new(scheme, info.ec_curve()?, &params)?;
-                let key = kem.decapsulate(&ciphertext, hsm.as_ref(), &info.handle)?;
+                let kem = Kem::new(scheme, info.ec_curve()?, &params.params())?;
+                let key = kem.decapsulate(&ciphertext, |point: &PublicKey| {
+                    hsm.ecdh(&info.handle, point)
+                })?;
                 print_json(&json!({ "key": hex::encode(&key) }))?;
             }
         }

@@ -210,3 +210,13 @@ pub fn validator(s: &Station) -> Validator {
     assert_eq!(known.verdict, Verdict::Valid, "{}", known.reason);
     validator
 }
+
+/// The path of a root certificate (COER) that has nothing to do with the station's PKI.
+pub fn other_root(s: &Station) -> std::path::PathBuf {
+    let key = PrivateKey::generate(Curve::P256).expect("key");
+    let root =
+        issue_certificate(&authority(Profile::Root, &key, "other root"), None, &key).expect("root");
+    let path = s.dir.path().join("other-root.cert");
+    std::fs::write(&path, root.bytes()).expect("write");
+    path
+}

@@ -12,15 +12,12 @@
 //! key, which the data encapsulation must then refuse. In SingleHashMode, g̃ and −g̃ (EG with
 //! the other compressed tag) give the same key.
 
-use std::fmt;
-use std::str::FromStr;
-
 use aws_lc_rs::digest;
 use openssl::bn::{BigNum, BigNumContext, BigNumRef};
 use openssl::ec::PointConversionForm;
 use zeroize::Zeroizing;
 
-use super::{encode, multiply, times, x_coordinate, Encapsulation};
+use super::{encode, multiply, named, times, x_coordinate, Encapsulation};
 use crate::{Curve, Error, PrivateKey, PublicKey, Result};
 
 /// The largest key length accepted, in octets.
@@ -28,41 +25,6 @@ pub const MAX_KEY_LEN: usize = 1024;
 
 /// Attempts at drawing r in [1, μ) before giving up (each succeeds with probability > 1/2).
 const MAX_DRAWS: usize = 128;
-
-/// `Display` and `FromStr` of an option by the names of its `name()` and `ALL`.
-macro_rules! named {
-    ($option:ident, $what:literal) => {
-        impl fmt::Display for $option {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.name())
-            }
-        }
-
-        impl FromStr for $option {
-            type Err = String;
-
-            fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
-                parse_name(s, &$option::ALL, $option::name, $what)
-            }
-        }
-    };
-}
-
-/// The value of `all` called `s`, or a message listing the names.
-fn parse_name<T: Copy>(
-    s: &str,
-    all: &[T],
-    name: fn(T) -> &'static str,
-    what: &str,
-) -> std::result::Result<T, String> {
-    all.iter().copied().find(|&v| name(v) == s).ok_or_else(|| {
-        let names: Vec<&str> = all.iter().map(|&v| name(v)).collect();
-        format!(
-            "unknown {what} '{s}' (expected one of {})",
-            names.join(", ")
-        )
-    })
-}
 
 /// A key derivation function of ISO/IEC 18033-2, used without an extra parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -7,6 +7,9 @@
 pub mod ecies_1609;
 pub mod ecies_kem;
 pub mod psec_kem;
+mod scheme;
+
+pub use scheme::{Kem, KemParams, Scheme};
 
 use zeroize::Zeroizing;
 
@@ -24,4 +27,40 @@ pub struct Encapsulation {
 /// `a ⊕ b` for equal lengths.
 pub(crate) fn xor(a: &[u8], b: &[u8]) -> Vec<u8> {
     a.iter().zip(b).map(|(x, y)| x ^ y).collect()
+}
+
+/// `Display` and `FromStr` of an option by the names of its `name()` and `ALL`.
+macro_rules! named {
+    ($option:ident, $what:literal) => {
+        impl std::fmt::Display for $option {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        impl std::str::FromStr for $option {
+            type Err = String;
+
+            fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+                $crate::kem::parse_name(s, &$option::ALL, $option::name, $what)
+            }
+        }
+    };
+}
+pub(crate) use named;
+
+/// The value of `all` called `s`, or a message listing the names.
+pub(crate) fn parse_name<T: Copy>(
+    s: &str,
+    all: &[T],
+    name: fn(T) -> &'static str,
+    what: &str,
+) -> std::result::Result<T, String> {
+    all.iter().copied().find(|&v| name(v) == s).ok_or_else(|| {
+        let names: Vec<&str> = all.iter().map(|&v| name(v)).collect();
+        format!(
+            "unknown {what} '{s}' (expected one of {})",
+            names.join(", ")
+        )
+    })
 }

@@ -8,18 +8,19 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use clap::Args;
 use serde_json::json;
+use vss_crypto::kem::{Kem, Scheme};
 use vss_crypto::Curve;
 
 use super::{finish, BenchHsm, HsmArgs};
-use crate::commands::kem::{Kem, KemParams, Scheme};
+use crate::commands::kem::KemParams;
 use crate::output::progress;
 use crate::output::{Format, Table};
 
 /// Options of `vss bench kem`.
 #[derive(Args)]
 pub struct KemArgs {
-    /// Scheme.
-    #[arg(long, value_enum, default_value = "psec-kem")]
+    /// Scheme: psec-kem, ecies-kem or ecies-1609.
+    #[arg(long, default_value = "psec-kem")]
     scheme: Scheme,
     /// Curve: k283 b283 (the seed's), p256 p384 bp256 bp384 p224 p192.
     #[arg(long, default_value = "k283")]
@@ -105,7 +106,7 @@ struct Run {
 impl KemArgs {
     /// Runs the benchmark and prints its table; fails if any decapsulated key differed.
     pub fn run(self) -> Result<ExitCode> {
-        let kem = Kem::new(self.scheme, self.curve, &self.params)?;
+        let kem = Kem::new(self.scheme, self.curve, &self.params.params())?;
         let bench = BenchHsm::new(&self.hsm, self.curve)?;
         let recipient = bench.hsm.public_key(&bench.key)?;
         let bar = progress(u64::from(self.runs) * u64::from(self.ops), "encap/decap");
@@ -120,7 +121,10 @@ impl KemArgs {
                 let started = Instant::now();
                 let sent = kem.encapsulate(&recipient, None, None)?;
                 let encapsulated = Instant::now();
-                let received = kem.decapsulate(&sent.ciphertext, bench.hsm.as_ref(), &bench.key);
+                let received = kem
+                    .decapsulate(&sent.ciphertext, |point: &vss_crypto::PublicKey| {
+                        bench.hsm.ecdh(&bench.key, point)
+                    });
                 run.decap += encapsulated.elapsed();
                 run.encap += encapsulated - started;
                 run.matched &= received.is_ok_and(|key| key == sent.key);

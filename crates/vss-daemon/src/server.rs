@@ -1,0 +1,186 @@
+//! `vssd` from start to exit: loads the configuration, opens the entity without a prompt,
+//! serves the API on the Unix socket (and TCP with mutual TLS when `[daemon.tcp]` is set)
+//! and the metrics, tells systemd it is ready, reloads trust anchors and policy on SIGHUP,
+//! and on SIGTERM or SIGINT stops accepting, lets in-flight calls finish within
+//! `shutdown_grace`, and returns.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tokio::signal::unix::{signal, SignalKind};
+use tokio::sync::{watch, Semaphore};
+use tonic::transport::server::Server;
+use tonic::transport::{Certificate, Identity, ServerTlsConfig};
+use vss_core::config::{DaemonConfig, DaemonTcpConfig};
+use vss_core::{Config, Vss};
+
+use crate::listen::{bind_unix, incoming, SocketFile};
+use crate::metrics::Metrics;
+use crate::notify::notify;
+use crate::proto::security_entity_server::SecurityEntityServer;
+use crate::service::Entity;
+use crate::DaemonError;
+
+/// Room beside the largest field in one request (tags, other fields, framing).
+pub const MESSAGE_SLACK: usize = 4096;
+/// HTTP/2 streams (calls) at once on one connection.
+pub const MAX_STREAMS_PER_CONNECTION: u32 = 256;
+
+/// What `vssd` was started with.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The configuration file.
+    pub config: PathBuf,
+    /// The Unix socket, instead of `[daemon] socket`.
+    pub socket: Option<PathBuf>,
+}
+
+/// Loads `options.config` and serves until SIGTERM or SIGINT.
+pub fn run(options: &Options) -> Result<(), DaemonError> {
+    let mut config = Config::load(&options.config)?;
+    if let Some(socket) = &options.socket {
+        config.daemon.socket = socket.clone();
+    }
+    let vss = Arc::new(Vss::open_unattended(&config)?);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|source| DaemonError::Net {
+            what: "the runtime".into(),
+            source,
+        })?;
+    runtime.block_on(serve(&config, &options.config, vss))
+}
+
+fn net(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> DaemonError {
+    let what = what.into();
+    move |source| DaemonError::Net { what, source }
+}
+
+/// A gRPC server within the daemon's bounds.
+fn server(config: &DaemonConfig) -> Server {
+    Server::builder()
+        .timeout(config.request_timeout)
+        .max_concurrent_streams(MAX_STREAMS_PER_CONNECTION)
+}
+
+fn service(entity: Entity, config: &DaemonConfig) -> SecurityEntityServer<Entity> {
+    SecurityEntityServer::new(entity)
+        .max_decoding_message_size(config.max_message_bytes + MESSAGE_SLACK)
+}
+
+/// The server TLS of `[daemon.tcp]`: its identity, and client certificates required from
+/// its CA.
+fn tls(tcp: &DaemonTcpConfig) -> Result<ServerTlsConfig, DaemonError> {
+    let read = |path: &Path| {
+        std::fs::read(path).map_err(|source| DaemonError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    };
+    Ok(ServerTlsConfig::new()
+        .identity(Identity::from_pem(read(&tcp.certificate)?, read(&tcp.key)?))
+        .client_ca_root(Certificate::from_pem(read(&tcp.client_ca)?))
+        .client_auth_optional(false))
+}
+
+async fn serve(config: &Config, path: &Path, vss: Arc<Vss>) -> Result<(), DaemonError> {
+    let daemon = &config.daemon;
+    let mut terminate = signal(SignalKind::terminate()).map_err(net("SIGTERM"))?;
+    let mut interrupt = signal(SignalKind::interrupt()).map_err(net("SIGINT"))?;
+    let mut hangup = signal(SignalKind::hangup()).map_err(net("SIGHUP"))?;
+    let (metrics, registry) = Metrics::new();
+    if let Some(address) = daemon.metrics {
+        let listener = tokio::net::TcpListener::bind(address)
+            .await
+            .map_err(net(format!("metrics {address}")))?;
+        tokio::spawn(vss_net::metrics::serve(
+            listener,
+            Arc::new(registry),
+            vss_net::metrics::MetricsConfig::default(),
+        ));
+    }
+    let (stop, stopping) = watch::channel(false);
+    let entity = Entity::new(vss.clone(), daemon, metrics, stopping.clone());
+    let permits = Arc::new(Semaphore::new(daemon.max_connections));
+    let stopped = |mut stopping: watch::Receiver<bool>| async move {
+        crate::until_stopped(&mut stopping).await;
+    };
+
+    let unix = bind_unix(&daemon.socket)?;
+    let _socket_file = SocketFile(daemon.socket.clone());
+    let mut servers = tokio::task::JoinSet::new();
+    servers.spawn(
+        server(daemon)
+            .add_service(service(entity.clone(), daemon))
+            .serve_with_incoming_shutdown(
+                incoming(unix, permits.clone(), stopping.clone()),
+                stopped(stopping.clone()),
+            ),
+    );
+    if let Some(tcp) = &daemon.tcp {
+        let listener = tokio::net::TcpListener::bind(tcp.listen)
+            .await
+            .map_err(net(format!("[daemon.tcp] listen {}", tcp.listen)))?;
+        servers.spawn(
+            server(daemon)
+                .tls_config(tls(tcp)?)
+                .map_err(|e| DaemonError::Tls(e.to_string()))?
+                .add_service(service(entity.clone(), daemon))
+                .serve_with_incoming_shutdown(
+                    incoming(listener, permits.clone(), stopping.clone()),
+                    stopped(stopping.clone()),
+                ),
+        );
+    }
+    drop(entity);
+    tracing::info!(socket = %daemon.socket.display(), "vssd ready");
+    if let Err(e) = notify("READY=1") {
+        tracing::warn!(error = %e, "sd_notify READY failed");
+    }
+
+    loop {
+        tokio::select! {
+            _ = terminate.recv() => break,
+            _ = interrupt.recv() => break,
+            _ = hangup.recv() => reload(path, &vss).await,
+            ended = servers.join_next() => {
+                // A server stopped before any signal: report why.
+                if let Some(Ok(Err(e))) = ended {
+                    return Err(DaemonError::Serve(e));
+                }
+                break;
+            }
+        }
+    }
+    tracing::info!("stopping: no new calls, in-flight calls finish");
+    if let Err(e) = notify("STOPPING=1") {
+        tracing::warn!(error = %e, "sd_notify STOPPING failed");
+    }
+    let _ = stop.send(true);
+    let finished = tokio::time::timeout(daemon.shutdown_grace, async {
+        while servers.join_next().await.is_some() {}
+    })
+    .await;
+    if finished.is_err() {
+        tracing::warn!(grace = ?daemon.shutdown_grace, "calls still running after shutdown_grace were cut off");
+    }
+    tracing::info!("vssd stopped");
+    Ok(())
+}
+
+/// SIGHUP: trust anchors, authorities and verification policy from the file again; a
+/// file that does not load changes nothing.
+async fn reload(path: &Path, vss: &Arc<Vss>) {
+    let (path, vss) = (path.to_path_buf(), vss.clone());
+    let result = tokio::task::spawn_blocking(move || {
+        let config = Config::load(&path)?;
+        vss.reload(&config)
+    })
+    .await;
+    match result {
+        Ok(Ok(())) => tracing::info!("reloaded trust anchors and verification policy"),
+        Ok(Err(e)) => tracing::error!(error = %e, "reload refused; the old anchors stay"),
+        Err(e) => tracing::error!(error = %e, "reload failed"),
+    }
+}

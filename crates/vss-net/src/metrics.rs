@@ -1,0 +1,270 @@
+//! Prometheus metrics over HTTP: `GET /metrics` answers the metrics of a
+//! [`prometheus_client`] registry in the text exposition format 0.0.4.
+//!
+//! A server registers its counters, gauges and histograms (with labels: a derived
+//! `EncodeLabelSet` or `[(&str, &str); N]`) in a [`Registry`], then hands it to [`serve`]:
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use prometheus_client::metrics::{counter::Counter, family::Family};
+//! use prometheus_client::registry::Registry;
+//!
+//! # async fn run() -> std::io::Result<()> {
+//! let mut registry = Registry::default();
+//! let verdicts = Family::<[(&'static str, &'static str); 1], Counter>::default();
+//! registry.register("vss_verifications", "Verifications by verdict", verdicts.clone());
+//! verdicts.get_or_create(&[("verdict", "valid")]).inc();
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:9100").await?;
+//! vss_net::metrics::serve(listener, Arc::new(registry), Default::default()).await
+//! # }
+//! ```
+//!
+//! The endpoint is bounded like VSS's other servers ([`MetricsConfig`]): a few connections
+//! at once, one request each, within a time limit. Other paths are 404, other methods 405.
+
+use std::convert::Infallible;
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use http_body_util::Full;
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{HeaderValue, ALLOW, CONTENT_TYPE};
+use hyper::server::conn::http1;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use prometheus_client::encoding::prometheus_text;
+pub use prometheus_client::registry::Registry;
+use tokio::net::{TcpListener, TcpStream};
+
+/// The path the metrics are served at.
+pub const PATH: &str = "/metrics";
+
+/// The content type of the answer: the Prometheus text format, version 0.0.4.
+pub const CONTENT_TYPE_TEXT: &str = prometheus_text::CONTENT_TYPE;
+
+/// The largest request head the endpoint reads (16 KiB); a larger one is answered 431.
+pub const MAX_HEAD: usize = 16 * 1024;
+
+/// The bounds of [`serve`]; `Default` gives the documented defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetricsConfig {
+    /// The longest a connection is served: its request head read and the answer written
+    /// (default 10 s); then it is closed.
+    pub timeout: Duration,
+    /// Connections served at once (default 16); more get a 503 and are closed.
+    pub max_connections: usize,
+}
+
+impl Default for MetricsConfig {
+    fn default() -> Self {
+        MetricsConfig {
+            timeout: Duration::from_secs(10),
+            max_connections: 16,
+        }
+    }
+}
+
+/// The whole answer to a connection past the cap.
+const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\n\
+    content-length: 5\r\nconnection: close\r\n\r\nbusy\n";
+
+/// The metrics of `registry` in the text exposition format 0.0.4.
+pub fn render(registry: &Registry) -> String {
+    let mut text = String::new();
+    // Writing into a String cannot fail, and the registry's metrics encode themselves
+    // without error.
+    let _ = prometheus_text::encode(&mut text, registry);
+    text
+}
+
+/// Serves `registry` at [`PATH`] on `listener` within the bounds of `config`, each
+/// connection answered once and closed; returns only when accepting fails (as
+/// [`crate::serve_bounded`]), with that error.
+pub async fn serve(
+    listener: TcpListener,
+    registry: Arc<Registry>,
+    config: MetricsConfig,
+) -> io::Result<()> {
+    crate::serve_bounded(&listener, config.max_connections, BUSY, |stream| {
+        connection(stream, registry.clone(), config.timeout)
+    })
+    .await
+}
+
+/// Answers one request on `stream`, all within `timeout`.
+async fn connection(stream: TcpStream, registry: Arc<Registry>, timeout: Duration) {
+    let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+        let response = answer(&request, &registry);
+        async move { Ok::<_, Infallible>(response) }
+    });
+    let served = http1::Builder::new()
+        .keep_alive(false)
+        .max_buf_size(MAX_HEAD)
+        .serve_connection(TokioIo::new(stream), service);
+    // A client that is slow or gone is dropped with its connection either way.
+    let _ = tokio::time::timeout(timeout, served).await;
+}
+
+/// The answer to `request`: the metrics, 404 for another path, 405 for another method.
+fn answer(request: &Request<Incoming>, registry: &Registry) -> Response<Full<Bytes>> {
+    let plain = |status: StatusCode, text: &'static str| {
+        let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())));
+        *response.status_mut() = status;
+        response
+            .headers_mut()
+            .insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+        response
+    };
+    if request.uri().path() != PATH {
+        return plain(
+            StatusCode::NOT_FOUND,
+            "not found: metrics are at /metrics\n",
+        );
+    }
+    if !matches!(*request.method(), Method::GET | Method::HEAD) {
+        let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, "GET /metrics\n");
+        response
+            .headers_mut()
+            .insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
+        return response;
+    }
+    let mut response = Response::new(Full::new(Bytes::from(render(registry))));
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static(CONTENT_TYPE_TEXT));
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prometheus_client::metrics::counter::Counter;
+    use prometheus_client::metrics::family::Family;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A registry with one labelled counter, served on a free loopback port; its address.
+    async fn served(
+        config: MetricsConfig,
+    ) -> (
+        std::net::SocketAddr,
+        Family<[(&'static str, &'static str); 1], Counter>,
+    ) {
+        let mut registry = Registry::default();
+        let requests = Family::<[(&'static str, &'static str); 1], Counter>::default();
+        registry.register("test_requests", "Requests by code", requests.clone());
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let address = listener.local_addr().expect("address");
+        tokio::spawn(serve(listener, Arc::new(registry), config));
+        (address, requests)
+    }
+
+    /// Sends `request` on a new connection; everything the server wrote until it closed.
+    async fn exchange(address: std::net::SocketAddr, request: &str) -> String {
+        let mut stream = TcpStream::connect(address).await.expect("connect");
+        stream.write_all(request.as_bytes()).await.expect("request");
+        let mut answer = Vec::new();
+        tokio::time::timeout(Duration::from_secs(30), stream.read_to_end(&mut answer))
+            .await
+            .expect("the server closes after answering")
+            .expect("read");
+        String::from_utf8(answer).expect("UTF-8")
+    }
+
+    fn head(answer: &str) -> String {
+        answer
+            .split("\r\n\r\n")
+            .next()
+            .unwrap_or_default()
+            .to_lowercase()
+    }
+
+    #[tokio::test]
+    async fn get_metrics_answers_the_counters_as_text_0_0_4() {
+        let (address, requests) = served(MetricsConfig::default()).await;
+        requests.get_or_create(&[("code", "200")]).inc_by(3);
+        requests.get_or_create(&[("code", "404")]).inc();
+        let answer = exchange(address, "GET /metrics HTTP/1.1\r\nhost: vss\r\n\r\n").await;
+        assert!(answer.starts_with("HTTP/1.1 200 "), "{answer}");
+        assert!(
+            head(&answer).contains("content-type: text/plain; version=0.0.4"),
+            "{answer}"
+        );
+        assert!(
+            answer.contains("# TYPE test_requests_total counter\n"),
+            "{answer}"
+        );
+        assert!(
+            answer.contains("test_requests_total{code=\"200\"} 3\n"),
+            "{answer}"
+        );
+        assert!(
+            answer.contains("test_requests_total{code=\"404\"} 1\n"),
+            "{answer}"
+        );
+        // A query string does not change the path.
+        let answer = exchange(address, "GET /metrics?x=1 HTTP/1.1\r\nhost: vss\r\n\r\n").await;
+        assert!(answer.starts_with("HTTP/1.1 200 "), "{answer}");
+    }
+
+    #[tokio::test]
+    async fn another_path_is_404_and_another_method_405() {
+        let (address, _) = served(MetricsConfig::default()).await;
+        let answer = exchange(address, "GET /other HTTP/1.1\r\nhost: vss\r\n\r\n").await;
+        assert!(answer.starts_with("HTTP/1.1 404 "), "{answer}");
+        let answer = exchange(address, "GET /metrics/ HTTP/1.1\r\nhost: vss\r\n\r\n").await;
+        assert!(answer.starts_with("HTTP/1.1 404 "), "{answer}");
+        let post = "POST /metrics HTTP/1.1\r\nhost: vss\r\ncontent-length: 2\r\n\r\nhi";
+        let answer = exchange(address, post).await;
+        assert!(answer.starts_with("HTTP/1.1 405 "), "{answer}");
+        assert!(head(&answer).contains("allow: get, head"), "{answer}");
+        let answer = exchange(address, "HEAD /metrics HTTP/1.1\r\nhost: vss\r\n\r\n").await;
+        assert!(answer.starts_with("HTTP/1.1 200 "), "{answer}");
+        assert!(answer.ends_with("\r\n\r\n"), "no body for HEAD: {answer}");
+    }
+
+    #[tokio::test]
+    async fn a_slow_client_is_closed_after_the_timeout() {
+        let config = MetricsConfig {
+            timeout: Duration::from_millis(200),
+            ..MetricsConfig::default()
+        };
+        let (address, _) = served(config).await;
+        let mut stream = TcpStream::connect(address).await.expect("connect");
+        stream
+            .write_all(b"GET /metr")
+            .await
+            .expect("part of a head");
+        let mut answer = Vec::new();
+        let closed =
+            tokio::time::timeout(Duration::from_secs(30), stream.read_to_end(&mut answer)).await;
+        assert!(closed.is_ok(), "the connection stayed open");
+        assert!(answer.is_empty(), "{:?}", String::from_utf8_lossy(&answer));
+    }
+
+    #[tokio::test]
+    async fn a_head_larger_than_the_bound_is_refused() {
+        let (address, _) = served(MetricsConfig::default()).await;
+        let long = format!(
+            "GET /metrics HTTP/1.1\r\nhost: vss\r\nx-pad: {}\r\n\r\n",
+            "a".repeat(MAX_HEAD)
+        );
+        let answer = exchange(address, &long).await;
+        assert!(answer.starts_with("HTTP/1.1 431 "), "{answer}");
+    }
+
+    #[tokio::test]
+    async fn past_the_cap_a_connection_gets_503() {
+        let config = MetricsConfig {
+            max_connections: 1,
+            ..MetricsConfig::default()
+        };
+        let (address, _) = served(config).await;
+        // Holds the one slot: a head that never ends.
+        let mut first = TcpStream::connect(address).await.expect("connect");
+        first.write_all(b"GET /metrics").await.expect("part");
+        // Connections are accepted in the order they came: the first takes the slot.
+        let answer = exchange(address, "GET /metrics HTTP/1.1\r\nhost: vss\r\n\r\n").await;
+        assert!(answer.starts_with("HTTP/1.1 503 "), "{answer}");
+    }
+}
