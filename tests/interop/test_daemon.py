@@ -2,8 +2,8 @@
 from proto/vss/v1/vss.proto by grpc_tools.protoc at test time, against vssd started with
 the configuration `vss testbed up --dir` writes. Also `vss … --daemon SOCKET`.
 
-vssd is $VSS_DAEMON_BIN, else `vssd` beside the vss binary under test. Without it the
-tests say so and are skipped; everything else missing is a failure.
+vssd is $VSS_DAEMON_BIN, else `vssd` beside the vss binary under test (scripts/test builds
+both); no vssd is a failure, never a skip, as no vss is.
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ def _vssd_path(vss_bin: Path) -> Path:
 def vssd_bin(vss_bin) -> Path:
     path = _vssd_path(vss_bin)
     if not (path.is_file() and os.access(path, os.X_OK)):
-        pytest.skip(f"no vssd at {path} (set VSS_DAEMON_BIN or `cargo build -p vss-daemon`)")
+        pytest.fail(f"no vssd at {path} (set VSS_DAEMON_BIN or `cargo build -p vss-daemon`)",
+                    pytrace=False)
     return path
 
 

@@ -98,7 +98,7 @@ KIND_OF_VALUE: dict[str, str] = {
     "DIR": DIR,
     "URL|PATH": DATABASE,
     **dict.fromkeys(("LABEL", "NAME", "HEX", "URL", "TIME", "DURATION", "REGION", "PROFILE",
-                     "udp:ADDR", "LISTEN", "ADDR", "PROTOCOLS", "KEYS", "SIZE", "ALGORITHM", "CANONICAL_ID", "CURVE", "KDF", "HASH", "FORMAT",
+                     "udp:ADDR", "LISTEN", "ADDR", "PROTOCOLS", "KEYS", "SIZE", "ALGORITHM", "CANONICAL_ID", "CURVE", "SCHEME", "KDF", "HASH", "FORMAT",
                      "PSID[:SSP]", "LAT,LON[,ELEVATION]", "CARDS", "VPCD", "HOST:PORT",
                      "NAME=VALUE", "NAME=GROUNDS", "NAME=MIN..MAX", "SCOPE", "ADDRESS"), TEXT),
 }
