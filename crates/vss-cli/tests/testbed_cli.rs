@@ -191,3 +191,51 @@ fn a_dir_that_is_not_empty_or_not_a_directory_or_has_no_parent_is_refused() {
     .one_line_stderr();
     assert!(!bad.exists(), "{}", out.stderr);
 }
+
+#[test]
+fn the_new_leaves_and_flags_have_help() {
+    for (args, names) in [
+        (
+            &["testbed", "up"][..],
+            &["--dir", "--pseudonyms", "--format"][..],
+        ),
+        (&["its", "sign"], &["--daemon", "--signer", "--label"]),
+        (&["its", "verify"], &["--daemon", "--trust"]),
+        (&["stats", "status"], &["--daemon", "--format"]),
+    ] {
+        let out = run(vss().args(args).arg("--help")).success();
+        for name in names {
+            assert!(out.stdout.contains(name), "{args:?} --help lacks {name}");
+        }
+    }
+    // The daemon signs with its own pseudonym and verifies with its own anchors: the
+    // options for a local key or local anchors are refused beside --daemon.
+    for args in [
+        &[
+            "its",
+            "sign",
+            "--daemon",
+            "s",
+            "--label",
+            "k",
+            "--psid",
+            "36",
+            "--payload",
+            "p",
+            "--out",
+            "o",
+        ][..],
+        &[
+            "its",
+            "verify",
+            "m.oer",
+            "--daemon",
+            "s",
+            "--trust",
+            "root.cert",
+        ],
+    ] {
+        let out = run(vss().args(args)).failure().one_line_stderr();
+        assert!(out.stderr.contains("cannot be used with"), "{}", out.stderr);
+    }
+}
