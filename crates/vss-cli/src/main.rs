@@ -90,6 +90,9 @@ enum Command {
     Filter(commands::filter::FilterArgs),
     /// Seed 000's validation suite against two PKIs on loopback: PASS/FAIL per case.
     Selftest(commands::selftest::SelftestArgs),
+    /// A playground for vssd: PKIs on loopback, a provisioned station, DIR/vss.toml (up).
+    #[command(subcommand)]
+    Testbed(commands::testbed::TestbedCommand),
     /// Sign and verify streams of JSON lines.
     #[command(subcommand)]
     Ecdsa(commands::ecdsa::EcdsaCommand),
@@ -145,6 +148,7 @@ fn main() -> ExitCode {
         Command::Card(c) => c.run(),
         Command::Filter(c) => c.run(),
         Command::Selftest(c) => c.run(),
+        Command::Testbed(c) => c.run(),
         Command::Ecdsa(c) => c.run(),
         Command::Bench(c) => c.run(),
     };

@@ -3,6 +3,7 @@
 //! keys in a soft or a PKCS#11 HSM. `vss selftest` and `vss demo` run on it; nothing in it
 //! is simulated (real authorities over real HTTP, real key stores, real repositories).
 
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -187,11 +188,108 @@ impl TestbedStation {
     }
 }
 
-/// PKIs on loopback and stations, in a temporary directory.
+/// PKIs on loopback and stations, in a temporary directory or one the caller names.
 pub struct Testbed {
-    /// The PKIs, in the order they were named.
+    /// The PKIs, in the order they were named (dropped first, so the servers stop before
+    /// the directory goes).
     pub pkis: Vec<TestbedPki>,
-    dir: tempfile::TempDir,
+    place: Place,
+}
+
+/// Where a testbed lives; what it made there is removed when it is dropped.
+enum Place {
+    /// A temporary directory of its own.
+    Temp(tempfile::TempDir),
+    /// A directory the caller named, empty or new; `created` when the testbed made it.
+    Dir {
+        path: PathBuf,
+        created: bool,
+        removed: bool,
+    },
+}
+
+impl Place {
+    /// A directory that is empty or does not exist yet (its parent must); anything else
+    /// is refused before anything is made.
+    fn claim(path: &Path) -> Result<Place> {
+        let path = std::path::absolute(path).map_err(|e| io_error(path, e))?;
+        let created = match std::fs::read_dir(&path) {
+            Ok(mut entries) => {
+                if entries.next().is_some() {
+                    return Err(io_error(
+                        &path,
+                        std::io::Error::new(
+                            std::io::ErrorKind::DirectoryNotEmpty,
+                            "not empty: a testbed needs an empty or a new directory",
+                        ),
+                    )
+                    .into());
+                }
+                false
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                std::fs::create_dir(&path).map_err(|e| io_error(&path, e))?;
+                true
+            }
+            Err(e) => return Err(io_error(&path, e).into()),
+        };
+        Ok(Place::Dir {
+            path,
+            created,
+            removed: false,
+        })
+    }
+
+    fn path(&self) -> &Path {
+        match self {
+            Place::Temp(dir) => dir.path(),
+            Place::Dir { path, .. } => path,
+        }
+    }
+
+    /// Removes what the testbed made: the temporary directory, the named directory if it
+    /// made it, else everything in it.
+    fn remove(&mut self) -> std::io::Result<()> {
+        match self {
+            Place::Temp(dir) => {
+                let path = dir.path().to_path_buf();
+                std::fs::remove_dir_all(&path).or_else(|e| match e.kind() {
+                    std::io::ErrorKind::NotFound => Ok(()),
+                    _ => Err(e),
+                })
+            }
+            Place::Dir { removed: true, .. } => Ok(()),
+            Place::Dir {
+                path,
+                created,
+                removed,
+            } => {
+                if *created {
+                    std::fs::remove_dir_all(&*path)?;
+                } else {
+                    for entry in std::fs::read_dir(&*path)? {
+                        let entry = entry?;
+                        if entry.file_type()?.is_dir() {
+                            std::fs::remove_dir_all(entry.path())?;
+                        } else {
+                            std::fs::remove_file(entry.path())?;
+                        }
+                    }
+                }
+                *removed = true;
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        if let Place::Dir { .. } = self {
+            // A testbed that was not closed: best effort, as `TempDir` does.
+            let _ = self.remove();
+        }
+    }
 }
 
 fn io_error(path: &Path, e: std::io::Error) -> vss_pki::Error {
@@ -209,9 +307,20 @@ impl Testbed {
             .prefix("vss-testbed-")
             .tempdir()
             .map_err(|e| io_error(&std::env::temp_dir(), e))?;
+        Testbed::build(Place::Temp(dir), names)
+    }
+
+    /// As [`Testbed::new`], in `dir`: a directory that is empty or new (its parent must
+    /// exist); a non-empty one is refused. What the testbed makes there is removed when it
+    /// is closed or dropped, and `dir` too if the testbed made it.
+    pub fn in_dir(dir: &Path, names: &[&str]) -> Result<Testbed> {
+        Testbed::build(Place::claim(dir)?, names)
+    }
+
+    fn build(place: Place, names: &[&str]) -> Result<Testbed> {
         let mut pkis = Vec::new();
         for name in names {
-            let pki = PkiDir::new(&dir.path().join("pki").join(name));
+            let pki = PkiDir::new(&place.path().join("pki").join(name));
             SoftHsm::init(&pki.keys(), PIN, PUK)?;
             let hsm: Arc<dyn Hsm> = Arc::new(SoftHsm::open(&pki.keys(), PIN)?);
             let certs = init(&pki, hsm.as_ref(), &InitRequest::new(name))?;
@@ -241,12 +350,20 @@ impl Testbed {
             pki.server
                 .serve(served, vss_pki::http::ServeConfig::default())?;
         }
-        Ok(Testbed { pkis, dir })
+        Ok(Testbed { pkis, place })
     }
 
-    /// The testbed's directory.
+    /// The testbed's directory (absolute).
     pub fn dir(&self) -> &Path {
-        self.dir.path()
+        self.place.path()
+    }
+
+    /// Stops the servers and removes what the testbed made, saying what failed (dropping
+    /// it does the same silently).
+    pub fn close(self) -> Result<()> {
+        let Testbed { pkis, mut place } = self;
+        drop(pkis);
+        place.remove().map_err(|e| io_error(place.path(), e).into())
     }
 
     /// The PKI named `name`.
@@ -257,7 +374,7 @@ impl Testbed {
     /// A new station `name` with its keys in `kind`, its canonical key registered at every
     /// PKI (PSIDs 36 and 37).
     pub fn station(&self, name: &str, kind: &HsmKind) -> Result<TestbedStation> {
-        let dir = self.dir.path().join("stations").join(name);
+        let dir = self.dir().join("stations").join(name);
         let keys = dir.join("keys");
         let hsm: Arc<dyn Hsm> = match kind {
             HsmKind::Soft => {
@@ -294,6 +411,105 @@ impl Testbed {
             hsm,
         })
     }
+}
+
+/// The PKIs of a [`ServiceTestbed`]: the station is enrolled at the first and takes its
+/// tickets from its AA; the second is trusted, as `vss demo`'s peer PKI is.
+pub const SERVICE_PKIS: [&str; 2] = ["pki-a", "pki-b"];
+/// The canonical id of a [`ServiceTestbed`]'s station.
+pub const SERVICE_STATION: &str = "station-1";
+/// The configuration file a [`ServiceTestbed`] writes for `vssd`, in its directory.
+pub const SERVICE_CONFIG: &str = "vss.toml";
+/// The file holding [`PIN`] beside it (mode 0600), named by `[hsm] pin_file`.
+const SERVICE_PIN: &str = "pin";
+/// The Unix socket `vssd` is to serve on, in the directory.
+const SERVICE_SOCKET: &str = "vssd.sock";
+/// The longest Unix socket path (Linux's `sun_path` less its NUL): 107 bytes.
+pub const MAX_SOCKET_PATH: usize = 107;
+
+/// A testbed for `vssd` (`vss testbed up`): [`SERVICE_PKIS`] on loopback, one station
+/// enrolled at the first with tickets from its AA, and beside them a configuration for
+/// `vssd` that names its PIN file, its socket and a free loopback port for metrics.
+pub struct ServiceTestbed {
+    /// The PKIs; closing it stops them and removes what was made.
+    pub testbed: Testbed,
+    /// The station's canonical id.
+    pub station: String,
+    /// The configuration file (absolute).
+    pub config: PathBuf,
+    /// The Unix socket in the configuration (`[daemon] socket`).
+    pub socket: PathBuf,
+    /// Where `vssd` is to serve metrics (`[daemon] metrics`).
+    pub metrics: SocketAddr,
+    /// The tickets in the station's pool.
+    pub pseudonyms: usize,
+}
+
+impl ServiceTestbed {
+    /// Builds it in `dir` (empty or new, as [`Testbed::in_dir`]) with `pseudonyms` tickets
+    /// (the AA's batch bounds apply); the socket path must fit [`MAX_SOCKET_PATH`].
+    pub fn up(dir: &Path, pseudonyms: usize) -> Result<ServiceTestbed> {
+        let socket = std::path::absolute(dir)
+            .map_err(|e| io_error(dir, e))?
+            .join(SERVICE_SOCKET);
+        if socket.as_os_str().len() > MAX_SOCKET_PATH {
+            return Err(io_error(
+                &socket,
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!("longer than a Unix socket path may be ({MAX_SOCKET_PATH} bytes)"),
+                ),
+            )
+            .into());
+        }
+        let testbed = Testbed::in_dir(dir, &SERVICE_PKIS)?;
+        let home = &testbed.pkis[0];
+        let station = testbed.station(SERVICE_STATION, &HsmKind::Soft)?;
+        station.enroll(home)?;
+        let tickets = station.pseudonyms(home, home, pseudonyms)?.len();
+        let mut config = station.config(&testbed, home, home, &station.dir.join("stats"));
+        config.hsm.pin_file = Some(PathBuf::from(SERVICE_PIN));
+        config.daemon.socket = socket.clone();
+        let metrics = free_loopback_port()?;
+        config.daemon.metrics = Some(metrics);
+        let dir = testbed.dir();
+        write_private(&dir.join(SERVICE_PIN), PIN.as_bytes())?;
+        let path = dir.join(SERVICE_CONFIG);
+        let text = toml::to_string(&config).map_err(|e| crate::Error::Config {
+            path: path.clone(),
+            detail: e.to_string(),
+        })?;
+        std::fs::write(&path, text).map_err(|e| io_error(&path, e))?;
+        Ok(ServiceTestbed {
+            station: station.name.clone(),
+            config: path,
+            socket,
+            metrics,
+            pseudonyms: tickets,
+            testbed,
+        })
+    }
+}
+
+/// A port on 127.0.0.1 that was free a moment ago (bound, then let go).
+fn free_loopback_port() -> Result<SocketAddr> {
+    let any = SocketAddr::from(([127, 0, 0, 1], 0));
+    std::net::TcpListener::bind(any)
+        .and_then(|listener| listener.local_addr())
+        .map_err(|e| io_error(Path::new("127.0.0.1:0"), e).into())
+}
+
+/// Writes a new file only its owner may read (mode 0600).
+fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .and_then(|mut file| file.write_all(bytes))
+        .map_err(|e| io_error(path, e).into())
 }
 
 /// Writes a SoftHSMv2 configuration with its token directory in `dir` and returns its path

@@ -9,6 +9,7 @@
 //! - [`metrics`]: Prometheus metrics; [`codes`]: report codes and statuses.
 
 pub mod batcher;
+pub mod client;
 pub mod codes;
 pub mod events;
 pub mod listen;

@@ -1,18 +1,21 @@
 //! `vss its cert issue` and `vss its sign`: certificates and signed data made with keys in
 //! the store.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
 use serde_json::json;
+use vss_daemon::proto::{SignRequest, SignerChoice};
 use vss_its::asn::{Duration, GeographicRegion, ThreeDLocation};
 use vss_its::{
-    CertificateRequest, HsmKey, ItsTime, Permission, Profile, SignedDataRequest, SignerKind,
+    CertificateRequest, HashedId8, HsmKey, ItsTime, Permission, Profile, SignedDataRequest,
+    SignerKind,
 };
 
 use super::{parse_time, read, read_cert, write_data, write_output};
+use crate::commands::call_daemon;
 use crate::output::Format;
 use crate::store::StoreArgs;
 
@@ -132,20 +135,29 @@ pub enum Signer {
 #[derive(Args)]
 pub struct SignArgs {
     /// Label of the signing key in the store.
-    #[arg(long, value_name = "LABEL")]
-    label: String,
+    #[arg(long, value_name = "LABEL", required_unless_present = "daemon")]
+    label: Option<String>,
     /// The signing key's certificate (not needed with --signer self).
     #[arg(long, value_name = "FILE")]
     cert: Option<PathBuf>,
+    /// Sign with the current pseudonym of the vssd serving this Unix socket instead of a
+    /// key in the store (the daemon sets the times).
+    #[arg(
+        long,
+        value_name = "SOCKET",
+        conflicts_with_all = ["label", "cert", "store", "pin_file", "generation_time", "expiry_time", "location"]
+    )]
+    daemon: Option<PathBuf>,
     /// The PSID (ITS-AID) of the payload: 36 for CAM, 37 for DENM.
     #[arg(long)]
     psid: u64,
     /// The file whose bytes are the payload.
     #[arg(long, value_name = "FILE")]
     payload: PathBuf,
-    /// How the message names its signer.
-    #[arg(long, value_enum, default_value = "digest")]
-    signer: Signer,
+    /// How the message names its signer [default: digest; with --daemon, the CAM rule:
+    /// the digest, the certificate once a second and after a change].
+    #[arg(long, value_enum)]
+    signer: Option<Signer>,
     /// Generation time, RFC 3339 [default: now].
     #[arg(long, value_name = "TIME", value_parser = parse_time)]
     generation_time: Option<ItsTime>,
@@ -168,8 +180,14 @@ impl SignArgs {
     /// Signs the payload and writes the signed data.
     pub fn run(self, store: &StoreArgs) -> Result<ExitCode> {
         let payload = read(&self.payload)?;
+        if let Some(socket) = &self.daemon {
+            return self.run_on_daemon(socket, payload);
+        }
+        let Some(label) = &self.label else {
+            bail!("--label names the signing key (or --daemon the vssd to sign with)");
+        };
         let cert = self.cert.as_deref().map(read_cert).transpose()?;
-        let kind = match self.signer {
+        let kind = match self.signer.unwrap_or(Signer::Digest) {
             Signer::Digest => SignerKind::Digest,
             Signer::Certificate => SignerKind::Certificate,
             Signer::SelfSigned => SignerKind::SelfSigned,
@@ -187,7 +205,7 @@ impl SignArgs {
             }
         }
         let hsm = store.open()?;
-        let signer = HsmKey::new(hsm.as_ref(), &self.label)?;
+        let signer = HsmKey::new(hsm.as_ref(), label)?;
         let mut request = SignedDataRequest::new(self.psid, &payload);
         request.signer = kind;
         request.generation_time = Some(self.generation_time.unwrap_or_else(ItsTime::now));
@@ -201,6 +219,43 @@ impl SignArgs {
                 "psid": self.psid,
                 "signer": cert.map(|c| c.hashed_id8().to_string()),
             }),
+        )
+        .context("signed data")?;
+        Ok(ExitCode::SUCCESS)
+    }
+
+    /// Has the vssd at `socket` sign and writes what it signed, as [`SignArgs::run`] does.
+    fn run_on_daemon(&self, socket: &Path, payload: Vec<u8>) -> Result<ExitCode> {
+        let signer = match self.signer {
+            None => SignerChoice::Auto,
+            Some(Signer::Certificate) => SignerChoice::Certificate,
+            Some(Signer::Digest | Signer::SelfSigned) => {
+                bail!("with --daemon the signer is named by the CAM rule or, with --signer certificate, by its certificate")
+            }
+        };
+        let request = SignRequest {
+            payload,
+            psid: self.psid,
+            signer: signer.into(),
+            ..SignRequest::default()
+        };
+        let signed = call_daemon(
+            socket,
+            |mut client| async move { client.sign(request).await },
+        )?;
+        let signer = <[u8; 8]>::try_from(signed.signer.as_slice())
+            .map(|id| HashedId8(id).to_string())
+            .map_err(|_| {
+                anyhow!(
+                    "vssd named a signer of {} bytes, not 8",
+                    signed.signer.len()
+                )
+            })?;
+        write_output(
+            &self.out,
+            &signed.data,
+            self.format,
+            json!({ "psid": self.psid, "signer": signer }),
         )
         .context("signed data")?;
         Ok(ExitCode::SUCCESS)

@@ -1,15 +1,18 @@
 //! `vss its verify`: the validator on one file, with trust anchors and extra chain
 //! certificates from files.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use serde_json::json;
-use vss_its::{ItsTime, Report, TrustStore, Validator};
+use vss_daemon::client::{self, Answer};
+use vss_daemon::proto::VerifyRequest;
+use vss_its::{HashedId8, ItsTime, Report, TrustStore, Validator, Verdict};
 
 use super::{parse_time, read, read_cert, Kind};
+use crate::commands::call_daemon;
 use crate::output::{emit, print_json, Format, Table};
 
 /// Options of `vss its verify`.
@@ -30,6 +33,10 @@ pub struct VerifyArgs {
     /// The time to validate at, RFC 3339 (e.g. 2026-11-22T10:00:00Z) [default: now].
     #[arg(long, value_name = "TIME", value_parser = parse_time)]
     at: Option<ItsTime>,
+    /// Have the vssd serving this Unix socket verify the signed data, with its trust
+    /// anchors, cache, policy and clock.
+    #[arg(long, value_name = "SOCKET", conflicts_with_all = ["kind", "trust", "chain", "at"])]
+    daemon: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value = "json")]
     format: Format,
@@ -38,6 +45,9 @@ pub struct VerifyArgs {
 impl VerifyArgs {
     /// Validates and prints the verdict; exit 0 only for `Valid`.
     pub fn run(self) -> Result<ExitCode> {
+        if let Some(socket) = &self.daemon {
+            return self.run_on_daemon(socket);
+        }
         let mut trust = TrustStore::new();
         for path in &self.trust {
             if path.is_dir() {
@@ -64,7 +74,52 @@ impl VerifyArgs {
                 (report, "certificate")
             }
         };
-        self.print(&report, key, now)
+        self.finish(&report, key, now)
+    }
+
+    /// Has the vssd at `socket` verify the file and prints its verdict as
+    /// [`VerifyArgs::run`] does; a message the daemon's policy skipped is an error.
+    fn run_on_daemon(&self, socket: &Path) -> Result<ExitCode> {
+        let request = VerifyRequest {
+            data: read(&self.file)?,
+            tag: 0,
+        };
+        let answer = call_daemon(
+            socket,
+            |mut client| async move { client.verify(request).await },
+        )?;
+        let verdict = match client::answer(answer.report) {
+            Some(Answer::Verdict(verdict)) => verdict,
+            Some(Answer::Skipped) => bail!(
+                "vssd's verification policy skipped {} (on-demand id {})",
+                self.file.display(),
+                answer.on_demand_id
+            ),
+            None => bail!("vssd answered the unknown report code {}", answer.report),
+        };
+        let signer = match answer.signer.len() {
+            0 => None,
+            _ => Some(HashedId8(
+                <[u8; 8]>::try_from(answer.signer.as_slice()).map_err(|_| {
+                    anyhow!(
+                        "vssd named a signer of {} bytes, not 8",
+                        answer.signer.len()
+                    )
+                })?,
+            )),
+        };
+        let report = Report {
+            verdict,
+            reason: answer.reason,
+            signer,
+            psid: (verdict == Verdict::Valid).then_some(answer.psid),
+        };
+        self.finish(&report, "signer", ItsTime::now())
+    }
+
+    /// Prints the report; exit 0 only for `Valid`.
+    fn finish(&self, report: &Report, key: &str, now: ItsTime) -> Result<ExitCode> {
+        self.print(report, key, now)
             .with_context(|| self.file.display().to_string())?;
         Ok(if report.is_valid() {
             ExitCode::SUCCESS
