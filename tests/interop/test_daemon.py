@@ -25,6 +25,7 @@ import pytest
 from grpc_tools import protoc
 
 from conftest import REPO_ROOT
+from _testbed import Bed, start_testbed, stop_testbed
 
 CAM = 36
 # How long vssd and the testbed get to start, and a stop to finish (vssd's shutdown_grace
@@ -69,37 +70,6 @@ def pb(tmp_path_factory):
     finally:
         sys.path.remove(str(out))
     return messages, services
-
-
-@dataclass
-class Bed:
-    process: subprocess.Popen
-    dir: Path
-    info: dict
-
-    @property
-    def socket(self) -> Path:
-        return Path(self.info["socket"])
-
-    def stop(self) -> int:
-        self.process.send_signal(signal.SIGTERM)
-        return self.process.wait(timeout=STOP_TIMEOUT)
-
-
-def start_testbed(vss_bin: Path, dir: Path) -> Bed:
-    process = subprocess.Popen([str(vss_bin), "testbed", "up", "--format", "json", "--dir",
-                                str(dir)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               text=True)
-    line = process.stdout.readline()
-    if not line:
-        process.wait(timeout=STOP_TIMEOUT)
-        pytest.fail(f"vss testbed up printed nothing (exit {process.returncode})")
-    return Bed(process, dir, json.loads(line))
-
-
-def stop_testbed(bed: Bed) -> None:
-    assert bed.stop() == 0, "vss testbed up: a clean stop exits 0"
-    assert list(bed.dir.iterdir()) == [], "the testbed removed what it made"
 
 
 @dataclass

@@ -15,18 +15,16 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import threading
-import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
 import _its_reference as its_ref
+from _testbed import Bed, start_testbed, stop_testbed
 import _kem_reference as kem_ref
 
 try:
@@ -39,8 +37,6 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 VECTORS = REPO_ROOT / "tests" / "vectors" / "its"
 PROTO = REPO_ROOT / "proto" / "vss" / "v1" / "vss.proto"
 CAM = 36
-# How long `vss testbed up` gets to start and to stop.
-STOP_TIMEOUT = 60
 
 
 # --------------------------------------------------------------------------------------
@@ -48,52 +44,13 @@ STOP_TIMEOUT = 60
 # --------------------------------------------------------------------------------------
 
 
-@dataclass
-class Bed:
-    process: subprocess.Popen
-    dir: Path
-    info: dict
-
-    @property
-    def config(self) -> Path:
-        return Path(self.info["config"])
-
-    def variant(self, name: str, edit) -> Path:
-        """A copy of the configuration beside it with `edit` applied to its text."""
-        text = self.config.read_text()
-        changed = edit(text)
-        assert changed != text, f"{name}: the edit changed nothing in {self.config}"
-        path = self.dir / name
-        path.write_text(changed)
-        return path
-
-    def _hsm(self) -> dict:
-        return tomllib.loads(self.config.read_text())["hsm"]
-
-    def store(self) -> Path:
-        return Path(self._hsm()["store"])
-
-    def pin(self) -> str:
-        """The store's PIN, from the file the configuration names."""
-        return (self.config.parent / self._hsm()["pin_file"]).read_text().strip()
-
-
 @pytest.fixture(scope="module")
 def testbed(vss_bin, tmp_path_factory) -> Iterator[Bed]:
-    dir = tmp_path_factory.mktemp("bed")
-    process = subprocess.Popen([str(vss_bin), "testbed", "up", "--format", "json", "--dir",
-                                str(dir)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               text=True)
-    line = process.stdout.readline()
-    if not line:
-        process.wait(timeout=STOP_TIMEOUT)
-        pytest.fail(f"vss testbed up printed nothing (exit {process.returncode})")
-    bed = Bed(process, dir, json.loads(line))
+    bed = start_testbed(vss_bin, tmp_path_factory.mktemp("bed"))
     try:
         yield bed
     finally:
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=STOP_TIMEOUT) == 0, "vss testbed up: a clean stop exits 0"
+        stop_testbed(bed)
 
 
 @pytest.fixture
