@@ -492,6 +492,13 @@ fn a_bad_configuration_or_a_missing_pin_is_one_line_and_a_failure() {
             "{stderr}"
         );
     }
+    // A log filter (VSS_LOG, or --log-level) that does not parse is a usage error (2), as
+    // in `vss`.
+    let (mut command, log) = command(&bad, &station.dir, &[("VSS_LOG", "vss=loud")]);
+    let status = command.status().expect("vssd");
+    let stderr = std::fs::read_to_string(&log).expect("log");
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--log-level"), "{stderr}");
 }
 
 #[test]

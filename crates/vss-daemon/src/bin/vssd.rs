@@ -1,10 +1,11 @@
-//! `vssd --config FILE [--socket PATH] [--log-format text|json]`: the security entity as a
-//! service (docs/DAEMON.md).
+//! `vssd --config FILE [--socket PATH] [--log-format text|json] [--log-level FILTER]`: the
+//! security entity as a service (docs/DAEMON.md).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, ValueEnum};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::Parser;
 use vss_daemon::server::{run, Options};
 use vss_net::logging::{LogFilter, LogFormat};
 
@@ -19,18 +20,14 @@ struct Args {
     /// The Unix socket to serve on, instead of [daemon] socket.
     #[arg(long, value_name = "PATH")]
     socket: Option<PathBuf>,
-    /// Log lines as text or JSON (to stderr; the filter is $RUST_LOG, default info).
-    #[arg(long, value_enum, default_value = "text")]
-    log_format: Format,
-}
-
-/// How log lines are written.
-#[derive(Clone, Copy, ValueEnum)]
-enum Format {
-    /// Human-readable lines.
-    Text,
-    /// One JSON object a line.
-    Json,
+    /// Log lines on stderr as text, or as one JSON object per line.
+    #[arg(long, value_name = "FORMAT", default_value = "text",
+          value_parser = PossibleValuesParser::new(["text", "json"]).try_map(|s| s.parse::<LogFormat>()))]
+    log_format: LogFormat,
+    /// Which log events are written, in RUST_LOG syntax: a level (error, warn, info, debug,
+    /// trace, off) or TARGET=LEVEL, comma-separated, at most 1,024 bytes (as `vss`).
+    #[arg(long, value_name = "FILTER", env = "VSS_LOG", default_value = "info")]
+    log_level: LogFilter,
 }
 
 /// One line, without control characters.
@@ -42,16 +39,8 @@ fn one_line(text: &str) -> String {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let format = match args.log_format {
-        Format::Text => LogFormat::Text,
-        Format::Json => LogFormat::Json,
-    };
-    let filter = std::env::var("RUST_LOG").unwrap_or_else(|_| "info".into());
-    let logging = filter
-        .parse::<LogFilter>()
-        .and_then(|filter| vss_net::logging::init(format, &filter));
-    if let Err(e) = logging {
-        eprintln!("vssd: RUST_LOG: {}", one_line(&e.to_string()));
+    if let Err(e) = vss_net::logging::init(args.log_format, &args.log_level) {
+        eprintln!("vssd: logging: {}", one_line(&e.to_string()));
         return ExitCode::FAILURE;
     }
     let options = Options {
