@@ -21,6 +21,30 @@ use crate::stats::StatsLog;
 use crate::verify::{Outcome, VerifyCounts};
 use crate::{Error, PseudonymManager, Result, SignService, VerificationPolicy, VerifyService};
 
+/// What the entity can tell of itself (SN-SAP's status): the pool, the current pseudonym
+/// and the counters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntityStatus {
+    /// Unused tickets valid now.
+    pub pool_level: usize,
+    /// The current pseudonym (none before the first signature).
+    pub current_pseudonym: Option<HashedId8>,
+    /// Messages verified and valid.
+    pub verified_valid: u64,
+    /// Messages verified and refused.
+    pub verified_invalid: u64,
+    /// Messages the verification policy skipped.
+    pub skipped: u64,
+    /// Pseudonym changes made.
+    pub id_changes: u64,
+    /// Pseudonym changes due but not made (locked, postponed, pool empty).
+    pub id_changes_deferred: u64,
+    /// Certificate cache hits.
+    pub cache_hits: u64,
+    /// Certificate cache misses.
+    pub cache_misses: u64,
+}
+
 /// The security entity of one station.
 pub struct Vss {
     hsm: Arc<dyn Hsm>,
@@ -252,6 +276,25 @@ impl Vss {
     /// The sign service (a peer's certificate request goes here).
     pub fn sign_service(&self) -> &SignService {
         &self.sign
+    }
+
+    /// The pool, the current pseudonym and the counters, at once.
+    pub fn status(&self) -> EntityStatus {
+        let pseudonyms = self.pseudonyms();
+        let changes = pseudonyms.stats();
+        let counts = self.verify_counts();
+        let cache = self.cache_stats();
+        EntityStatus {
+            pool_level: pseudonyms.pool_len(),
+            current_pseudonym: pseudonyms.current(),
+            verified_valid: counts.valid,
+            verified_invalid: counts.invalid,
+            skipped: counts.policy.skipped,
+            id_changes: changes.changes,
+            id_changes_deferred: changes.deferred,
+            cache_hits: cache.hits,
+            cache_misses: cache.misses,
+        }
     }
 
     /// What verification has seen.

@@ -528,27 +528,22 @@ impl SecurityEntity for Entity {
         self.observe("Status", async {
             let inner = self.inner.clone();
             blocking(move || {
-                let vss = &inner.vss;
-                let pool = vss.pseudonyms().pool_len();
-                inner.metrics.pool(pool);
-                let counts = vss.verify_counts();
-                let changes = vss.pseudonyms().stats();
-                let cache = vss.cache_stats();
+                let status = inner.vss.status();
+                inner.metrics.pool(status.pool_level);
                 Ok(StatusResponse {
-                    pool_level: pool as u64,
-                    current_pseudonym: vss
-                        .pseudonyms()
-                        .current()
+                    pool_level: status.pool_level as u64,
+                    current_pseudonym: status
+                        .current_pseudonym
                         .map(|id| id.0.to_vec())
                         .unwrap_or_default(),
                     signed: inner.signed.load(Ordering::Relaxed),
-                    verified_valid: counts.valid,
-                    verified_invalid: counts.invalid,
-                    skipped: counts.policy.skipped,
-                    id_changes: changes.changes,
-                    id_changes_deferred: changes.deferred,
-                    cache_hits: cache.hits,
-                    cache_misses: cache.misses,
+                    verified_valid: status.verified_valid,
+                    verified_invalid: status.verified_invalid,
+                    skipped: status.skipped,
+                    id_changes: status.id_changes,
+                    id_changes_deferred: status.id_changes_deferred,
+                    cache_hits: status.cache_hits,
+                    cache_misses: status.cache_misses,
                     uptime_seconds: inner.started.elapsed().as_secs(),
                 })
             })

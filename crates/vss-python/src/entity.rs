@@ -173,23 +173,19 @@ impl Entity {
 
     /// The pool level, the current pseudonym and the counters.
     fn status(&self, py: Python<'_>) -> PyResult<Status> {
-        let vss = self.get()?;
-        let pseudonyms = vss.pseudonyms();
-        let changes = pseudonyms.stats();
-        let counts = vss.verify_counts();
-        let cache = vss.cache_stats();
+        let status = self.get()?.status();
         Ok(Status {
-            pool_level: pseudonyms.pool_len(),
-            current_pseudonym: pseudonyms
-                .current()
+            pool_level: status.pool_level,
+            current_pseudonym: status
+                .current_pseudonym
                 .map(|id| PyBytes::new(py, &id.0).unbind()),
-            verified_valid: counts.valid,
-            verified_invalid: counts.invalid,
-            skipped: counts.policy.skipped,
-            id_changes: changes.changes,
-            id_changes_deferred: changes.deferred,
-            cache_hits: cache.hits,
-            cache_misses: cache.misses,
+            verified_valid: status.verified_valid,
+            verified_invalid: status.verified_invalid,
+            skipped: status.skipped,
+            id_changes: status.id_changes,
+            id_changes_deferred: status.id_changes_deferred,
+            cache_hits: status.cache_hits,
+            cache_misses: status.cache_misses,
         })
     }
 }

@@ -9,8 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use hyper_util::rt::TokioIo;
-use tonic::transport::{Channel, Endpoint, Uri};
+use tonic::transport::Channel;
 use vss_core::testbed::{HsmKind, Testbed, PIN};
 use vss_core::Config;
 use vss_daemon::proto::security_entity_client::SecurityEntityClient;
@@ -155,7 +154,9 @@ impl Daemon {
 
     /// A client on its socket.
     pub async fn client(&self) -> SecurityEntityClient<Channel> {
-        connect(&self.socket).await
+        vss_daemon::client::connect(&self.socket)
+            .await
+            .expect("connect")
     }
 }
 
@@ -165,21 +166,6 @@ impl Drop for Daemon {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// A tonic client on the Unix socket at `path`.
-pub async fn connect(path: &Path) -> SecurityEntityClient<Channel> {
-    let path = path.to_path_buf();
-    let channel = Endpoint::from_static("http://localhost")
-        .connect_with_connector(tower::service_fn(move |_: Uri| {
-            let path = path.clone();
-            async move {
-                Ok::<_, std::io::Error>(TokioIo::new(tokio::net::UnixStream::connect(path).await?))
-            }
-        }))
-        .await
-        .expect("connect");
-    SecurityEntityClient::new(channel)
 }
 
 /// Lines of the statistics files in `dir` whose function is `function`.
