@@ -93,12 +93,36 @@ struct State {
     replay: Option<ReplayWindow>,
 }
 
-/// A received message on its way to an outcome.
-enum Step {
-    /// Its outcome is known (malformed, skipped, or refused before its signature).
+/// A received message once the policy has decided on it.
+enum Admitted {
+    /// Its outcome is known (malformed, or skipped).
     Done(Outcome),
+    /// It is to be verified.
+    Verify(SignedMessage),
+}
+
+/// A message after the first phase of validation.
+enum Step {
+    /// Its outcome is known, or only its counting is left.
+    Settled(Settled),
     /// Its signature is to be checked.
     Pending(SignedMessage, PendingSignature),
+}
+
+/// A message whose validation is over.
+enum Settled {
+    /// Its outcome is known.
+    Done(Outcome),
+    /// Its report is to be counted (and, when valid, passed through the replay window).
+    Judged(Judged),
+}
+
+/// A validated message and its report.
+struct Judged {
+    message: SignedMessage,
+    report: Report,
+    /// The digest its signature was checked over (none: refused before the signature).
+    digest: Option<Vec<u8>>,
 }
 
 /// The HashedId8 of a message's signer, when it names one.
@@ -148,15 +172,16 @@ impl VerifyService {
 
     /// Receives `bytes` (`Ieee1609Dot2Data`, COER).
     pub fn receive(&self, bytes: &[u8]) -> Outcome {
-        self.complete_one(self.admit(bytes))
+        // One outcome per message.
+        self.receive_batch(&[bytes]).swap_remove(0)
     }
 
     /// Receives `messages` in order, as [`VerifyService::receive`] would one after the
     /// other (the same policy decisions, pending queue and counts), with the signatures of
-    /// all verified messages checked in one batch on the engine.
+    /// all verified messages checked in one batch on the engine. Each lock is taken once
+    /// per batch, not once per message.
     pub fn receive_batch(&self, messages: &[&[u8]]) -> Vec<Outcome> {
-        let steps = messages.iter().map(|bytes| self.admit(bytes)).collect();
-        self.complete(steps)
+        self.complete(self.prepare(self.admit(messages)))
     }
 
     /// Verifies a message the policy skipped.
@@ -172,7 +197,9 @@ impl VerifyService {
             state.pending.remove(index).map(|(_, m)| m)
         }
         .ok_or(Error::UnknownMessage(id))?;
-        Ok(self.complete_one(self.prepare(message)))
+        let steps = self.prepare(vec![Admitted::Verify(message)]);
+        // One outcome per message.
+        Ok(self.complete(steps).swap_remove(0))
     }
 
     /// Verifies from now on with `validator` (new trust anchors, an empty certificate cache)
@@ -197,80 +224,93 @@ impl VerifyService {
         self.lock_validator().cache_stats()
     }
 
-    /// Parses a received message and asks the policy: malformed and skipped messages get
-    /// their outcome, the others their first phase of validation.
-    fn admit(&self, bytes: &[u8]) -> Step {
-        let message = match SignedMessage::from_bytes(bytes) {
-            Ok(m) => m,
-            Err(e) => {
-                self.count(|c| c.invalid += 1);
-                return Step::Done(Outcome::Invalid {
-                    verdict: Verdict::Malformed,
-                    reason: e.to_string(),
-                });
-            }
-        };
+    /// Parses received messages and asks the policy about each (one hold of the
+    /// bookkeeping's lock): malformed and skipped ones get their outcome.
+    fn admit(&self, messages: &[&[u8]]) -> Vec<Admitted> {
+        let parsed: Vec<_> = messages
+            .iter()
+            .map(|bytes| SignedMessage::from_bytes(bytes))
+            .collect();
         let mut state = self.lock_state();
-        match state.policy.decide(|| sender(&message)) {
-            Decision::Verify => {
-                drop(state);
-                self.prepare(message)
-            }
-            Decision::Skip => {
-                let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-                if state.pending.len() >= PENDING_CAPACITY {
-                    state.pending.pop_front();
-                    state.counts.dropped += 1;
+        parsed
+            .into_iter()
+            .map(|parsed| match parsed {
+                Err(e) => {
+                    state.counts.invalid += 1;
+                    Admitted::Done(Outcome::Invalid {
+                        verdict: Verdict::Malformed,
+                        reason: e.to_string(),
+                    })
                 }
-                state.pending.push_back((id, message));
-                Step::Done(Outcome::Skipped { id })
-            }
-        }
+                Ok(message) => match state.policy.decide(|| sender(&message)) {
+                    Decision::Verify => Admitted::Verify(message),
+                    Decision::Skip => {
+                        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+                        state.keep(id, message);
+                        Admitted::Done(Outcome::Skipped { id })
+                    }
+                },
+            })
+            .collect()
     }
 
-    /// The first phase of validation: every check but the message's signature.
-    fn prepare(&self, message: SignedMessage) -> Step {
-        let prepared = self
-            .lock_validator()
-            .prepare_message(&message, &[], self.clock.now());
-        match prepared {
-            Prepared::Refused(report) => Step::Done(self.outcome(&message, report)),
-            Prepared::Pending(signature) => Step::Pending(message, signature),
-        }
+    /// The first phase of validation, every check but the messages' signatures (one hold
+    /// of the validator's lock).
+    fn prepare(&self, admitted: Vec<Admitted>) -> Vec<Step> {
+        let now = self.clock.now();
+        let mut validator = self.lock_validator();
+        admitted
+            .into_iter()
+            .map(|admitted| match admitted {
+                Admitted::Done(outcome) => Step::Settled(Settled::Done(outcome)),
+                Admitted::Verify(message) => match validator.prepare_message(&message, &[], now) {
+                    Prepared::Refused(report) => Step::Settled(Settled::Judged(Judged {
+                        message,
+                        report,
+                        digest: None,
+                    })),
+                    Prepared::Pending(signature) => Step::Pending(message, signature),
+                },
+            })
+            .collect()
     }
 
-    /// Checks the pending signatures of `steps` together and gives every outcome, in order.
+    /// Checks the pending signatures of `steps` together, then counts every outcome (one
+    /// hold of the bookkeeping's lock) and gives them in order.
     fn complete(&self, steps: Vec<Step>) -> Vec<Outcome> {
         let pending: Vec<&PendingSignature> = steps
             .iter()
             .filter_map(|step| match step {
                 Step::Pending(_, signature) => Some(signature),
-                Step::Done(_) => None,
+                Step::Settled(_) => None,
             })
             .collect();
         // An engine that answers too few verdicts leaves the rest refused.
         let mut verdicts = self.check(&pending).into_iter();
-        steps
+        let settled: Vec<Settled> = steps
             .into_iter()
             .map(|step| match step {
-                Step::Done(outcome) => outcome,
+                Step::Settled(settled) => settled,
                 Step::Pending(message, signature) => {
                     let valid = verdicts.next().unwrap_or(false);
-                    let digest = signature.digest().to_vec();
-                    let report = signature.finish(valid);
-                    match self.refuse_replay(&message, &report, &digest) {
-                        Some(refused) => refused,
-                        None => self.outcome(&message, report),
-                    }
+                    let digest = Some(signature.digest().to_vec());
+                    Settled::Judged(Judged {
+                        message,
+                        report: signature.finish(valid),
+                        digest,
+                    })
                 }
             })
+            .collect();
+        let now = self.clock.now();
+        let mut state = self.lock_state();
+        settled
+            .into_iter()
+            .map(|settled| match settled {
+                Settled::Done(outcome) => outcome,
+                Settled::Judged(judged) => state.count(judged, now),
+            })
             .collect()
-    }
-
-    /// The outcome of one step.
-    fn complete_one(&self, step: Step) -> Outcome {
-        // `complete` gives exactly one outcome per step.
-        self.complete(vec![step]).swap_remove(0)
     }
 
     /// Whether each signature verifies: a lone one in place, more on the engine.
@@ -293,47 +333,48 @@ impl VerifyService {
         }
     }
 
-    /// The refusal of a verified message the replay window does not accept, counted; `None`
-    /// when there is no window, the message is refused anyway, or it is accepted (once).
-    fn refuse_replay(
-        &self,
-        message: &SignedMessage,
-        report: &Report,
-        digest: &[u8],
-    ) -> Option<Outcome> {
-        if report.verdict != Verdict::Valid {
-            return None;
-        }
-        let generated = message
-            .header()
-            .generation_time
-            .as_ref()
-            .map(ItsTime::from_time64);
-        let now = self.clock.now();
-        let refusal = {
-            let mut state = self.lock_state();
-            let refusal = state
-                .replay
-                .as_mut()?
-                .accept(generated, digest, now)
-                .err()?;
-            state.counts.invalid += 1;
-            refusal
-        };
-        let verdict = match refusal {
-            ReplayRefusal::Duplicate => Verdict::DuplicateMessage,
-            ReplayRefusal::NoGenerationTime | ReplayRefusal::OutsideWindow { .. } => {
-                Verdict::InvalidTimestamp
-            }
-        };
-        Some(Outcome::Invalid {
-            verdict,
-            reason: refusal.to_string(),
-        })
+    fn lock_validator(&self) -> std::sync::MutexGuard<'_, Validator> {
+        self.validator.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The outcome of a verified message, counted.
-    fn outcome(&self, message: &SignedMessage, report: Report) -> Outcome {
+    fn lock_state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl State {
+    /// Keeps a skipped message for verification on demand (the oldest dropped when full).
+    fn keep(&mut self, id: u64, message: SignedMessage) {
+        if self.pending.len() >= PENDING_CAPACITY {
+            self.pending.pop_front();
+            self.counts.dropped += 1;
+        }
+        self.pending.push_back((id, message));
+    }
+
+    /// The outcome of a validated message, counted; a valid one the replay window does not
+    /// accept (at `now`) is refused.
+    fn count(&mut self, judged: Judged, now: ItsTime) -> Outcome {
+        let Judged {
+            message,
+            report,
+            digest,
+        } = judged;
+        if let (Verdict::Valid, Some(digest)) = (report.verdict, &digest) {
+            if let Some(refusal) = self.refusal(&message, digest, now) {
+                self.counts.invalid += 1;
+                let verdict = match refusal {
+                    ReplayRefusal::Duplicate => Verdict::DuplicateMessage,
+                    ReplayRefusal::NoGenerationTime | ReplayRefusal::OutsideWindow { .. } => {
+                        Verdict::InvalidTimestamp
+                    }
+                };
+                return Outcome::Invalid {
+                    verdict,
+                    reason: refusal.to_string(),
+                };
+            }
+        }
         match (
             report.verdict,
             message.payload(),
@@ -341,7 +382,7 @@ impl VerifyService {
             report.signer,
         ) {
             (Verdict::Valid, Some(payload), Some(psid), Some(signer)) => {
-                self.count(|c| c.valid += 1);
+                self.counts.valid += 1;
                 Outcome::Valid {
                     payload: payload.to_vec(),
                     psid,
@@ -349,14 +390,14 @@ impl VerifyService {
                 }
             }
             (Verdict::Valid, ..) => {
-                self.count(|c| c.invalid += 1);
+                self.counts.invalid += 1;
                 Outcome::Invalid {
                     verdict: Verdict::UnsupportedAlgorithm,
                     reason: "valid, but without an inline payload, PSID or signer".into(),
                 }
             }
             (verdict, ..) => {
-                self.count(|c| c.invalid += 1);
+                self.counts.invalid += 1;
                 Outcome::Invalid {
                     verdict,
                     reason: report.reason,
@@ -365,15 +406,19 @@ impl VerifyService {
         }
     }
 
-    fn lock_validator(&self) -> std::sync::MutexGuard<'_, Validator> {
-        self.validator.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn lock_state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn count(&self, change: impl FnOnce(&mut VerifyCounts)) {
-        change(&mut self.lock_state().counts);
+    /// Why the replay window refuses a verified message; `None` when it accepts it (once)
+    /// or there is no window.
+    fn refusal(
+        &mut self,
+        message: &SignedMessage,
+        digest: &[u8],
+        now: ItsTime,
+    ) -> Option<ReplayRefusal> {
+        let generated = message
+            .header()
+            .generation_time
+            .as_ref()
+            .map(ItsTime::from_time64);
+        self.replay.as_mut()?.accept(generated, digest, now).err()
     }
 }
