@@ -1,5 +1,5 @@
-//! `vss bench sign-verify`, `throughput` and `filter` at a size that a debug build runs in
-//! well under a second: the JSON report's shape, figures and the seeds' reference rows.
+//! `vss bench sign-verify`, `throughput`, `filter` and `daemon` at a size that a debug build
+//! runs in about a second: the JSON report's shape, figures and the seeds' reference rows.
 
 mod common;
 
@@ -312,4 +312,90 @@ fn tls_bench_loads_each_server_and_moves_the_transfer_through_each() {
     }
     assert_eq!(report["transfer_bytes"], 1 << 20);
     assert_eq!(report["seed_002_connection_s"][1]["offload"], 0.040);
+}
+
+/// The `vssd` that `cargo test --workspace` builds beside `vss`.
+fn vssd_beside_vss() -> std::path::PathBuf {
+    let vssd = std::path::Path::new(env!("CARGO_BIN_EXE_vss")).with_file_name("vssd");
+    assert!(
+        vssd.is_file(),
+        "{} is missing: run the workspace's tests (cargo test --workspace), or cargo build -p vss-daemon first",
+        vssd.display()
+    );
+    vssd
+}
+
+#[test]
+fn daemon_bench_verifies_every_message_in_process_and_through_vssd_unary_and_stream() {
+    let vssd = vssd_beside_vss();
+    let r = vss_run(&[
+        "bench",
+        "daemon",
+        "--messages",
+        "60",
+        "--signers",
+        "5",
+        "--clients",
+        "1,8",
+        "--vssd",
+        vssd.to_str().expect("UTF-8 path"),
+        "--format",
+        "json",
+    ])
+    .success();
+    let report = r.json();
+    assert_eq!(report["success"], true, "{report}");
+    let runs = report["runs"].as_array().expect("runs");
+    let shape: Vec<(&str, u64)> = runs
+        .iter()
+        .map(|run| {
+            (
+                run["path"].as_str().expect("path"),
+                run["clients"].as_u64().expect("clients"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            ("filter", 1),
+            ("in_process", 1),
+            ("in_process", 8),
+            ("grpc_unary", 1),
+            ("grpc_unary", 8),
+            ("grpc_stream", 1),
+            ("grpc_stream", 8),
+        ]
+    );
+    for run in runs {
+        assert_eq!(
+            (run["messages"].as_u64(), run["valid"].as_u64()),
+            (Some(60), Some(60)),
+            "{run}"
+        );
+        positive(&run["verifications_per_second"], "verifications_per_second");
+        let per_cpu = &run["verifications_per_cpu_second"];
+        assert!(per_cpu.as_f64().is_some_and(|x| x > 0.0), "{run}");
+        if run["path"] == "filter" {
+            assert!(run["p50_ms"].is_null(), "{run}");
+        } else {
+            let p50 = positive(&run["p50_ms"], "p50");
+            assert!(positive(&run["p99_ms"], "p99") >= p50, "{run}");
+        }
+    }
+    let acceptance = &report["acceptance"];
+    assert_eq!(acceptance["stream_clients"], 8, "{report}");
+    assert!(acceptance["stream_met"].is_boolean(), "{report}");
+    positive(&acceptance["unary_one_client_p99_ms"], "unary p99");
+}
+
+#[test]
+fn daemon_bench_refuses_a_missing_vssd_and_zero_clients_before_it_signs() {
+    let r = vss_run(&["bench", "daemon", "--vssd", "/nonexistent/vssd"])
+        .failure()
+        .one_line_stderr();
+    assert!(r.stderr.contains("/nonexistent/vssd"), "{}", r.stderr);
+    for clients in ["0", "1,0", "257"] {
+        vss_run(&["bench", "daemon", "--clients", clients]).failure();
+    }
 }

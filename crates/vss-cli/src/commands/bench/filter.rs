@@ -51,13 +51,37 @@ pub struct FilterArgs {
     format: Format,
 }
 
-fn validator(pki: &Pki) -> Result<Validator> {
+/// What `vss filter` builds from `--anchor` and `--authority`: the PKI's root trusted, its
+/// AA validated and cached.
+pub(super) fn validator(pki: &Pki) -> Result<Validator> {
     let mut v = Validator::new(pki.trust()?, 16_384);
     let report = v.verify_certificate(&pki.aa, &[], ItsTime::now());
     if !report.is_valid() {
         return Err(anyhow!("the AA does not validate: {}", report.reason));
     }
     Ok(v)
+}
+
+/// Inspects `messages` in order in batches of `max_batch` (one at a time through
+/// [`Filter::inspect`] when it is 1), as `vss filter` does; how many were valid.
+pub(super) fn inspect(filter: &Filter, max_batch: usize, messages: &[Vec<u8>]) -> usize {
+    if max_batch == 1 {
+        return messages
+            .iter()
+            .filter(|m| filter.inspect(m).is_ok())
+            .count();
+    }
+    messages
+        .chunks(max_batch)
+        .map(|chunk| {
+            let chunk: Vec<&[u8]> = chunk.iter().map(Vec::as_slice).collect();
+            filter
+                .inspect_batch(&chunk)
+                .iter()
+                .filter(|r| r.is_ok())
+                .count()
+        })
+        .sum()
 }
 
 /// How the filter verifies: the engine and the batches.
@@ -81,24 +105,7 @@ impl Mode {
     fn in_process(&self, pki: &Pki, messages: &[Vec<u8>]) -> Result<(f64, usize)> {
         let filter = self.filter(pki)?;
         let started = Instant::now();
-        let valid = if self.batch.max_batch == 1 {
-            messages
-                .iter()
-                .filter(|m| filter.inspect(m).is_ok())
-                .count()
-        } else {
-            messages
-                .chunks(self.batch.max_batch)
-                .map(|chunk| {
-                    let chunk: Vec<&[u8]> = chunk.iter().map(Vec::as_slice).collect();
-                    filter
-                        .inspect_batch(&chunk)
-                        .iter()
-                        .filter(|r| r.is_ok())
-                        .count()
-                })
-                .sum()
-        };
+        let valid = inspect(&filter, self.batch.max_batch, messages);
         Ok((
             messages.len() as f64 / started.elapsed().as_secs_f64(),
             valid,

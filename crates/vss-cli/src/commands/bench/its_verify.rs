@@ -81,6 +81,11 @@ pub(super) fn build_pki(curve: Curve, signers: u32, now: ItsTime) -> Result<Pki>
 }
 
 impl Pki {
+    /// The root.
+    pub(super) fn root(&self) -> &Cert {
+        &self.root
+    }
+
     /// A trust store holding the root.
     pub(super) fn trust(&self) -> Result<TrustStore> {
         let mut t = TrustStore::new();

@@ -3,9 +3,11 @@
 
 mod batch;
 mod cred;
+mod daemon;
 mod filter;
 mod its_verify;
 mod kem;
+mod measure;
 mod pki;
 mod references;
 mod sign_verify;
@@ -49,6 +51,10 @@ pub enum BenchCommand {
     /// `vss filter`'s loop on one core, over UDP on loopback and in process, as a ratio to
     /// the raw P-256 verify rate of the same run.
     Filter(filter::FilterArgs),
+    /// Verifications per second and per CPU-second, p50/p99 latency: the entity in process,
+    /// vssd through unary Verify and through VerifyStream, 1 to 64 clients, against the
+    /// filter's loop on the same kind of messages in the same run.
+    Daemon(daemon::DaemonArgs),
 }
 
 impl BenchCommand {
@@ -63,6 +69,7 @@ impl BenchCommand {
             BenchCommand::Filter(args) => args.run(),
             BenchCommand::Tls(args) => args.run(),
             BenchCommand::Cred(args) => args.run(),
+            BenchCommand::Daemon(args) => args.run(),
         }
     }
 }

@@ -23,6 +23,7 @@ use vss_crypto::KeyAlgorithm;
 use vss_hsm::{GenerateKeyRequest, SoftHsm};
 
 use super::finish;
+use super::measure::{percentile, process_cpu};
 use crate::output::{progress, Format, Table};
 
 /// The label of the benchmark key in its throw-away store.
@@ -141,23 +142,9 @@ impl Running {
         }
     }
 
-    /// The CPU time the server has used so far, from /proc (every thread, live or gone).
-    fn cpu(&self, ticks_per_second: f64) -> Result<Duration> {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id()))?;
-        // Fields after the command name (which may hold spaces) are space-separated;
-        // utime and stime are the 14th and 15th fields of the line.
-        let after = stat
-            .rfind(')')
-            .map(|i| &stat[i + 2..])
-            .ok_or_else(|| anyhow!("unreadable /proc stat"))?;
-        let fields: Vec<&str> = after.split_whitespace().collect();
-        let ticks: f64 = fields
-            .get(11..13)
-            .ok_or_else(|| anyhow!("short /proc stat"))?
-            .iter()
-            .map(|f| f.parse::<f64>().unwrap_or(0.0))
-            .sum();
-        Ok(Duration::from_secs_f64(ticks / ticks_per_second))
+    /// The CPU time the server has used so far (every thread, live or gone).
+    fn cpu(&self) -> Result<Duration> {
+        process_cpu(self.child.id())
     }
 }
 
@@ -578,14 +565,6 @@ fn load(
     (times, errors)
 }
 
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    if sorted.is_empty() {
-        return Duration::ZERO;
-    }
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i.min(sorted.len() - 1)]
-}
-
 /// The path the transfer asks for; served from the run's directory by `s_server -WWW`, and
 /// by the bench's backend behind `vss tls serve`.
 const TRANSFER_PATH: &str = "transfer.bin";
@@ -688,17 +667,6 @@ fn parse_size(text: &str) -> Result<u64> {
     Ok(bytes)
 }
 
-/// Clock ticks per second of /proc's CPU times.
-fn ticks_per_second() -> f64 {
-    Command::new("getconf")
-        .arg("CLK_TCK")
-        .output()
-        .ok()
-        .and_then(|o| String::from_utf8(o.stdout).ok())
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or(100.0)
-}
-
 /// Seed 002's OpenVPN connection times (dual-core ARM, software → offload), seconds.
 const SEED_CONNECTION: [(&str, f64, f64); 3] = [
     ("rsa1024", 0.042, 0.020),
@@ -721,7 +689,6 @@ impl TlsArgs {
         if let (Err(why), true) = (&pkcs11, self.module.is_some() || self.engine.is_some()) {
             bail!("server (b) cannot run: {why}");
         }
-        let ticks = ticks_per_second();
         let backend = backend(transfer.unwrap_or(0))?;
         let bar = progress((self.keys.len() * Server::ALL.len()) as u64, "tls");
         let mut rows = Vec::new();
@@ -737,14 +704,13 @@ impl TlsArgs {
                 let outcome =
                     self.start(server, &setup, backend, &pkcs11)
                         .and_then(|mut running| {
-                            let mut measured =
-                                measure(&running, &client, self.clients, seconds, ticks)
-                                    .map_err(|e| e.to_string());
+                            let mut measured = measure(&running, &client, self.clients, seconds)
+                                .map_err(|e| e.to_string());
                             if let (Some(size), 0) = (transfer, k) {
                                 let aes = setup.client(true).map_err(|e| e.to_string())?;
                                 transfers.push(Transfer {
                                     server,
-                                    outcome: move_bytes(&running, &aes, size, ticks)
+                                    outcome: move_bytes(&running, &aes, size)
                                         .map_err(|e| e.to_string()),
                                 });
                             }
@@ -921,16 +887,15 @@ fn measure(
     client: &Arc<ClientConfig>,
     clients: u32,
     seconds: Duration,
-    ticks: f64,
 ) -> std::result::Result<Load, String> {
     // One handshake first: the server is up and the key works (and s_server's engine has
     // logged in) before the clock starts.
     handshake(client, running.port).map_err(|e| format!("first handshake: {e}"))?;
-    let cpu_before = running.cpu(ticks).map_err(|e| e.to_string())?;
+    let cpu_before = running.cpu().map_err(|e| e.to_string())?;
     let start = Instant::now();
     let (mut times, errors) = load(client, running.port, clients, seconds);
     let wall = start.elapsed();
-    let cpu = running.cpu(ticks).map_err(|e| e.to_string())? - cpu_before;
+    let cpu = running.cpu().map_err(|e| e.to_string())? - cpu_before;
     if let Some(first) = errors.first() {
         return Err(format!(
             "{} failed handshakes, the first: {first}",
@@ -954,18 +919,13 @@ fn measure(
 
 /// The transfer through a started server: MB/s, and the server's CPU seconds per MB (the
 /// fastest of three runs).
-fn move_bytes(
-    running: &Running,
-    client: &Arc<ClientConfig>,
-    size: u64,
-    ticks: f64,
-) -> Result<(f64, f64)> {
+fn move_bytes(running: &Running, client: &Arc<ClientConfig>, size: u64) -> Result<(f64, f64)> {
     // Three times, the fastest kept: the first also warms the server's page cache.
     let mut best: Option<(f64, f64)> = None;
     for _ in 0..3 {
-        let cpu_before = running.cpu(ticks)?;
+        let cpu_before = running.cpu()?;
         let (got, took) = fetch(client, running.port)?;
-        let cpu = running.cpu(ticks)? - cpu_before;
+        let cpu = running.cpu()? - cpu_before;
         if got != size {
             bail!("received {got} bytes of {size}");
         }
@@ -990,13 +950,5 @@ mod tests {
         for bad in ["", "0", "M", "5T", "5G", "99999999999999999999", "-1"] {
             assert!(parse_size(bad).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn percentiles_pick_from_the_sorted_times() {
-        let times: Vec<Duration> = (1..=100).map(Duration::from_millis).collect();
-        assert_eq!(percentile(&times, 0.5), Duration::from_millis(51));
-        assert_eq!(percentile(&times, 0.99), Duration::from_millis(99));
-        assert_eq!(percentile(&[], 0.5), Duration::ZERO);
     }
 }

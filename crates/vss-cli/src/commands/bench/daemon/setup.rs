@@ -1,0 +1,125 @@
+//! The entity under test: a throw-away key store with its PIN file, the bench PKI's root and
+//! AA on disk, and one configuration that this process and `vssd` both open.
+
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use tempfile::TempDir;
+use vss_core::config::{
+    DaemonConfig, EngineConfig, EngineKind, HsmConfig, PolicyKind, ReplayCheckConfig,
+    RepositoryConfig, StatisticsConfig, TrustConfig, VerificationConfig,
+};
+use vss_core::replay::{ReplayConfig, MAX_AGE_LIMIT, MAX_CAPACITY};
+use vss_core::Config;
+use vss_hsm::SoftHsm;
+use vss_its::Cert;
+
+use super::super::its_verify::Pki;
+
+/// How `vssd` batches `VerifyStream` requests and how many clients it serves.
+pub(super) struct DaemonSettings {
+    pub(super) batch_max: usize,
+    pub(super) batch_deadline: Duration,
+    pub(super) max_connections: usize,
+}
+
+/// The entity's directory and configuration; removed when dropped.
+pub(super) struct Entity {
+    dir: TempDir,
+    /// The configuration (absolute paths).
+    pub(super) config: Config,
+    /// Where it is written.
+    pub(super) path: PathBuf,
+}
+
+impl Entity {
+    /// Builds it for `pki`: its root trusted, its AA known; every message verified (policy
+    /// `always`); replays refused within [`MAX_AGE_LIMIT`] (the messages are all signed
+    /// before the first measurement), `remembered` of them kept; statistics off.
+    pub(super) fn new(
+        pki: &Pki,
+        engine: EngineKind,
+        daemon: DaemonSettings,
+        remembered: usize,
+    ) -> Result<Entity> {
+        let dir = tempfile::Builder::new()
+            .prefix("vss-bench-daemon-")
+            .tempdir()
+            .context("no temporary directory")?;
+        let root = dir.path();
+        let mut pin_bytes = [0u8; 16];
+        vss_crypto::random_bytes(&mut pin_bytes)?;
+        let pin = zeroize::Zeroizing::new(hex::encode(pin_bytes));
+        let store = root.join("keys");
+        SoftHsm::init(&store, &pin, &format!("{}-puk", *pin))?;
+        let pin_file = root.join("pin");
+        write_private(&pin_file, pin.as_bytes())?;
+        let repository = root.join("repository");
+        std::fs::create_dir(&repository)?;
+        let anchor = write_cert(root, "root.cert", pki.root())?;
+        let authority = write_cert(root, "aa.cert", &pki.aa)?;
+        let config = Config {
+            hsm: HsmConfig {
+                store,
+                pin_file: Some(pin_file),
+            },
+            repository: RepositoryConfig { dir: repository },
+            trust: TrustConfig {
+                anchors: vec![anchor],
+                authorities: vec![authority],
+                cache_capacity: 16_384,
+            },
+            pki: None,
+            pseudonyms: Default::default(),
+            verification: VerificationConfig {
+                policy: PolicyKind::Always,
+                ..Default::default()
+            },
+            replay: ReplayCheckConfig {
+                enabled: true,
+                max_age: MAX_AGE_LIMIT,
+                max_lead: ReplayConfig::default().max_lead,
+                capacity: remembered.clamp(1, MAX_CAPACITY),
+            },
+            engine: EngineConfig { kind: engine },
+            frames: None,
+            statistics: StatisticsConfig::default(),
+            daemon: DaemonConfig {
+                socket: root.join("vssd.sock"),
+                batch_max: daemon.batch_max,
+                batch_deadline: daemon.batch_deadline,
+                max_connections: daemon.max_connections,
+                ..Default::default()
+            },
+        };
+        let path = root.join("vss.toml");
+        let text = toml::to_string(&config).context("cannot write the configuration")?;
+        std::fs::write(&path, text).with_context(|| format!("{}", path.display()))?;
+        Ok(Entity { dir, config, path })
+    }
+
+    /// Its directory (for `vssd`'s log).
+    pub(super) fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+fn write_cert(dir: &Path, name: &str, cert: &Cert) -> Result<PathBuf> {
+    let path = dir.join(name);
+    std::fs::write(&path, cert.bytes()).with_context(|| format!("{}", path.display()))?;
+    Ok(path)
+}
+
+/// Writes a new file only its owner may read (mode 0600).
+fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .and_then(|mut file| file.write_all(bytes))
+        .with_context(|| format!("{}", path.display()))
+}
