@@ -434,6 +434,9 @@ LEAVES: dict[tuple[str, ...], Leaf] = {
     ("bench", "its-verify"): Leaf(lambda w: {"--messages": "1", "--signers": "1"}),
     ("bench", "pki"): Leaf(lambda w: {"--enrolments": "1", "--tickets": "1"}),
     ("bench", "filter"): Leaf(lambda w: {"--messages": "1", "--signers": "1"}),
+    # One message per measurement, one client: signs, then starts the vssd beside vss.
+    ("bench", "daemon"): Leaf(lambda w: {"--messages": "1", "--signers": "1", "--clients": "1"},
+                              timeout=60),
     ("bench", "tls"): Leaf(lambda w: {"--seconds": "0.1", "--clients": "1", "--keys": "p256"},
                            timeout=60),
     # Seed 003's credentials. The card: its state file and a transport.

@@ -59,6 +59,16 @@ pub enum EngineChoice {
     Gpu,
 }
 
+impl EngineChoice {
+    /// The engine by the name of the configuration's `[engine] kind`.
+    pub fn kind(self) -> EngineKind {
+        match self {
+            EngineChoice::Cpu => EngineKind::Cpu,
+            EngineChoice::Gpu => EngineKind::Gpu,
+        }
+    }
+}
+
 /// Opens the chosen engine: the CPU engine on `threads` threads (one per core when
 /// `None`), or the GPU engine (as `[engine] kind = "gpu"` does), failing with
 /// "no GPU device: …" where there is none.

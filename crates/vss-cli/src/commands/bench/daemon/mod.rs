@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use serde_json::json;
-use vss_core::config::{DaemonConfig, EngineKind};
+use vss_core::config::DaemonConfig;
 use vss_core::filter::{BatchConfig, Filter};
 use vss_core::verify::Outcome;
 use vss_core::Vss;
@@ -30,6 +30,7 @@ use super::filter::{inspect, validator};
 use super::finish;
 use super::its_verify::{build_pki, Pki};
 use super::measure::{own_cpu, percentile, process_cpu};
+use crate::commands::engine::EngineChoice;
 use crate::output::{progress, Format, Table};
 use load::{split, Seen};
 use process::Daemon;
@@ -58,7 +59,7 @@ pub struct DaemonArgs {
           value_parser = clap::value_parser!(u32).range(1..=256))]
     clients: Vec<u32>,
     /// Messages each VerifyStream client keeps awaiting their answers.
-    #[arg(long, default_value_t = 16,
+    #[arg(long, value_name = "N", default_value_t = 16,
           value_parser = clap::value_parser!(u32).range(1..=4096))]
     window: u32,
     /// vssd's `[daemon] batch_max`, and the batch of the filter it is compared with.
@@ -70,9 +71,9 @@ pub struct DaemonArgs {
           default_value_t = DaemonConfig::default().batch_deadline.as_millis() as u32,
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     deadline_ms: u32,
-    /// The verification engine (`[engine] kind`): cpu or gpu.
-    #[arg(long, default_value = "cpu")]
-    engine: EngineKind,
+    /// The verification engine of vssd (`[engine] kind`), the entity and the filter.
+    #[arg(long, value_enum, default_value_t = EngineChoice::Cpu)]
+    engine: EngineChoice,
     /// The vssd binary [default: the one beside this vss, else vssd on PATH].
     #[arg(long, value_name = "PATH")]
     vssd: Option<PathBuf>,
@@ -232,7 +233,7 @@ impl DaemonArgs {
         };
         let entity = Entity::new(
             &pki,
-            self.engine,
+            self.engine.kind(),
             DaemonSettings {
                 batch_max: batch.max_batch,
                 batch_deadline: batch.deadline,
@@ -248,7 +249,7 @@ impl DaemonArgs {
             sets.next()
                 .ok_or_else(|| anyhow!("fewer message sets than measurements"))
         };
-        let engine = self.engine.engine()?;
+        let engine = self.engine.kind().engine()?;
         let mut runs = vec![filter(
             &pki,
             &entity,
