@@ -1,7 +1,8 @@
 //! The one batcher of `VerifyStream`: requests of all callers are gathered into batches of
 //! at most `[daemon] batch_max` messages, each waiting at most `batch_deadline` to fill, and
 //! verified on the engine through [`Vss::verify_batch`]; each request gets its answer on its
-//! own channel. Batches run on the blocking pool, as many at once as there are CPUs.
+//! own channel. Batches run on the blocking pool, as many at once as there are CPUs; a batch
+//! is gathered once a worker is free for it, so under load batches leave full.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -66,7 +67,13 @@ async fn run(
 ) {
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     let running = Arc::new(Semaphore::new(workers));
-    while let Some(first) = queue.recv().await {
+    // A free worker first, then its batch: while every worker is busy requests queue up,
+    // and the next batch takes them at once (up to `batch_max`) instead of leaving with
+    // what came within one deadline.
+    while let Ok(permit) = running.clone().acquire_owned().await {
+        let Some(first) = queue.recv().await else {
+            break;
+        };
         let mut batch = vec![first];
         let until = tokio::time::Instant::now() + deadline;
         while batch.len() < batch_max {
@@ -75,9 +82,6 @@ async fn run(
                 Ok(None) | Err(_) => break,
             }
         }
-        let Ok(permit) = running.clone().acquire_owned().await else {
-            break;
-        };
         let (vss, metrics) = (vss.clone(), metrics.clone());
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
