@@ -1,7 +1,8 @@
 //! `vss bench daemon`: verifications per second and per CPU-second, with p50/p99 latency,
 //! of the entity in this process (as libvss and the Python package call it), of `vssd`
 //! through unary `Verify`, and of `vssd` through `VerifyStream`, from 1 to 64 concurrent
-//! clients; against `vss filter`'s loop on the same kind of messages in the same run.
+//! clients; against `vss filter`'s loop on the same kind of messages in the same run
+//! (measured first and last, and averaged).
 //! Every measurement verifies messages of its own (each is accepted once), all signed
 //! before the first starts; every signer's certificate is cached by a first, untimed round.
 
@@ -137,8 +138,9 @@ impl Run {
         self.messages as f64 / self.wall.as_secs_f64()
     }
 
-    fn per_cpu_second(&self) -> f64 {
-        self.messages as f64 / self.cpu.as_secs_f64().max(f64::MIN_POSITIVE)
+    /// None when the run used less CPU than /proc can tell (one clock tick).
+    fn per_cpu_second(&self) -> Option<f64> {
+        (!self.cpu.is_zero()).then(|| self.messages as f64 / self.cpu.as_secs_f64())
     }
 
     fn latency_ms(&self, p: f64) -> Option<f64> {
@@ -221,7 +223,9 @@ impl DaemonArgs {
         let n = self.messages as usize;
         let signers = self.signers as usize;
         let clients: Vec<usize> = self.clients.iter().map(|&c| c as usize).collect();
-        let measurements = 1 + 3 * clients.len();
+        // The filter first and last (the machine may be faster or slower by the end), the
+        // three paths for each number of clients in between.
+        let measurements = 2 + 3 * clients.len();
         let bar = progress(
             (signers + 2 * n * measurements) as u64,
             "signing, then verifying",
@@ -250,14 +254,8 @@ impl DaemonArgs {
                 .ok_or_else(|| anyhow!("fewer message sets than measurements"))
         };
         let engine = self.engine.kind().engine()?;
-        let mut runs = vec![filter(
-            &pki,
-            &entity,
-            engine.clone(),
-            batch,
-            &messages.warm_up,
-            next_set()?,
-        )?];
+        let filter = |set| filter(&pki, &entity, engine.clone(), batch, &messages.warm_up, set);
+        let mut runs = vec![filter(next_set()?)?];
         bar.inc(n as u64);
 
         let vss = Vss::open_unattended(&entity.config).context("cannot open the bench's entity")?;
@@ -302,18 +300,23 @@ impl DaemonArgs {
             }
         }
         daemon.stop()?;
+        runs.push(filter(next_set()?)?);
         bar.finish_and_clear();
         self.report(&runs, engine.as_ref())
     }
 
     fn report(&self, runs: &[Run], engine: &dyn VerifyEngine) -> Result<ExitCode> {
-        let filter = runs
+        // The reference: the filter's verifications per CPU-second, first and last averaged.
+        let filters: Vec<f64> = runs
             .iter()
-            .find(|r| r.path == Path::Filter)
-            .map_or(f64::NAN, Run::per_cpu_second);
-        let share = |run: &Run| run.per_cpu_second() / filter;
+            .filter(|r| r.path == Path::Filter)
+            .filter_map(Run::per_cpu_second)
+            .collect();
+        let filter =
+            (!filters.is_empty()).then(|| filters.iter().sum::<f64>() / filters.len() as f64);
+        let share = |run: &Run| Some(run.per_cpu_second()? / filter?);
         let find = |path, clients| runs.iter().find(|r| r.path == path && r.clients == clients);
-        let stream = find(Path::Stream, STREAM_CLIENTS).map(share);
+        let stream = find(Path::Stream, STREAM_CLIENTS).and_then(share);
         let unary_p99 = find(Path::Unary, 1).and_then(|r| r.latency_ms(0.99));
         let success = runs.iter().all(|r| r.valid == r.messages);
         let json = json!({
@@ -323,6 +326,7 @@ impl DaemonArgs {
             "batch": self.batch,
             "deadline_ms": self.deadline_ms,
             "window": self.window,
+            "filter_per_cpu_second": filter,
             "engine": engine.name(),
             "device": engine.device(),
             "runs": runs.iter().map(|r| json!({
@@ -356,19 +360,27 @@ impl DaemonArgs {
             "p50 ms",
             "p99 ms",
         ]);
-        let ms = |v: Option<f64>| v.map_or_else(String::new, |v| format!("{v:.3}"));
+        let shown = |v: Option<f64>, places: usize| {
+            v.map_or_else(|| "-".into(), |v| format!("{v:.places$}"))
+        };
         for r in runs {
             table.row(vec![
                 r.path.name().into(),
                 r.clients.to_string(),
                 format!("{:.0}", r.per_second()),
-                format!("{:.0}", r.per_cpu_second()),
-                format!("{:.2}", share(r)),
-                ms(r.latency_ms(0.50)),
-                ms(r.latency_ms(0.99)),
+                shown(r.per_cpu_second(), 0),
+                shown(share(r), 2),
+                shown(r.latency_ms(0.50), 3),
+                shown(r.latency_ms(0.99), 3),
             ]);
         }
         let mut text = table.render();
+        if let Some(filter) = filter {
+            text.push_str(&format!(
+                "× filter: against the filter's {filter:.0} verifications per CPU-second (its \
+                 first and last runs averaged)\n"
+            ));
+        }
         if let Some(stream) = stream {
             text.push_str(&format!(
                 "VerifyStream from {STREAM_CLIENTS} clients: {stream:.2}× the filter's \
