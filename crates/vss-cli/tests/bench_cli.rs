@@ -382,6 +382,12 @@ fn daemon_bench_verifies_every_message_in_process_and_through_vssd_unary_and_str
         } else {
             assert!(per_cpu.is_null(), "{run}");
         }
+        let client_cpu = &run["client_cpu_seconds"];
+        assert_eq!(
+            client_cpu.is_number(),
+            run["path"].as_str().is_some_and(|p| p.starts_with("grpc_")),
+            "{run}"
+        );
         if run["path"] == "filter" {
             assert!(run["p50_ms"].is_null(), "{run}");
         } else {

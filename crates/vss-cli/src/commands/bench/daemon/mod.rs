@@ -115,6 +115,8 @@ struct Run {
     wall: Duration,
     /// CPU time of the process that verified (this one, or vssd).
     cpu: Duration,
+    /// CPU time of this process when it was vssd's client (it shares the machine).
+    client_cpu: Option<Duration>,
     /// Sorted; empty for the filter (it answers batches, not messages).
     latencies: Vec<Duration>,
     valid: usize,
@@ -129,6 +131,7 @@ impl Run {
             messages: seen.messages,
             wall,
             cpu,
+            client_cpu: None,
             latencies: seen.latencies,
             valid: seen.valid,
         }
@@ -287,15 +290,20 @@ impl DaemonArgs {
         for path in [Path::Unary, Path::Stream] {
             for &k in &clients {
                 let parts = split(next_set()?, k);
-                let (cpu, started) = (process_cpu(daemon.pid())?, Instant::now());
+                let (cpu, client_cpu) = (process_cpu(daemon.pid())?, own_cpu()?);
+                let started = Instant::now();
                 let seen = match path {
                     Path::Stream => {
                         runtime.block_on(load::stream(socket, parts, self.window as usize))
                     }
                     _ => runtime.block_on(load::unary(socket, parts)),
                 }?;
-                let cpu = process_cpu(daemon.pid())? - cpu;
-                runs.push(Run::new(path, k, started.elapsed(), cpu, seen));
+                let wall = started.elapsed();
+                let (cpu, client_cpu) = (process_cpu(daemon.pid())? - cpu, own_cpu()? - client_cpu);
+                runs.push(Run {
+                    client_cpu: Some(client_cpu),
+                    ..Run::new(path, k, wall, cpu, seen)
+                });
                 bar.inc(n as u64);
             }
         }
@@ -336,6 +344,7 @@ impl DaemonArgs {
                 "valid": r.valid,
                 "seconds": r.wall.as_secs_f64(),
                 "cpu_seconds": r.cpu.as_secs_f64(),
+                "client_cpu_seconds": r.client_cpu.map(|c| c.as_secs_f64()),
                 "verifications_per_second": r.per_second(),
                 "verifications_per_cpu_second": r.per_cpu_second(),
                 "per_cpu_second_ratio_to_filter": share(r),
