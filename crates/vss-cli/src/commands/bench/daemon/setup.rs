@@ -1,8 +1,6 @@
 //! The entity under test: a throw-away key store with its PIN file, the bench PKI's root and
 //! AA on disk, and one configuration that this process and `vssd` both open.
 
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -56,7 +54,7 @@ impl Entity {
         let store = root.join("keys");
         SoftHsm::init(&store, &pin, &format!("{}-puk", *pin))?;
         let pin_file = root.join("pin");
-        write_private(&pin_file, pin.as_bytes())?;
+        vss_hsm::write_atomic(&pin_file, pin.as_bytes())?;
         let repository = root.join("repository");
         std::fs::create_dir(&repository)?;
         let anchor = write_cert(root, "root.cert", pki.root())?;
@@ -111,15 +109,4 @@ fn write_cert(dir: &Path, name: &str, cert: &Cert) -> Result<PathBuf> {
     let path = dir.join(name);
     std::fs::write(&path, cert.bytes()).with_context(|| format!("{}", path.display()))?;
     Ok(path)
-}
-
-/// Writes a new file only its owner may read (mode 0600).
-fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .and_then(|mut file| file.write_all(bytes))
-        .with_context(|| format!("{}", path.display()))
 }
