@@ -9,6 +9,7 @@ use super::authorization::{
     InnerAtResponse,
 };
 use super::enrolment::InnerEcResponse;
+use super::trust_lists::{CtlFormat, ToBeSignedCrl};
 
 /// `EtsiTs102941Data ::= SEQUENCE { version Version (v1), content EtsiTs102941DataContent }`.
 #[derive(AsnType, Debug, Clone, Decode, Encode, PartialEq, Eq)]
@@ -34,8 +35,9 @@ impl EtsiTs102941Data {
     }
 }
 
-/// `EtsiTs102941DataContent`: the alternatives of the enrolment and authorization protocols
-/// (trust lists, CRLs and CA management are not implemented; they do not decode).
+/// `EtsiTs102941DataContent`: the alternatives of the enrolment and authorization protocols,
+/// and the trust lists and revocation lists (CA management is not implemented; it does not
+/// decode).
 #[derive(AsnType, Debug, Clone, Decode, Encode, PartialEq, Eq)]
 #[rasn(choice)]
 #[non_exhaustive]
@@ -53,6 +55,15 @@ pub enum EtsiTs102941DataContent {
     /// `authorizationResponse`.
     #[rasn(tag(context, 3), identifier = "authorizationResponse")]
     AuthorizationResponse(Box<InnerAtResponse>),
+    /// `certificateRevocationList`: a root CA's CRL.
+    #[rasn(tag(context, 4), identifier = "certificateRevocationList")]
+    CertificateRevocationList(Box<ToBeSignedCrl>),
+    /// `certificateTrustListTlm`: the TLM's ECTL (`ToBeSignedTlmCtl`).
+    #[rasn(tag(context, 5), identifier = "certificateTrustListTlm")]
+    CertificateTrustListTlm(Box<CtlFormat>),
+    /// `certificateTrustListRca`: a root CA's CTL (`ToBeSignedRcaCtl`).
+    #[rasn(tag(context, 6), identifier = "certificateTrustListRca")]
+    CertificateTrustListRca(Box<CtlFormat>),
     /// `authorizationValidationRequest`.
     #[rasn(tag(context, 7), identifier = "authorizationValidationRequest")]
     AuthorizationValidationRequest(Box<AuthorizationValidationRequest>),

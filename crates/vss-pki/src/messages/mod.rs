@@ -1,5 +1,5 @@
 //! The messages of ETSI TS 102 941 v2.1.1 (Annex A) that the enrolment and authorization
-//! protocols use, as `rasn` types on top of `rasn-its`' IEEE 1609.2 types. The
+//! protocols and the trust lists use, as `rasn` types on top of `rasn-its`' IEEE 1609.2 types. The
 //! `EtsiTs103097Data-*` parameterised types are `Ieee1609Dot2Data` on the wire.
 //!
 //! Field order, optionality, extension markers and enumeration values follow the ASN.1 of
@@ -10,6 +10,7 @@ mod authorization;
 mod base_types;
 mod data;
 mod enrolment;
+mod trust_lists;
 
 pub use authorization::{
     AuthorizationResponseCode, AuthorizationValidationRequest, AuthorizationValidationResponse,
@@ -21,6 +22,10 @@ pub use base_types::{
 };
 pub use data::{EtsiTs102941Data, EtsiTs102941DataContent};
 pub use enrolment::{EnrolmentResponseCode, InnerEcRequest, InnerEcResponse};
+pub use trust_lists::{
+    AaEntry, CtlCommand, CtlDelete, CtlEntry, CtlFormat, DcEntry, EaEntry, RootCaEntry, TlmEntry,
+    ToBeSignedCrl, Url,
+};
 
 use crate::{Error, Result};
 
