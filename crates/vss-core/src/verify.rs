@@ -21,9 +21,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use vss_engine::{VerifyEngine, VerifyJob};
-use vss_its::asn::SignerIdentifier;
 use vss_its::{
-    Cert, HashedId8, ItsTime, PendingSignature, Prepared, Report, SignedMessage, Validator, Verdict,
+    HashedId8, ItsTime, PendingSignature, Prepared, Report, SignedMessage, Validator, Verdict,
 };
 
 use crate::policy::{Decision, PolicyCounts, VerificationPolicy};
@@ -123,19 +122,6 @@ struct Judged {
     report: Report,
     /// The digest its signature was checked over (none: refused before the signature).
     digest: Option<Vec<u8>>,
-}
-
-/// The HashedId8 of a message's signer, when it names one.
-fn sender(message: &SignedMessage) -> Option<HashedId8> {
-    match &message.signed().signer {
-        SignerIdentifier::Digest(_) => message.signer_digest(),
-        SignerIdentifier::Certificate(certs) => certs
-            .0
-            .first()
-            .and_then(|c| Cert::from_asn(c.clone()).ok())
-            .map(|c| c.hashed_id8()),
-        _ => None,
-    }
 }
 
 impl VerifyService {
@@ -242,7 +228,7 @@ impl VerifyService {
                         reason: e.to_string(),
                     })
                 }
-                Ok(message) => match state.policy.decide(|| sender(&message)) {
+                Ok(message) => match state.policy.decide(|| message.signer_id()) {
                     Decision::Verify => Admitted::Verify(message),
                     Decision::Skip => {
                         let id = self.next_id.fetch_add(1, Ordering::Relaxed);

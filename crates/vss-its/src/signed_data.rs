@@ -275,6 +275,19 @@ impl SignedMessage {
         }
     }
 
+    /// The HashedId8 of the signer: its digest, or that of the first certificate carried;
+    /// `None` for self-signed data (or a certificate that does not decode).
+    pub fn signer_id(&self) -> Option<HashedId8> {
+        match &self.signed().signer {
+            SignerIdentifier::Certificate(certs) => certs
+                .0
+                .first()
+                .and_then(|c| Cert::from_asn(c.clone()).ok())
+                .map(|c| c.hashed_id8()),
+            _ => self.signer_digest(),
+        }
+    }
+
     /// The digest that was signed (over the canonical `tbsData`), given the signer's
     /// certificate (`None` when self-signed).
     pub fn signed_digest(&self, signer: Option<&Cert>) -> Result<Vec<u8>> {

@@ -6,6 +6,7 @@
 pub mod authority;
 mod error;
 pub mod http;
+pub mod lists;
 pub mod messages;
 pub mod protocol;
 pub mod station;

@@ -70,3 +70,47 @@ fn the_eu_ectl_decodes_into_its_roots_tlm_and_distribution_centres() {
         ]
     );
 }
+
+#[test]
+fn the_eu_ectl_reads_as_a_full_tlm_list_with_each_roots_distribution_centre() {
+    use vss_pki::lists::{ListEntry, ListIssuer, RevocationList, TrustList};
+
+    let list = TrustList::parse(&vector("eu_ectl_L2_CE4CF6C19BFED720.oer")).expect("ECTL");
+    assert_eq!(list.issuer, ListIssuer::Tlm);
+    assert_eq!(
+        list.signer.map(|s| s.to_string()).as_deref(),
+        Some("E7A4B2B045E7ACF9")
+    );
+    assert!(list.full);
+    assert_eq!(list.sequence, 1);
+    assert!(list.deletions.is_empty());
+    assert_eq!(list.next_update.to_string(), "2025-07-16T21:59:58Z");
+    let roots: Vec<_> = list
+        .additions
+        .iter()
+        .filter_map(|e| match e {
+            ListEntry::RootCa { cert, .. } => Some(cert.hashed_id8()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(roots.len(), 2);
+    let urls: Vec<Vec<&str>> = roots.iter().map(|r| list.dc_urls(r)).collect();
+    assert!(
+        urls.contains(&vec!["http://1.eu-dc.l2.c-its-eu-rca.eu"]),
+        "{urls:?}"
+    );
+    assert!(
+        urls.contains(&vec!["http://microsec-ccms-dc-2024-l2.v2x-pki.com/"]),
+        "{urls:?}"
+    );
+
+    // The ECTL is no CRL (another PSID), a certificate is no list, and a cut list is
+    // malformed.
+    let ectl = vector("eu_ectl_L2_CE4CF6C19BFED720.oer");
+    assert!(matches!(
+        RevocationList::parse(&ectl),
+        Err(vss_pki::Error::Malformed { what: "CRL", .. })
+    ));
+    assert!(TrustList::parse(&vector("eu_tlm_L2_cert_E7A4B2B045E7ACF9.oer")).is_err());
+    assert!(TrustList::parse(&ectl[..ectl.len() / 2]).is_err());
+}
