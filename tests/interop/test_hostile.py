@@ -57,7 +57,7 @@ from typing import Callable
 import pytest
 
 from _support import PIN, PUK
-from conftest import _find_vss
+from conftest import REPO_ROOT, _find_vss
 
 # --------------------------------------------------------------------------------------
 # The hostile values
@@ -310,6 +310,8 @@ def _certificate_for(sec1_p256: bytes) -> bytes:
 
 DROP = None  # in Leaf.needs: leave this option out
 
+ECTL = REPO_ROOT / "tests/vectors/its/ectl/eu_ectl_L2_CE4CF6C19BFED720.oer"
+
 Args = dict[str, str | None]
 
 
@@ -366,6 +368,8 @@ LEAVES: dict[tuple[str, ...], Leaf] = {
                                       "--label": "sig", "--ciphertext": "00"},
                            needs=KEM_NEEDS),
     ("its", "decode"): Leaf(lambda w: {"<FILE>": w.cert("root")}),
+    # The real EU ECTL: a CTL that reads, and a CRL command that refuses it.
+    **{("pki", group, "show"): Leaf(lambda w: {"<FILE>": str(ECTL)}) for group in ("ctl", "crl")},
     ("its", "verify"): Leaf(lambda w: {"<FILE>": w.cert("ea"), "--as": "certificate",
                                        "--trust": w.cert("root")}, verdict_on_stdout=True,
                             needs={"--daemon": {"--as": DROP, "--trust": DROP}}),

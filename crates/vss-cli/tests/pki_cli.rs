@@ -8,7 +8,7 @@ mod common;
 use common::served::serve;
 use std::path::Path;
 
-use common::{init_store, run, vss, vss_store, Run, PIN, PUK};
+use common::{init_store, run, vss, vss_run, vss_store, Run, PIN, PUK};
 
 /// A station's key store in `dir` with a p256 key `canonical`; its public key, SEC 1 hex.
 fn station_with_canonical_key(dir: &Path) -> String {
@@ -235,4 +235,86 @@ fn bench_pki_reports_rates_against_the_raw_sign_rate() {
         .map(|k| shares[k].as_f64().expect("share"))
         .sum();
     assert!((sum - 1.0).abs() < 0.05, "{shares}");
+}
+
+/// The real EU L2 ECTL (signed by the TLM with brainpoolP384r1).
+fn eu_ectl() -> String {
+    format!(
+        "{}/../../tests/vectors/its/ectl/eu_ectl_L2_CE4CF6C19BFED720.oer",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+#[test]
+fn ctl_show_lists_the_eu_ectl_roots_with_names_ids_and_distribution_centres() {
+    let report = vss_run(&["pki", "ctl", "show", &eu_ectl()])
+        .success()
+        .json();
+    assert_eq!(report["list"], "ectl", "{report}");
+    assert_eq!(report["signer"], "E7A4B2B045E7ACF9", "{report}");
+    assert_eq!(report["next_update"], "2025-07-16T21:59:58Z", "{report}");
+    assert_eq!(report["stale"], true, "{report}");
+    assert_eq!(
+        (report["full"].as_bool(), report["sequence"].as_u64()),
+        (Some(true), Some(1))
+    );
+    let roots: Vec<(&str, &str, &str)> = report["roots"]
+        .as_array()
+        .expect("roots")
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().expect("name"),
+                r["hashed_id8"].as_str().expect("id"),
+                r["dc_urls"][0].as_str().expect("a DC"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        roots,
+        [
+            (
+                "1_EU-ROOT-CA_L2",
+                "624E2E81B7945C4F",
+                "http://1.eu-dc.l2.c-its-eu-rca.eu"
+            ),
+            (
+                "3_Microsec-CCMS-RCA-2024_L2",
+                "B1FC75CD5A80C630",
+                "http://microsec-ccms-dc-2024-l2.v2x-pki.com/"
+            ),
+        ]
+    );
+    assert_eq!(
+        report["tlm"][0]["access_point"],
+        "https://cpoc.jrc.ec.europa.eu/L2"
+    );
+    let table = vss_run(&["pki", "ctl", "show", "--format", "table", &eu_ectl()]).success();
+    assert!(
+        table.stdout.contains("name=1_EU-ROOT-CA_L2"),
+        "{}",
+        table.stdout
+    );
+}
+
+#[test]
+fn crl_show_refuses_a_trust_list_and_ctl_show_refuses_what_is_no_list() {
+    let r = vss_run(&["pki", "crl", "show", &eu_ectl()])
+        .failure()
+        .one_line_stderr();
+    assert!(
+        r.stderr
+            .contains("malformed CRL: signed for PSID 624, not PSID 622"),
+        "{}",
+        r.stderr
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cut = dir.path().join("cut.oer");
+    let ectl = std::fs::read(eu_ectl()).expect("ECTL");
+    std::fs::write(&cut, &ectl[..ectl.len() / 2]).expect("write");
+    for file in [cut.to_str().expect("path"), "/dev/zero", "/nonexistent"] {
+        vss_run(&["pki", "ctl", "show", file])
+            .failure()
+            .one_line_stderr();
+    }
 }

@@ -152,6 +152,14 @@ impl Cert {
         &self.asn.to_be_signed
     }
 
+    /// Its name, when its `id` is a `name` (a hostname such as `EU-ROOT-CA_L2`).
+    pub fn name(&self) -> Option<&str> {
+        match &self.tbs().id {
+            asn::CertificateId::Name(name) => Some(name.0.as_str()),
+            _ => None,
+        }
+    }
+
     /// The validity period.
     pub fn validity(&self) -> Validity {
         Validity::of(&self.tbs().validity_period)

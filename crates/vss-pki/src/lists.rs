@@ -116,9 +116,11 @@ fn open(what: &'static str, bytes: &[u8], psid: u64) -> Result<(SignedMessage, E
     let malformed = |detail: String| Error::Malformed { what, detail };
     let message = SignedMessage::from_bytes(bytes)?;
     if message.psid() != Some(psid) {
+        let signed_for = message
+            .psid()
+            .map_or_else(|| "a PSID beyond 64 bits".into(), |p| format!("PSID {p}"));
         return Err(malformed(format!(
-            "signed for PSID {:?}, not {psid}",
-            message.psid()
+            "signed for {signed_for}, not PSID {psid}"
         )));
     }
     let payload = message

@@ -12,6 +12,7 @@ pub mod its;
 pub mod kem;
 pub mod keys;
 pub mod pki;
+pub mod pki_lists;
 pub mod selftest;
 pub mod station;
 pub mod stats;

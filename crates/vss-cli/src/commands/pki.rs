@@ -84,6 +84,12 @@ pub enum PkiCommand {
         #[command(flatten)]
         database: DatabaseArgs,
     },
+    /// Certificate trust lists: the TLM's ECTL of root CAs, a root CA's CTL of EAs and AAs.
+    #[command(subcommand)]
+    Ctl(super::pki_lists::CtlCommand),
+    /// Certificate revocation lists of root CAs.
+    #[command(subcommand)]
+    Crl(super::pki_lists::CrlCommand),
     /// Trust another PKI: this AA accepts its EA's credentials, this EA its AA's requests.
     Trust {
         /// The PKI directory.
@@ -188,6 +194,8 @@ impl PkiCommand {
     /// Runs the subcommand.
     pub fn run(self) -> Result<ExitCode> {
         match self {
+            PkiCommand::Ctl(command) => return command.run(),
+            PkiCommand::Crl(command) => return command.run(),
             PkiCommand::Init {
                 pki,
                 name,

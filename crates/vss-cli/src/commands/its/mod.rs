@@ -115,7 +115,7 @@ fn decode(file: &Path, kind: Option<Kind>) -> Result<ExitCode> {
 /// Reads a whole file, naming it in the error: no more than [`vss_its::MAX_ENCODED_LEN`]
 /// bytes (the longest 1609.2 encoding VSS decodes, so the most a payload can be too),
 /// whatever the file is (`/dev/zero`, a huge file).
-fn read(path: &Path) -> Result<Vec<u8>> {
+pub(crate) fn read(path: &Path) -> Result<Vec<u8>> {
     vss_hsm::read_bounded(path, vss_its::MAX_ENCODED_LEN as u64)
         .with_context(|| format!("cannot read {}", path.display()))
 }
