@@ -1,5 +1,9 @@
 //! The trust-list messages of TS 102 941 v2.1.1 against the real EU ECTL (the L2 test list
-//! signed by the TLM with brainpoolP384r1): it decodes strictly into its commands.
+//! signed by the TLM with brainpoolP384r1): it decodes strictly into its commands. And a
+//! made PKI's root issues its CTL and CRL, which read back and verify under the root.
+
+#[path = "common/made_pki.rs"]
+mod made_pki;
 
 use vss_its::Cert;
 use vss_pki::messages::{
@@ -113,4 +117,110 @@ fn the_eu_ectl_reads_as_a_full_tlm_list_with_each_roots_distribution_centre() {
     ));
     assert!(TrustList::parse(&vector("eu_tlm_L2_cert_E7A4B2B045E7ACF9.oer")).is_err());
     assert!(TrustList::parse(&ectl[..ectl.len() / 2]).is_err());
+}
+
+#[test]
+fn a_root_issues_its_ctl_and_crl_which_verify_under_it_and_list_what_it_revoked() {
+    use std::time::Duration;
+    use vss_its::{ItsTime, TrustStore, Validator, Verdict};
+    use vss_pki::authority::{CtlRequest, MAX_LIST_VALIDITY};
+    use vss_pki::lists::{ListEntry, ListIssuer, RevocationList, TrustList};
+
+    let made = made_pki::MadePki::new("alpha");
+    let pki = made.pki();
+    let now = ItsTime::now();
+    let week = Duration::from_secs(7 * 86_400);
+    let request = CtlRequest {
+        ea_url: "http://127.0.0.1:8081".into(),
+        aa_url: "http://127.0.0.1:8082".into(),
+        dc_url: "http://127.0.0.1:8083".into(),
+        now,
+        validity: week,
+    };
+    let mut trust = TrustStore::new();
+    trust.add(made.certs.root.clone()).expect("anchor");
+    let mut validator = Validator::new(trust, 8);
+    let later = now.plus_micros(1_000_000);
+
+    let ctl = pki.issue_ctl(made.hsm.as_ref(), &request).expect("CTL");
+    assert_eq!(std::fs::read(pki.ctl_path()).expect("kept"), ctl);
+    let report = validator.verify_data(&ctl, &[], later);
+    assert_eq!(report.verdict, Verdict::Valid, "{}", report.reason);
+    assert_eq!(report.psid, Some(vss_its::PSID_CTL));
+    let list = TrustList::parse(&ctl).expect("parse");
+    assert_eq!(
+        (list.issuer, list.full, list.sequence),
+        (ListIssuer::RootCa, true, 1)
+    );
+    assert_eq!(list.signer, Some(made.certs.root.hashed_id8()));
+    assert_eq!(
+        list.next_update.micros() / 1_000_000,
+        (now.micros() + 7 * 86_400_000_000) / 1_000_000
+    );
+    let root = made.certs.root.hashed_id8();
+    assert_eq!(list.dc_urls(&root), ["http://127.0.0.1:8083"]);
+    let mut listed = Vec::new();
+    for entry in &list.additions {
+        match entry {
+            ListEntry::Ea {
+                cert,
+                aa_access_point,
+                its_access_point,
+            } => {
+                assert_eq!(cert, made.ea());
+                assert_eq!(aa_access_point, "http://127.0.0.1:8081");
+                assert_eq!(its_access_point.as_deref(), Some("http://127.0.0.1:8081"));
+                listed.push("ea");
+            }
+            ListEntry::Aa { cert, access_point } => {
+                assert_eq!(cert, made.aa());
+                assert_eq!(access_point, "http://127.0.0.1:8082");
+                listed.push("aa");
+            }
+            ListEntry::Dc { .. } => listed.push("dc"),
+            other => panic!("a root's CTL lists {other:?}"),
+        }
+    }
+    assert_eq!(listed, ["ea", "aa", "dc"]);
+    // The next one follows in sequence.
+    let again = pki.issue_ctl(made.hsm.as_ref(), &request).expect("CTL");
+    assert_eq!(TrustList::parse(&again).expect("parse").sequence, 2);
+
+    // Nothing revoked yet: an empty CRL; then the AA, once.
+    let empty = pki.issue_crl(made.hsm.as_ref(), now, week).expect("CRL");
+    assert!(RevocationList::parse(&empty)
+        .expect("parse")
+        .revoked
+        .is_empty());
+    assert!(pki.revoke(made.aa()).expect("revoke"));
+    assert!(!pki.revoke(made.aa()).expect("revoke again"));
+    let crl = pki.issue_crl(made.hsm.as_ref(), now, week).expect("CRL");
+    assert_eq!(std::fs::read(pki.crl_path()).expect("kept"), crl);
+    let report = validator.verify_data(&crl, &[], later);
+    assert_eq!(report.verdict, Verdict::Valid, "{}", report.reason);
+    assert_eq!(report.psid, Some(vss_its::PSID_CRL));
+    let revoked = RevocationList::parse(&crl).expect("parse");
+    assert_eq!(revoked.revoked, [made.aa().hashed_id8()]);
+    assert_eq!(revoked.signer, Some(root));
+
+    // Refused: another PKI's certificate, a validity of nothing or of more than a year, a
+    // DC that is no URL. None of them changes the kept lists.
+    let other = made_pki::MadePki::new("beta");
+    assert!(pki.revoke(other.aa()).is_err());
+    for validity in [Duration::ZERO, MAX_LIST_VALIDITY + Duration::from_secs(1)] {
+        assert!(pki.issue_crl(made.hsm.as_ref(), now, validity).is_err());
+        let request = CtlRequest {
+            validity,
+            ..request.clone()
+        };
+        assert!(pki.issue_ctl(made.hsm.as_ref(), &request).is_err());
+    }
+    let request = CtlRequest {
+        dc_url: "not a url".into(),
+        ..request
+    };
+    assert!(pki.issue_ctl(made.hsm.as_ref(), &request).is_err());
+    assert_eq!(std::fs::read(pki.crl_path()).expect("kept"), crl);
+    assert_eq!(std::fs::read(pki.ctl_path()).expect("kept"), again);
+    assert_eq!(pki.revoked().expect("revoked"), [made.aa().hashed_id8()]);
 }

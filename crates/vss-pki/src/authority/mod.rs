@@ -6,9 +6,11 @@ mod conclude;
 mod ea;
 mod intake;
 mod layout;
+mod lists;
 mod trust_list;
 
 pub use aa::{Aa, EaLink, KnownEa};
 pub use ea::{Answer, Ea};
 pub use layout::{init, labels, Authorities, InitRequest, PkiDir};
+pub use lists::{CtlRequest, MAX_LIST_VALIDITY};
 pub use trust_list::TrustedPki;
