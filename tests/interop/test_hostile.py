@@ -400,6 +400,11 @@ LEAVES: dict[tuple[str, ...], Leaf] = {
                                                  "--public-key": w.t.sig_public}),
     ("pki", "trust"): Leaf(lambda w: {"--dir": w.pki, "--name": "other",
                                       "--ea-cert": w.cert("ea"), "--ea-url": w.t.closed_url}),
+    # The root's lists: a CTL, the AA revoked, a CRL.
+    ("pki", "ctl", "issue"): Leaf(lambda w: {"--dir": w.pki, "--url": w.t.closed_url,
+                                             "--dc-url": w.t.closed_url}),
+    ("pki", "crl", "revoke"): Leaf(lambda w: {"--dir": w.pki, "--cert": w.cert("aa")}),
+    ("pki", "crl", "issue"): Leaf(lambda w: {"--dir": w.pki, "--validity": "1d"}),
     ("station", "enroll"): Leaf(lambda w: {"--store": w.store, "--canonical-id": "car",
                                            "--canonical-key": "sig", "--ea": w.t.closed_url,
                                            "--ea-cert": w.cert("ea")}),
@@ -750,7 +755,8 @@ def test_base_arguments_reach_past_the_first_checks(vss_bin, templates, tmp_path
     they succeed, so a hostile value, not a bad fixture, is what the cases judge."""
     for leaf in [("keys", "list"), ("keys", "export-public"), ("kem", "encap"),
                  ("its", "verify"), ("its", "sign"), ("its", "encrypt"), ("its", "decrypt"),
-                 ("its", "cert", "issue"), ("pki", "register-station"), ("pki", "trust")]:
+                 ("its", "cert", "issue"), ("pki", "register-station"), ("pki", "trust"),
+                 ("pki", "ctl", "issue"), ("pki", "crl", "revoke"), ("pki", "crl", "issue")]:
         w = World(tmp_path / "-".join(leaf), templates)
         argv = command_line(leaf, LEAVES[leaf].base(w))
         proc = subprocess.run([str(vss_bin), *argv], cwd=w.dir, env=templates.env,

@@ -318,3 +318,82 @@ fn crl_show_refuses_a_trust_list_and_ctl_show_refuses_what_is_no_list() {
             .one_line_stderr();
     }
 }
+
+#[test]
+fn a_root_issues_its_ctl_revokes_its_aa_and_issues_a_crl_that_lists_it() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let pki = tmp.path().join("pki");
+    let at = |args: &[&str]| {
+        let mut cmd = vss();
+        cmd.args(args).arg("--dir").arg(&pki).env("VSS_PIN", PIN);
+        cmd
+    };
+    run(at(&["pki", "init", "--name", "alpha"]).env("VSS_PUK", PUK)).success();
+    let url = "http://127.0.0.1:8080";
+    let dc = "http://127.0.0.1:8090";
+    let ctl = run(&mut at(&[
+        "pki", "ctl", "issue", "--url", url, "--dc-url", dc,
+    ]))
+    .success()
+    .json();
+    assert_eq!(
+        (ctl["list"].as_str(), ctl["sequence"].as_u64()),
+        (Some("ctl"), Some(1)),
+        "{ctl}"
+    );
+    assert_eq!(ctl["stale"], false, "{ctl}");
+    assert_eq!(ctl["eas"][0]["its_access_point"], url, "{ctl}");
+    assert_eq!(ctl["eas"][0]["name"], "alpha-ea", "{ctl}");
+    assert_eq!(ctl["aas"][0]["access_point"], url, "{ctl}");
+    assert_eq!(ctl["dcs"][0]["url"], dc, "{ctl}");
+    let file = ctl["file"].as_str().expect("file");
+    let shown = vss_run(&["pki", "ctl", "show", file]).success().json();
+    assert_eq!(shown["signer"], ctl["signer"]);
+
+    let aa = pki.join("aa.cert");
+    let aa = aa.to_str().expect("path");
+    let revoke = run(&mut at(&["pki", "crl", "revoke", "--cert", aa])).success();
+    assert!(revoke.stderr.starts_with("revoked "), "{}", revoke.stderr);
+    let again = run(&mut at(&["pki", "crl", "revoke", "--cert", aa])).success();
+    assert!(again.stderr.contains("revoked already"), "{}", again.stderr);
+    let crl = run(&mut at(&["pki", "crl", "issue", "--validity", "1d"]))
+        .success()
+        .json();
+    assert_eq!(crl["list"], "crl", "{crl}");
+    assert_eq!(crl["revoked"].as_array().map(Vec::len), Some(1), "{crl}");
+    assert_eq!(crl["signer"], ctl["signer"], "{crl}");
+
+    // A certificate of another PKI, a validity out of range, a wrong PIN: refused, and the
+    // lists stay as they were.
+    let crl_file = pki.join("lists/crl.oer");
+    let kept = std::fs::read(&crl_file).expect("crl");
+    let other = tmp.path().join("other");
+    run(vss()
+        .args(["pki", "init", "--name", "beta", "--dir"])
+        .arg(&other)
+        .env("VSS_PIN", PIN)
+        .env("VSS_PUK", PUK))
+    .success();
+    let other_aa = other.join("aa.cert");
+    let other_aa = other_aa.to_str().expect("path");
+    let out = run(&mut at(&["pki", "crl", "revoke", "--cert", other_aa]))
+        .failure()
+        .one_line_stderr();
+    assert!(
+        out.stderr.contains("not issued by this PKI's root"),
+        "{}",
+        out.stderr
+    );
+    for validity in ["0s", "400d", "soon"] {
+        run(&mut at(&["pki", "crl", "issue", "--validity", validity]))
+            .failure()
+            .one_line_stderr();
+    }
+    let mut wrong = vss();
+    wrong
+        .args(["pki", "crl", "issue", "--dir"])
+        .arg(&pki)
+        .env("VSS_PIN", "wrong-pin-0000");
+    run(&mut wrong).failure().one_line_stderr();
+    assert_eq!(std::fs::read(&crl_file).expect("crl"), kept);
+}

@@ -167,6 +167,16 @@ pub struct PkiArgs {
 }
 
 impl PkiArgs {
+    /// The PKI directory, checked to hold a PKI before its PIN is asked for, and its key
+    /// store opened with that PIN.
+    pub(super) fn open(&self) -> Result<(PkiDir, SoftHsm)> {
+        let dir = PkiDir::new(&self.dir);
+        dir.check()?;
+        let pin = self.pin(false).read()?;
+        let hsm = SoftHsm::open(&dir.keys(), &pin)?;
+        Ok((dir, hsm))
+    }
+
     fn pin(&self, confirm: bool) -> SecretSource<'_> {
         SecretSource {
             name: "PIN",
@@ -311,10 +321,8 @@ fn serve(
 ) -> Result<()> {
     let open_files = raise_open_file_limit().context("cannot raise the open-file limit")?;
     let config = limits.config().fitted(open_files);
-    let dir = PkiDir::new(&pki.dir);
-    dir.check()?;
-    let pin = pki.pin(false).read()?;
-    let hsm: Arc<dyn Hsm> = Arc::new(SoftHsm::open(&dir.keys(), &pin)?);
+    let (dir, hsm) = pki.open()?;
+    let hsm: Arc<dyn Hsm> = Arc::new(hsm);
     let store: Arc<dyn vss_pki::store::PkiStore> = Arc::from(open_store(
         database.database.as_deref().unwrap_or(""),
         &dir.database(),

@@ -3,19 +3,59 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Subcommand;
 use serde_json::{json, Value};
 use vss_its::{Cert, HashedId8, ItsTime};
+use vss_pki::authority::{CtlRequest, MAX_LIST_VALIDITY};
 use vss_pki::lists::{ListDeletion, ListEntry, ListIssuer, RevocationList, TrustList};
 
-use super::its::read;
+use super::its::{read, read_cert};
+use super::pki::PkiArgs;
 use crate::output::{emit, print_json, Format, Table};
+
+/// How long a list stays current, e.g. `7d` (at most a year).
+#[derive(clap::Args)]
+pub struct ValidityArgs {
+    /// How long until the next list is due (its nextUpdate), e.g. 7d or 12h.
+    #[arg(long, value_name = "DURATION", default_value = "7d", value_parser = parse_validity)]
+    validity: Duration,
+}
+
+fn parse_validity(text: &str) -> Result<Duration, String> {
+    let validity = humantime::parse_duration(text).map_err(|e| format!("'{text}': {e}"))?;
+    if validity.is_zero() || validity > MAX_LIST_VALIDITY {
+        return Err(format!(
+            "'{text}': more than 0 and at most {} days",
+            MAX_LIST_VALIDITY.as_secs() / 86_400
+        ));
+    }
+    Ok(validity)
+}
 
 /// `vss pki ctl …`: certificate trust lists.
 #[derive(Subcommand)]
 pub enum CtlCommand {
+    /// Issue the root CA's CTL of the PKI in DIR: its EA and AA, served at URL, and the
+    /// distribution centre of its lists; kept as DIR/lists/ctl.oer, one sequence number after
+    /// the last.
+    Issue {
+        #[command(flatten)]
+        pki: PkiArgs,
+        /// Where the PKI's EA and AA are served (`vss pki serve --url`).
+        #[arg(long, value_name = "URL")]
+        url: String,
+        /// The distribution centre that serves the root's CTL and CRL.
+        #[arg(long, value_name = "URL")]
+        dc_url: String,
+        #[command(flatten)]
+        validity: ValidityArgs,
+        /// Output format of the summary.
+        #[arg(long, value_enum, default_value = "json")]
+        format: Format,
+    },
     /// Print a signed ECTL or CTL: who signs it, its sequence and next update, and what it
     /// lists (root CAs with their names, HashedId8 and distribution centres; the TLM; EAs and
     /// AAs with their access points). The signature is not checked here.
@@ -31,6 +71,25 @@ pub enum CtlCommand {
 /// `vss pki crl …`: certificate revocation lists.
 #[derive(Subcommand)]
 pub enum CrlCommand {
+    /// Revoke a CA certificate the root of the PKI in DIR issued (its EA or AA); it is on
+    /// the next CRL (`vss pki crl issue`).
+    Revoke {
+        #[command(flatten)]
+        pki: PkiArgs,
+        /// The certificate (COER).
+        #[arg(long, value_name = "FILE")]
+        cert: PathBuf,
+    },
+    /// Issue the root CA's CRL of every certificate it revoked, kept as DIR/lists/crl.oer.
+    Issue {
+        #[command(flatten)]
+        pki: PkiArgs,
+        #[command(flatten)]
+        validity: ValidityArgs,
+        /// Output format of the summary.
+        #[arg(long, value_enum, default_value = "json")]
+        format: Format,
+    },
     /// Print a signed CRL: who signs it, this and next update, and the revoked certificates.
     /// The signature is not checked here.
     Show {
@@ -45,19 +104,68 @@ pub enum CrlCommand {
 impl CtlCommand {
     /// Runs the subcommand.
     pub fn run(self) -> Result<ExitCode> {
-        let CtlCommand::Show { file, format } = self;
-        let list = TrustList::parse(&read(&file)?).with_context(|| file.display().to_string())?;
-        show(format, &trust_list_json(&list))
+        match self {
+            CtlCommand::Issue {
+                pki,
+                url,
+                dc_url,
+                validity,
+                format,
+            } => {
+                let (dir, hsm) = pki.open()?;
+                let request = CtlRequest {
+                    ea_url: url.clone(),
+                    aa_url: url,
+                    dc_url,
+                    now: ItsTime::now(),
+                    validity: validity.validity,
+                };
+                let bytes = dir.issue_ctl(&hsm, &request)?;
+                let mut summary = trust_list_json(&TrustList::parse(&bytes)?);
+                summary["file"] = json!(dir.ctl_path().display().to_string());
+                show(format, &summary)
+            }
+            CtlCommand::Show { file, format } => {
+                let list =
+                    TrustList::parse(&read(&file)?).with_context(|| file.display().to_string())?;
+                show(format, &trust_list_json(&list))
+            }
+        }
     }
 }
 
 impl CrlCommand {
     /// Runs the subcommand.
     pub fn run(self) -> Result<ExitCode> {
-        let CrlCommand::Show { file, format } = self;
-        let list =
-            RevocationList::parse(&read(&file)?).with_context(|| file.display().to_string())?;
-        show(format, &revocation_list_json(&list))
+        match self {
+            CrlCommand::Revoke { pki, cert } => {
+                let revoked = read_cert(&cert)?;
+                let (dir, _) = pki.open()?;
+                let id = revoked.hashed_id8();
+                if dir.revoke(&revoked)? {
+                    eprintln!("revoked {id}: on the next CRL (vss pki crl issue)");
+                } else {
+                    eprintln!("{id} was revoked already");
+                }
+                Ok(ExitCode::SUCCESS)
+            }
+            CrlCommand::Issue {
+                pki,
+                validity,
+                format,
+            } => {
+                let (dir, hsm) = pki.open()?;
+                let bytes = dir.issue_crl(&hsm, ItsTime::now(), validity.validity)?;
+                let mut summary = revocation_list_json(&RevocationList::parse(&bytes)?);
+                summary["file"] = json!(dir.crl_path().display().to_string());
+                show(format, &summary)
+            }
+            CrlCommand::Show { file, format } => {
+                let list = RevocationList::parse(&read(&file)?)
+                    .with_context(|| file.display().to_string())?;
+                show(format, &revocation_list_json(&list))
+            }
+        }
     }
 }
 
