@@ -42,6 +42,8 @@ pub enum Profile {
     Ec,
     /// Authorization ticket (the seed's pseudonym certificate): no identity.
     At,
+    /// Trust List Manager: self-signed; signs the ECTL of root CAs (TS 102 941).
+    Tlm,
 }
 
 impl Profile {
@@ -53,7 +55,13 @@ impl Profile {
             Profile::Aa => "aa",
             Profile::Ec => "ec",
             Profile::At => "at",
+            Profile::Tlm => "tlm",
         }
+    }
+
+    /// Whether its certificates are self-signed (a root CA's, the TLM's).
+    pub fn is_self_signed(self) -> bool {
+        matches!(self, Profile::Root | Profile::Tlm)
     }
 }
 
@@ -73,11 +81,14 @@ impl FromStr for Profile {
             Profile::Aa,
             Profile::Ec,
             Profile::At,
+            Profile::Tlm,
         ]
         .into_iter()
         .find(|p| p.name() == s)
         .ok_or_else(|| {
-            Error::InvalidRequest(format!("unknown profile '{s}' (root, ea, aa, ec or at)"))
+            Error::InvalidRequest(format!(
+                "unknown profile '{s}' (root, ea, aa, ec, at or tlm)"
+            ))
         })
     }
 }
@@ -207,6 +218,8 @@ fn profile_permissions(
         }
         Profile::Ec => (vec![Permission::psid(PSID_CERT_REQUEST)], Vec::new()),
         Profile::At => (Vec::new(), Vec::new()),
+        // The ECTL only; it issues no certificates.
+        Profile::Tlm => (vec![Permission::psid(PSID_CTL)], Vec::new()),
     };
     // Each PSID once (1609.2): a requested permission replaces the profile's for that PSID.
     let mut app: Vec<Permission> = own
@@ -235,8 +248,8 @@ fn check_profile(request: &CertificateRequest, issuer: Option<&Cert>) -> Result<
         }
     };
     needs(
-        (request.profile == Profile::Root) == issuer.is_none(),
-        if request.profile == Profile::Root {
+        request.profile.is_self_signed() == issuer.is_none(),
+        if request.profile.is_self_signed() {
             "is self-signed: it takes no issuer"
         } else {
             "needs an issuer certificate"
@@ -257,7 +270,7 @@ fn check_profile(request: &CertificateRequest, issuer: Option<&Cert>) -> Result<
                 "needs at least one PSID",
             )?;
         }
-        Profile::Root => {}
+        Profile::Root | Profile::Tlm => {}
     }
     if request
         .app_permissions

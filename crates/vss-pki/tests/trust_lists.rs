@@ -224,3 +224,74 @@ fn a_root_issues_its_ctl_and_crl_which_verify_under_it_and_list_what_it_revoked(
     assert_eq!(std::fs::read(pki.ctl_path()).expect("kept"), again);
     assert_eq!(pki.revoked().expect("revoked"), [made.aa().hashed_id8()]);
 }
+
+#[test]
+fn a_tlm_signs_an_ectl_of_two_roots_that_verifies_under_its_certificate() {
+    use std::time::Duration;
+    use vss_hsm::SoftHsm;
+    use vss_its::{ItsTime, TrustStore, Validator, Verdict};
+    use vss_pki::authority::{init_tlm, InitRequest, PkiDir};
+    use vss_pki::lists::{ListEntry, ListIssuer, TrustList};
+
+    let (alpha, beta) = (
+        made_pki::MadePki::new("alpha"),
+        made_pki::MadePki::new("beta"),
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tlm_dir = PkiDir::new(dir.path());
+    SoftHsm::init(&tlm_dir.keys(), "1234", "12345678").expect("hsm");
+    let hsm = SoftHsm::open(&tlm_dir.keys(), "1234").expect("open");
+    let tlm = init_tlm(&tlm_dir, &hsm, &InitRequest::new("test-tlm")).expect("TLM");
+    assert_eq!(tlm.name(), Some("test-tlm"));
+    assert!(init_tlm(&tlm_dir, &hsm, &InitRequest::new("again")).is_err());
+
+    let roots = [alpha.certs.root.clone(), beta.certs.root.clone()];
+    let now = ItsTime::now();
+    let week = Duration::from_secs(7 * 86_400);
+    let dc = "http://127.0.0.1:8090";
+    let ectl = tlm_dir
+        .issue_ectl(&hsm, &roots, dc, now, week)
+        .expect("ECTL");
+    assert_eq!(std::fs::read(tlm_dir.ectl_path()).expect("kept"), ectl);
+
+    let mut trust = TrustStore::new();
+    trust.add(tlm.clone()).expect("the TLM as anchor");
+    let mut validator = Validator::new(trust, 8);
+    let report = validator.verify_data(&ectl, &[], now.plus_micros(1_000_000));
+    assert_eq!(report.verdict, Verdict::Valid, "{}", report.reason);
+    assert_eq!(report.signer, Some(tlm.hashed_id8()));
+
+    let list = TrustList::parse(&ectl).expect("parse");
+    assert_eq!((list.issuer, list.sequence), (ListIssuer::Tlm, 1));
+    let listed: Vec<_> = list
+        .additions
+        .iter()
+        .filter_map(|e| match e {
+            ListEntry::RootCa { cert, .. } => Some(cert.hashed_id8()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        roots.iter().map(|r| r.hashed_id8()).collect::<Vec<_>>()
+    );
+    for root in &roots {
+        assert_eq!(list.dc_urls(&root.hashed_id8()), [dc]);
+    }
+    let again = tlm_dir
+        .issue_ectl(&hsm, &roots[..1], dc, now, week)
+        .expect("ECTL");
+    assert_eq!(TrustList::parse(&again).expect("parse").sequence, 2);
+
+    // No root, an EA instead of a root, a PKI directory instead of a TLM: refused, and the
+    // kept ECTL stays.
+    assert!(tlm_dir.issue_ectl(&hsm, &[], dc, now, week).is_err());
+    assert!(tlm_dir
+        .issue_ectl(&hsm, &[alpha.ea().clone()], dc, now, week)
+        .is_err());
+    assert!(alpha
+        .pki()
+        .issue_ectl(alpha.hsm.as_ref(), &roots, dc, now, week)
+        .is_err());
+    assert_eq!(std::fs::read(tlm_dir.ectl_path()).expect("kept"), again);
+}

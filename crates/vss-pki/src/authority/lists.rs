@@ -13,7 +13,6 @@ use vss_its::{Cert, HashedId8, HsmKey, ItsTime, SignedDataRequest, PSID_CRL, PSI
 
 use super::labels;
 use super::PkiDir;
-use crate::lists::TrustList;
 use crate::messages::{
     encode, AaEntry, CtlCommand, CtlEntry, CtlFormat, DcEntry, EaEntry, EtsiTs102941Data,
     EtsiTs102941DataContent, ToBeSignedCrl,
@@ -43,14 +42,15 @@ fn invalid(detail: String) -> Error {
     Error::InvalidRequest(detail)
 }
 
-fn url(text: &str) -> Result<Ia5String> {
+/// A URL as a list carries it (IA5), checked to be an http(s) base URL.
+pub(super) fn list_url(text: &str) -> Result<Ia5String> {
     crate::http::check_base_url(text)?;
     Ia5String::from_iso646_bytes(text.as_bytes())
         .map_err(|_| invalid(format!("'{text}' is not an IA5 string")))
 }
 
 /// `now` and `now + validity` as Time32, the validity bounded.
-fn window(now: ItsTime, validity: Duration) -> Result<(Time32, Time32)> {
+pub(super) fn window(now: ItsTime, validity: Duration) -> Result<(Time32, Time32)> {
     if validity.is_zero() || validity > MAX_LIST_VALIDITY {
         return Err(invalid(format!(
             "a list's validity is more than 0 and at most {} days",
@@ -82,9 +82,11 @@ impl PkiDir {
         self.lists().join("revoked")
     }
 
-    fn create_lists(&self) -> Result<()> {
+    /// Writes a list (or the revoked set) at `path` in [`PkiDir::lists`], atomically.
+    pub(super) fn keep(&self, path: &std::path::Path, bytes: &[u8]) -> Result<()> {
         let dir = self.lists();
-        std::fs::create_dir_all(&dir).map_err(|source| Error::Io { path: dir, source })
+        std::fs::create_dir_all(&dir).map_err(|source| Error::Io { path: dir, source })?;
+        Ok(vss_hsm::write_atomic(path, bytes)?)
     }
 
     /// Signs `content` with the root's key (PSID `psid`, signer by digest) at `now`.
@@ -109,17 +111,8 @@ impl PkiDir {
     pub fn issue_ctl(&self, hsm: &dyn Hsm, request: &CtlRequest) -> Result<Vec<u8>> {
         self.check()?;
         let (_, next_update) = window(request.now, request.validity)?;
-        let sequence = match std::fs::read(self.ctl_path()) {
-            Ok(bytes) => TrustList::parse(&bytes)?.sequence.wrapping_add(1),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => 1,
-            Err(source) => {
-                return Err(Error::Io {
-                    path: self.ctl_path(),
-                    source,
-                })
-            }
-        };
-        let ea_url = url(&request.ea_url)?;
+        let sequence = self.next_sequence(&self.ctl_path())?;
+        let ea_url = list_url(&request.ea_url)?;
         let commands = vec![
             CtlCommand::Add(CtlEntry::Ea(Box::new(EaEntry {
                 ea_certificate: self.cert(Role::Ea)?.asn().clone(),
@@ -128,10 +121,10 @@ impl PkiDir {
             }))),
             CtlCommand::Add(CtlEntry::Aa(Box::new(AaEntry {
                 aa_certificate: self.cert(Role::Aa)?.asn().clone(),
-                access_point: url(&request.aa_url)?,
+                access_point: list_url(&request.aa_url)?,
             }))),
             CtlCommand::Add(CtlEntry::Dc(DcEntry {
-                url: url(&request.dc_url)?,
+                url: list_url(&request.dc_url)?,
                 cert: vec![self.cert(Role::Root)?.hashed_id8().to_asn()],
             })),
         ];
@@ -144,8 +137,7 @@ impl PkiDir {
         };
         let content = EtsiTs102941DataContent::CertificateTrustListRca(Box::new(ctl));
         let bytes = self.sign_list(hsm, PSID_CTL, content, request.now)?;
-        self.create_lists()?;
-        vss_hsm::write_atomic(&self.ctl_path(), &bytes)?;
+        self.keep(&self.ctl_path(), &bytes)?;
         Ok(bytes)
     }
 
@@ -185,8 +177,7 @@ impl PkiDir {
         }
         revoked.push(id);
         let text: String = revoked.iter().map(|id| format!("{id}\n")).collect();
-        self.create_lists()?;
-        vss_hsm::write_atomic(&self.revoked_path(), text.as_bytes())?;
+        self.keep(&self.revoked_path(), text.as_bytes())?;
         Ok(true)
     }
 
@@ -203,8 +194,7 @@ impl PkiDir {
         };
         let content = EtsiTs102941DataContent::CertificateRevocationList(Box::new(crl));
         let bytes = self.sign_list(hsm, PSID_CRL, content, now)?;
-        self.create_lists()?;
-        vss_hsm::write_atomic(&self.crl_path(), &bytes)?;
+        self.keep(&self.crl_path(), &bytes)?;
         Ok(bytes)
     }
 }

@@ -7,10 +7,12 @@ mod ea;
 mod intake;
 mod layout;
 mod lists;
+mod tlm;
 mod trust_list;
 
 pub use aa::{Aa, EaLink, KnownEa};
 pub use ea::{Answer, Ea};
 pub use layout::{init, labels, Authorities, InitRequest, PkiDir};
 pub use lists::{CtlRequest, MAX_LIST_VALIDITY};
+pub use tlm::{init_tlm, TLM_KEY};
 pub use trust_list::TrustedPki;

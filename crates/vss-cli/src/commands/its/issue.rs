@@ -22,7 +22,7 @@ use crate::store::StoreArgs;
 /// Options of `vss its cert issue`.
 #[derive(Args)]
 pub struct IssueArgs {
-    /// The profile: root, ea, aa, ec or at.
+    /// The profile: root, ea, aa, ec, at or tlm.
     #[arg(long, value_parser = parse_profile)]
     profile: Profile,
     /// Label of the subject's key in the store (its public key goes in the certificate).
@@ -86,12 +86,12 @@ impl IssueArgs {
             request.encryption_key = Some(hsm.public_key(&hsm.key(label)?.handle)?);
         }
         let cert = match (self.profile, &self.issuer_cert, &self.issuer_key) {
-            (Profile::Root, None, None) => {
+            (profile, None, None) if profile.is_self_signed() => {
                 let signer = HsmKey::new(hsm.as_ref(), &self.subject_key)?;
                 vss_its::issue_certificate(&request, None, &signer)?
             }
-            (Profile::Root, _, _) => {
-                bail!("a root certificate is self-signed: no --issuer-cert or --issuer-key")
+            (profile, _, _) if profile.is_self_signed() => {
+                bail!("a {profile} certificate is self-signed: no --issuer-cert or --issuer-key")
             }
             (_, Some(path), Some(label)) => {
                 let issuer = read_cert(path)?;

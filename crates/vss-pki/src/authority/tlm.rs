@@ -1,0 +1,159 @@
+//! A Trust List Manager in a directory (TS 102 941 v2.1.1, §6.3.2): its self-signed
+//! certificate `tlm.cert` and key (label `tlm`) in `keys/`, and the ECTL it signs of the root
+//! CAs it trusts, each with the distribution centre of its lists, kept as `lists/ectl.oer`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use rasn::types::Integer;
+use vss_hsm::{GenerateKeyRequest, Hsm};
+use vss_its::{
+    issue_certificate, Cert, CertificateRequest, HsmKey, ItsTime, Profile, SignedDataRequest,
+    SignerKind, PSID_CTL,
+};
+
+use super::lists::{list_url, window};
+use super::{InitRequest, PkiDir};
+use crate::lists::TrustList;
+use crate::messages::{
+    encode, CtlCommand, CtlEntry, CtlFormat, DcEntry, EtsiTs102941Data, EtsiTs102941DataContent,
+    RootCaEntry, TlmEntry,
+};
+use crate::{Error, Result};
+
+/// The label of the TLM's signing key.
+pub const TLM_KEY: &str = "tlm";
+
+impl PkiDir {
+    /// The TLM's certificate.
+    pub fn tlm_cert_path(&self) -> PathBuf {
+        self.path().join("tlm.cert")
+    }
+
+    /// The TLM's current ECTL.
+    pub fn ectl_path(&self) -> PathBuf {
+        self.lists().join("ectl.oer")
+    }
+
+    /// Whether the directory holds a TLM (its certificate and key store).
+    pub fn holds_tlm(&self) -> bool {
+        self.tlm_cert_path().is_file() && self.keys().join("hsm.json").is_file()
+    }
+
+    /// Reads the TLM's certificate.
+    pub fn tlm_cert(&self) -> Result<Cert> {
+        let path = self.tlm_cert_path();
+        let bytes = std::fs::read(&path).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(Cert::from_bytes(&bytes)?)
+    }
+
+    /// Signs an ECTL of `roots` at `now` (their lists served by the distribution centre at
+    /// `dc_url`, which serves the ECTL too), current for `validity`, one sequence number
+    /// after the last, and keeps it as [`PkiDir::ectl_path`]. The TLM names itself by
+    /// certificate, as the EU's does.
+    pub fn issue_ectl(
+        &self,
+        hsm: &dyn Hsm,
+        roots: &[Cert],
+        dc_url: &str,
+        now: ItsTime,
+        validity: Duration,
+    ) -> Result<Vec<u8>> {
+        if !self.holds_tlm() {
+            return Err(Error::NotAPkiDir {
+                dir: self.path().to_path_buf(),
+                missing: "tlm.cert".into(),
+            });
+        }
+        if roots.is_empty()
+            || roots
+                .iter()
+                .any(|r| !matches!(r.issuer(), vss_its::Issuer::SelfSigned(_)))
+        {
+            return Err(Error::InvalidRequest(
+                "an ECTL lists one or more self-signed root certificates".into(),
+            ));
+        }
+        let (_, next_update) = window(now, validity)?;
+        let sequence = self.next_sequence(&self.ectl_path())?;
+        let tlm = self.tlm_cert()?;
+        let dc_url = list_url(dc_url)?;
+        let mut commands: Vec<CtlCommand> = roots
+            .iter()
+            .map(|root| {
+                CtlCommand::Add(CtlEntry::Rca(Box::new(RootCaEntry {
+                    selfsigned_root_ca: root.asn().clone(),
+                    successor_to: None,
+                })))
+            })
+            .collect();
+        commands.push(CtlCommand::Add(CtlEntry::Tlm(Box::new(TlmEntry {
+            self_signed_tlm_certificate: tlm.asn().clone(),
+            successor_to: None,
+            access_point: dc_url.clone(),
+        }))));
+        commands.push(CtlCommand::Add(CtlEntry::Dc(DcEntry {
+            url: dc_url,
+            cert: roots.iter().map(|r| r.hashed_id8().to_asn()).collect(),
+        })));
+        let ctl = CtlFormat {
+            version: Integer::from(1),
+            next_update,
+            is_full_ctl: true,
+            ctl_sequence: sequence,
+            ctl_commands: commands,
+        };
+        let payload = encode(
+            "ECTL",
+            &EtsiTs102941Data::new(EtsiTs102941DataContent::CertificateTrustListTlm(Box::new(
+                ctl,
+            ))),
+        )?;
+        let mut signed = SignedDataRequest::new(PSID_CTL, &payload);
+        signed.generation_time = Some(now);
+        signed.signer = SignerKind::Certificate;
+        let signer = HsmKey::new(hsm, TLM_KEY)?;
+        let bytes = vss_its::encode_data(&vss_its::sign_data(&signed, Some(&tlm), &signer)?)?;
+        self.keep(&self.ectl_path(), &bytes)?;
+        Ok(bytes)
+    }
+
+    /// The sequence number of the list after the one kept at `path` (1 when there is none).
+    pub(super) fn next_sequence(&self, path: &std::path::Path) -> Result<u8> {
+        match std::fs::read(path) {
+            Ok(bytes) => Ok(TrustList::parse(&bytes)?.sequence.wrapping_add(1)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(1),
+            Err(source) => Err(Error::Io {
+                path: path.to_path_buf(),
+                source,
+            }),
+        }
+    }
+}
+
+/// Creates a TLM in `dir`: its key in `hsm` and its self-signed certificate
+/// `<name>` (TLM profile: the ECTL's PSID), lifetime and curve from `request`. Refuses a
+/// directory that holds a PKI or a TLM already.
+pub fn init_tlm(dir: &PkiDir, hsm: &dyn Hsm, request: &InitRequest) -> Result<Cert> {
+    request.check(dir)?;
+    if dir.tlm_cert_path().exists() {
+        return Err(Error::InvalidRequest(format!(
+            "{} holds a TLM already",
+            dir.path().display()
+        )));
+    }
+    let info = hsm.generate_key(&GenerateKeyRequest::new(TLM_KEY, request.curve))?;
+    let mut tlm = CertificateRequest::new(
+        Profile::Tlm,
+        hsm.public_key(&info.handle)?,
+        request.root_duration.clone(),
+    );
+    tlm.name = Some(request.name.clone());
+    tlm.start = request.start;
+    let cert = issue_certificate(&tlm, None, &HsmKey::new(hsm, TLM_KEY)?)?;
+    vss_hsm::write_atomic(&dir.tlm_cert_path(), cert.bytes())?;
+    Ok(cert)
+}
