@@ -397,3 +397,101 @@ fn a_root_issues_its_ctl_revokes_its_aa_and_issues_a_crl_that_lists_it() {
     run(&mut wrong).failure().one_line_stderr();
     assert_eq!(std::fs::read(&crl_file).expect("crl"), kept);
 }
+
+#[test]
+fn a_tlm_issues_an_ectl_of_two_roots_that_ctl_show_lists() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let init = |dir: &Path, args: &[&str]| {
+        run(vss()
+            .args(["pki", "init"])
+            .args(args)
+            .arg("--dir")
+            .arg(dir)
+            .env("VSS_PIN", PIN)
+            .env("VSS_PUK", PUK))
+        .success()
+        .json()
+    };
+    let (a, b, t) = (
+        tmp.path().join("a"),
+        tmp.path().join("b"),
+        tmp.path().join("t"),
+    );
+    let a_made = init(&a, &["--name", "alpha", "--format", "json"]);
+    let b_made = init(&b, &["--name", "beta", "--format", "json"]);
+    let t_made = init(
+        &t,
+        &["--name", "test-tlm", "--role", "tlm", "--format", "json"],
+    );
+    assert!(t.join("tlm.cert").is_file() && !t.join("root.cert").exists());
+    let out = tmp.path().join("ectl.oer");
+    let issue = |extra: &[&str]| {
+        let mut cmd = vss();
+        cmd.args(["pki", "ctl", "issue", "--dir"])
+            .arg(&t)
+            .args(["--dc-url", "http://127.0.0.1:8090"])
+            .args(extra)
+            .env("VSS_PIN", PIN);
+        run(&mut cmd)
+    };
+    let a_root = a.join("root.cert");
+    let b_root = b.join("root.cert");
+    let (a_root, b_root) = (
+        a_root.to_str().expect("path"),
+        b_root.to_str().expect("path"),
+    );
+    let out_arg = out.to_str().expect("path");
+    let ectl = issue(&["--root", a_root, "--root", b_root, "--out", out_arg])
+        .success()
+        .json();
+    assert_eq!(ectl["list"], "ectl", "{ectl}");
+    assert_eq!(ectl["signer"], t_made["tlm"], "{ectl}");
+    let shown = vss_run(&["pki", "ctl", "show", out_arg]).success().json();
+    let mut roots: Vec<(String, String)> = shown["roots"]
+        .as_array()
+        .expect("roots")
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().expect("name").into(),
+                r["hashed_id8"].as_str().expect("id").into(),
+            )
+        })
+        .collect();
+    roots.sort();
+    assert_eq!(
+        roots,
+        [
+            (
+                "alpha-root".to_string(),
+                a_made["root"].as_str().expect("id").to_string()
+            ),
+            (
+                "beta-root".to_string(),
+                b_made["root"].as_str().expect("id").to_string()
+            ),
+        ]
+    );
+    assert_eq!(shown["roots"][0]["dc_urls"][0], "http://127.0.0.1:8090");
+    assert_eq!(shown["tlm"][0]["name"], "test-tlm");
+
+    // A TLM lists roots, not a --url; an EA is no root; a PKI takes no --root.
+    issue(&["--url", "http://127.0.0.1:8080"])
+        .failure()
+        .one_line_stderr();
+    let ea = a.join("ea.cert");
+    issue(&["--root", ea.to_str().expect("path")])
+        .failure()
+        .one_line_stderr();
+    let mut at_pki = vss();
+    at_pki
+        .args(["pki", "ctl", "issue", "--dir"])
+        .arg(&a)
+        .args(["--dc-url", "http://127.0.0.1:8090", "--root", b_root])
+        .env("VSS_PIN", PIN);
+    run(&mut at_pki).failure().one_line_stderr();
+    assert_eq!(
+        std::fs::read(&out).expect("out"),
+        std::fs::read(t.join("lists/ectl.oer")).expect("kept")
+    );
+}

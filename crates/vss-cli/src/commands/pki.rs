@@ -13,7 +13,7 @@ use vss_crypto::{Curve, PublicKey};
 use vss_hsm::{Hsm, SoftHsm};
 use vss_net::metrics::{MetricsConfig, Registry};
 use vss_net::raise_open_file_limit;
-use vss_pki::authority::{init, InitRequest, PkiDir, TrustedPki};
+use vss_pki::authority::{init, init_tlm, InitRequest, PkiDir, TrustedPki};
 use vss_pki::http::{
     check_base_url, serve as serve_http, serve_with_metrics, HttpMetrics, ServeConfig,
     MAX_CONNECTIONS, MAX_TIMEOUT,
@@ -28,13 +28,17 @@ use crate::secrets::SecretSource;
 /// An ETSI TS 102 941 PKI: root CA, enrolment authority (EA), authorization authority (AA).
 #[derive(Subcommand)]
 pub enum PkiCommand {
-    /// Create a PKI in DIR: keys in DIR/keys, DIR/root.cert, DIR/ea.cert, DIR/aa.cert (COER).
+    /// Create a PKI in DIR: keys in DIR/keys, DIR/root.cert, DIR/ea.cert, DIR/aa.cert (COER);
+    /// or, with --role tlm, a Trust List Manager: DIR/tlm.cert.
     Init {
         #[command(flatten)]
         pki: PkiArgs,
-        /// The PKI's name (its certificates are NAME-root, NAME-ea, NAME-aa).
+        /// The PKI's name (its certificates are NAME-root, NAME-ea, NAME-aa; a TLM's is NAME).
         #[arg(long)]
         name: String,
+        /// What to create: a PKI (root CA, EA, AA) or a TLM, which signs the ECTL.
+        #[arg(long, value_enum, default_value_t = InitRole::Pki)]
+        role: InitRole,
         /// Curve of the authorities' signing keys: p256, bp256, p384 or bp384.
         #[arg(long, default_value = "p256")]
         curve: Curve,
@@ -110,6 +114,15 @@ pub enum PkiCommand {
     },
 }
 
+/// What `vss pki init` creates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum InitRole {
+    /// A PKI: root CA, EA and AA.
+    Pki,
+    /// A Trust List Manager.
+    Tlm,
+}
+
 /// How long `vss pki serve` waits for clients, and how many it serves at once.
 #[derive(clap::Args)]
 pub struct ServeLimits {
@@ -172,6 +185,19 @@ impl PkiArgs {
     pub(super) fn open(&self) -> Result<(PkiDir, SoftHsm)> {
         let dir = PkiDir::new(&self.dir);
         dir.check()?;
+        self.unlock(dir)
+    }
+
+    /// The same for a directory that holds a PKI or a TLM (the lists' commands).
+    pub(super) fn open_lists(&self) -> Result<(PkiDir, SoftHsm)> {
+        let dir = PkiDir::new(&self.dir);
+        if !dir.holds_tlm() {
+            dir.check()?;
+        }
+        self.unlock(dir)
+    }
+
+    fn unlock(&self, dir: PkiDir) -> Result<(PkiDir, SoftHsm)> {
         let pin = self.pin(false).read()?;
         let hsm = SoftHsm::open(&dir.keys(), &pin)?;
         Ok((dir, hsm))
@@ -209,6 +235,7 @@ impl PkiCommand {
             PkiCommand::Init {
                 pki,
                 name,
+                role,
                 curve,
                 puk,
                 format,
@@ -221,6 +248,18 @@ impl PkiCommand {
                 let puk = puk.source(true).read()?;
                 SoftHsm::init(&dir.keys(), &pin, &puk)?;
                 let hsm = SoftHsm::open(&dir.keys(), &pin)?;
+                if role == InitRole::Tlm {
+                    let tlm = init_tlm(&dir, &hsm, &request)?;
+                    return summary(
+                        format,
+                        json!({
+                            "name": name,
+                            "dir": pki.dir.display().to_string(),
+                            "tlm": tlm.hashed_id8().to_string(),
+                        }),
+                    )
+                    .map(|()| ExitCode::SUCCESS);
+                }
                 let made = init(&dir, &hsm, &request)?;
                 summary(
                     format,

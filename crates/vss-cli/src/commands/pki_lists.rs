@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Subcommand;
 use serde_json::{json, Value};
 use vss_its::{Cert, HashedId8, ItsTime};
@@ -38,18 +38,25 @@ fn parse_validity(text: &str) -> Result<Duration, String> {
 /// `vss pki ctl …`: certificate trust lists.
 #[derive(Subcommand)]
 pub enum CtlCommand {
-    /// Issue the root CA's CTL of the PKI in DIR: its EA and AA, served at URL, and the
-    /// distribution centre of its lists; kept as DIR/lists/ctl.oer, one sequence number after
-    /// the last.
+    /// Issue the root CA's CTL of the PKI in DIR (its EA and AA, served at --url, and the
+    /// distribution centre of its lists), kept as DIR/lists/ctl.oer; or, where DIR holds a
+    /// TLM, the ECTL of the --root certificates, kept as DIR/lists/ectl.oer. One sequence
+    /// number after the last.
     Issue {
         #[command(flatten)]
         pki: PkiArgs,
-        /// Where the PKI's EA and AA are served (`vss pki serve --url`).
-        #[arg(long, value_name = "URL")]
-        url: String,
-        /// The distribution centre that serves the root's CTL and CRL.
+        /// Where the PKI's EA and AA are served (`vss pki serve --url`); a root's CTL only.
+        #[arg(long, value_name = "URL", conflicts_with = "roots")]
+        url: Option<String>,
+        /// A root certificate the ECTL lists (COER). Repeatable; the TLM's ECTL only.
+        #[arg(long = "root", value_name = "FILE")]
+        roots: Vec<PathBuf>,
+        /// The distribution centre that serves the lists (a root's CTL and CRL; the ECTL).
         #[arg(long, value_name = "URL")]
         dc_url: String,
+        /// Also write the list here.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
         #[command(flatten)]
         validity: ValidityArgs,
         /// Output format of the summary.
@@ -108,21 +115,52 @@ impl CtlCommand {
             CtlCommand::Issue {
                 pki,
                 url,
+                roots,
                 dc_url,
+                out,
                 validity,
                 format,
             } => {
-                let (dir, hsm) = pki.open()?;
-                let request = CtlRequest {
-                    ea_url: url.clone(),
-                    aa_url: url,
-                    dc_url,
-                    now: ItsTime::now(),
-                    validity: validity.validity,
+                let roots = roots
+                    .iter()
+                    .map(|path| read_cert(path))
+                    .collect::<Result<Vec<_>>>()?;
+                let (dir, hsm) = pki.open_lists()?;
+                let now = ItsTime::now();
+                let (bytes, kept) = if dir.holds_tlm() {
+                    if url.is_some() {
+                        bail!(
+                            "{} holds a TLM: its ECTL lists --root certificates, not a --url",
+                            dir.path().display()
+                        );
+                    }
+                    let bytes = dir.issue_ectl(&hsm, &roots, &dc_url, now, validity.validity)?;
+                    (bytes, dir.ectl_path())
+                } else {
+                    let Some(url) = url else {
+                        bail!("a root's CTL needs --url, where its EA and AA are served");
+                    };
+                    if !roots.is_empty() {
+                        bail!(
+                            "{} holds a PKI: --root is for a TLM's ECTL",
+                            dir.path().display()
+                        );
+                    }
+                    let request = CtlRequest {
+                        ea_url: url.clone(),
+                        aa_url: url,
+                        dc_url,
+                        now,
+                        validity: validity.validity,
+                    };
+                    (dir.issue_ctl(&hsm, &request)?, dir.ctl_path())
                 };
-                let bytes = dir.issue_ctl(&hsm, &request)?;
+                if let Some(out) = &out {
+                    vss_hsm::write_atomic(out, &bytes)
+                        .with_context(|| format!("cannot write {}", out.display()))?;
+                }
                 let mut summary = trust_list_json(&TrustList::parse(&bytes)?);
-                summary["file"] = json!(dir.ctl_path().display().to_string());
+                summary["file"] = json!(kept.display().to_string());
                 show(format, &summary)
             }
             CtlCommand::Show { file, format } => {
