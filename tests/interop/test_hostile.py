@@ -405,6 +405,8 @@ LEAVES: dict[tuple[str, ...], Leaf] = {
                                              "--dc-url": w.t.closed_url}),
     ("pki", "crl", "revoke"): Leaf(lambda w: {"--dir": w.pki, "--cert": w.cert("aa")}),
     ("pki", "crl", "issue"): Leaf(lambda w: {"--dir": w.pki, "--validity": "1d"}),
+    ("pki", "dc", "serve"): Leaf(lambda w: {"--dir": w.pki, "--listen": "127.0.0.1:0"},
+                                 runs_until_stopped=True, timeout=3),
     ("station", "enroll"): Leaf(lambda w: {"--store": w.store, "--canonical-id": "car",
                                            "--canonical-key": "sig", "--ea": w.t.closed_url,
                                            "--ea-cert": w.cert("ea")}),

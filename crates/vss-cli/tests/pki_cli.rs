@@ -495,3 +495,100 @@ fn a_tlm_issues_an_ectl_of_two_roots_that_ctl_show_lists() {
         std::fs::read(t.join("lists/ectl.oer")).expect("kept")
     );
 }
+
+#[test]
+fn a_distribution_centre_serves_each_roots_ctl_and_crl_and_the_tlms_ectl() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (a, t) = (tmp.path().join("a"), tmp.path().join("t"));
+    for (dir, extra) in [
+        (&a, vec!["--name", "alpha"]),
+        (&t, vec!["--name", "tlm", "--role", "tlm"]),
+    ] {
+        run(vss()
+            .args(["pki", "init"])
+            .args(&extra)
+            .arg("--dir")
+            .arg(dir)
+            .env("VSS_PIN", PIN)
+            .env("VSS_PUK", PUK))
+        .success();
+    }
+    let at = |dir: &Path, args: &[&str]| {
+        let mut cmd = vss();
+        cmd.args(args).arg("--dir").arg(dir).env("VSS_PIN", PIN);
+        run(&mut cmd).success().json()
+    };
+    let dc = "http://127.0.0.1:8090";
+    let ctl = at(
+        &a,
+        &[
+            "pki",
+            "ctl",
+            "issue",
+            "--url",
+            "http://127.0.0.1:8080",
+            "--dc-url",
+            dc,
+        ],
+    );
+    let root = ctl["signer"].as_str().expect("root").to_string();
+    let a_root = a.join("root.cert");
+    let ectl = at(
+        &t,
+        &[
+            "pki",
+            "ctl",
+            "issue",
+            "--dc-url",
+            dc,
+            "--root",
+            a_root.to_str().expect("path"),
+        ],
+    );
+    let tlm = ectl["signer"].as_str().expect("tlm").to_string();
+
+    let served = common::served::listening(&[
+        "pki".into(),
+        "dc".into(),
+        "serve".into(),
+        "--dir".into(),
+        a.clone().into(),
+        "--dir".into(),
+        t.clone().into(),
+    ]);
+    let get = |path: &str| -> (u16, Vec<u8>) {
+        match ureq::get(&format!("{}{path}", served.url)).call() {
+            Ok(mut response) => (
+                response.status().as_u16(),
+                response.body_mut().read_to_vec().expect("body"),
+            ),
+            Err(ureq::Error::StatusCode(code)) => (code, Vec::new()),
+            Err(e) => panic!("{path}: {e}"),
+        }
+    };
+    let kept = |file: &str| std::fs::read(file).expect("kept list");
+    assert_eq!(
+        get(&format!("/getctl/{root}")),
+        (200, kept(&format!("{}/lists/ctl.oer", a.display())))
+    );
+    assert_eq!(
+        get(&format!("/getectl/{tlm}")),
+        (200, kept(&format!("{}/lists/ectl.oer", t.display())))
+    );
+    // No CRL issued yet; then one is, and it is served at once.
+    assert_eq!(get(&format!("/getcrl/{root}")).0, 404);
+    at(&a, &["pki", "crl", "issue"]);
+    assert_eq!(
+        get(&format!("/getcrl/{root}")),
+        (200, kept(&format!("{}/lists/crl.oer", a.display())))
+    );
+    // Unknown certificates, the wrong list for one, not a HashedId8: 404.
+    for path in [
+        "/getctl/0000000000000000".to_string(),
+        format!("/getectl/{root}"),
+        format!("/getctl/{tlm}"),
+        "/getctl/not-hex".to_string(),
+    ] {
+        assert_eq!(get(&path).0, 404, "{path}");
+    }
+}

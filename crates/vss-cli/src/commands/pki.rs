@@ -94,6 +94,9 @@ pub enum PkiCommand {
     /// Certificate revocation lists of root CAs.
     #[command(subcommand)]
     Crl(super::pki_lists::CrlCommand),
+    /// A distribution centre: the lists of PKIs and TLMs over HTTP.
+    #[command(subcommand)]
+    Dc(super::pki_lists::DcCommand),
     /// Trust another PKI: this AA accepts its EA's credentials, this EA its AA's requests.
     Trust {
         /// The PKI directory.
@@ -155,7 +158,8 @@ fn timeout_ms() -> clap::builder::RangedU64ValueParser {
 }
 
 impl ServeLimits {
-    fn config(&self) -> ServeConfig {
+    /// The bounds these options ask for.
+    pub(super) fn config(&self) -> ServeConfig {
         use std::time::Duration;
         ServeConfig {
             header_timeout: Duration::from_millis(self.header_timeout_ms),
@@ -224,7 +228,7 @@ pub struct DatabaseArgs {
 impl PkiCommand {
     /// Whether the subcommand serves until stopped.
     pub fn serves(&self) -> bool {
-        matches!(self, PkiCommand::Serve { .. })
+        matches!(self, PkiCommand::Serve { .. } | PkiCommand::Dc(_))
     }
 
     /// Runs the subcommand.
@@ -232,6 +236,7 @@ impl PkiCommand {
         match self {
             PkiCommand::Ctl(command) => return command.run(),
             PkiCommand::Crl(command) => return command.run(),
+            PkiCommand::Dc(command) => return command.run(),
             PkiCommand::Init {
                 pki,
                 name,

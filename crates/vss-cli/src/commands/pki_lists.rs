@@ -1,19 +1,23 @@
 //! `vss pki ctl …` and `vss pki crl …`: the lists of the C-ITS trust model (TS 102 941
 //! v2.1.1): the TLM's ECTL and a root CA's CTL, and a root CA's CRL.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Subcommand;
 use serde_json::{json, Value};
 use vss_its::{Cert, HashedId8, ItsTime};
+use vss_net::raise_open_file_limit;
 use vss_pki::authority::{CtlRequest, MAX_LIST_VALIDITY};
+use vss_pki::http::{serve as serve_http, DistributionCentre, Services};
 use vss_pki::lists::{ListDeletion, ListEntry, ListIssuer, RevocationList, TrustList};
 
 use super::its::{read, read_cert};
-use super::pki::PkiArgs;
+use super::pki::{PkiArgs, ServeLimits};
 use crate::output::{emit, print_json, Format, Table};
 
 /// How long a list stays current, e.g. `7d` (at most a year).
@@ -106,6 +110,60 @@ pub enum CrlCommand {
         #[arg(long, value_enum, default_value = "json")]
         format: Format,
     },
+}
+
+/// `vss pki dc …`: a distribution centre.
+#[derive(Subcommand)]
+pub enum DcCommand {
+    /// Serve the lists of each --dir over HTTP until stopped: a PKI's root CTL and CRL at
+    /// /getctl/<root HashedId8> and /getcrl/<root HashedId8>, a TLM's ECTL at
+    /// /getectl/<TLM HashedId8>. Each request reads the current file.
+    Serve {
+        /// A PKI or TLM directory. Repeatable; at least one.
+        #[arg(long = "dir", value_name = "DIR", required = true)]
+        dirs: Vec<PathBuf>,
+        /// Address to listen on.
+        #[arg(long)]
+        listen: SocketAddr,
+        #[command(flatten)]
+        limits: ServeLimits,
+    },
+}
+
+impl DcCommand {
+    /// Runs the subcommand.
+    pub fn run(self) -> Result<ExitCode> {
+        let DcCommand::Serve {
+            dirs,
+            listen,
+            limits,
+        } = self;
+        let open_files = raise_open_file_limit().context("cannot raise the open-file limit")?;
+        let config = limits.config().fitted(open_files);
+        let dc = DistributionCentre::new(&dirs)?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .context("cannot start the HTTP runtime")?;
+        runtime.block_on(async {
+            let listener = tokio::net::TcpListener::bind(listen)
+                .await
+                .with_context(|| format!("cannot listen on {listen}"))?;
+            let address = listener.local_addr()?;
+            for (kind, id, file) in dc.served() {
+                tracing::info!(list = ?kind, cert = %id, file = %file.display(), "serving");
+            }
+            tracing::info!(url = %format!("http://{address}"), "serving the distribution centre");
+            let services = Services {
+                dc: Some(Arc::new(dc)),
+                ..Services::default()
+            };
+            serve_http(listener, services, config)
+                .await
+                .context("the HTTP server stopped")
+        })?;
+        Ok(ExitCode::SUCCESS)
+    }
 }
 
 impl CtlCommand {

@@ -1,5 +1,6 @@
-//! `vss pki serve` as a child process on a free loopback port.
+//! `vss pki serve` (or another serving command) as a child process on a free loopback port.
 
+use std::ffi::OsString;
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Child, Stdio};
@@ -40,16 +41,22 @@ fn free_port() -> u16 {
 /// Serves the PKI in `dir` (with `extra` arguments, e.g. `--database URL`) and waits until
 /// it listens.
 pub fn serve(dir: &Path, extra: &[&str]) -> Served {
+    let mut args: Vec<OsString> = vec!["pki".into(), "serve".into(), "--dir".into(), dir.into()];
+    args.extend(extra.iter().map(OsString::from));
+    listening(&args)
+}
+
+/// `vss ARGS --listen 127.0.0.1:PORT` on a free port, once it listens.
+pub fn listening(args: &[OsString]) -> Served {
     let listen = format!("127.0.0.1:{}", free_port());
     let child = vss()
-        .args(["pki", "serve", "--listen", &listen, "--dir"])
-        .arg(dir)
-        .args(extra)
+        .args(args)
+        .args(["--listen", &listen])
         .env("VSS_PIN", PIN)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .expect("spawn vss pki serve");
+        .expect("spawn vss");
     let mut served = Served {
         child,
         url: format!("http://{listen}"),
@@ -57,9 +64,9 @@ pub fn serve(dir: &Path, extra: &[&str]) -> Served {
     let deadline = Instant::now() + Duration::from_secs(30);
     while TcpStream::connect(&listen).is_err() {
         if let Ok(Some(status)) = served.child.try_wait() {
-            panic!("vss pki serve exited: {status}");
+            panic!("vss {args:?} exited: {status}");
         }
-        assert!(Instant::now() < deadline, "vss pki serve did not listen");
+        assert!(Instant::now() < deadline, "vss {args:?} did not listen");
         std::thread::sleep(Duration::from_millis(50));
     }
     served

@@ -2,6 +2,7 @@
 //! connections (hyper), each request logged and optionally counted, and the client (ureq).
 
 mod client;
+mod dc;
 mod loopback;
 mod media_type;
 mod observe;
@@ -10,6 +11,7 @@ mod server;
 mod url;
 
 pub use client::{post, HttpEaLink, HttpError};
+pub use dc::{DistributionCentre, ListKind, NotServed, GET_CRL, GET_CTL, GET_ECTL, MAX_LIST_FILE};
 pub use loopback::LoopbackServer;
 pub use media_type::is_media_type;
 pub use observe::{HttpMetrics, MAX_LOGGED, OTHER_ENDPOINT};
@@ -17,5 +19,5 @@ pub use serve::{
     serve, serve_with_metrics, ServeConfig, ServeConfigError, MAX_CONNECTIONS, MAX_TIMEOUT,
     RESERVED_DESCRIPTORS,
 };
-pub use server::{services, Services, CODE_HEADER, REQUEST_TYPE, RESPONSE_TYPE};
+pub use server::{services, Services, CODE_HEADER, LIST_TYPE, REQUEST_TYPE, RESPONSE_TYPE};
 pub use url::{check_base_url, MAX_URL_LEN};

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::extract::State;
+use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -40,6 +40,8 @@ pub(super) const AUTHORIZATION: &str = "/aa/authorization";
 /// The authorities one process serves.
 #[derive(Clone, Default)]
 pub struct Services {
+    /// The distribution centre of trust and revocation lists, if this process is one.
+    pub dc: Option<Arc<super::dc::DistributionCentre>>,
     /// The enrolment authority, if this process serves it.
     pub ea: Option<Arc<Ea>>,
     /// The authorization authority, if this process serves it.
@@ -60,6 +62,9 @@ pub(super) fn router(services: Services, body_timeout: Duration) -> Router {
         .route(ENROLMENT, post(enrolment))
         .route(VALIDATION, post(validation))
         .route(AUTHORIZATION, post(authorization))
+        .route(&format!("{}/{{id}}", super::dc::GET_CTL), get(ctl))
+        .route(&format!("{}/{{id}}", super::dc::GET_CRL), get(crl))
+        .route(&format!("{}/{{id}}", super::dc::GET_ECTL), get(ectl))
         .with_state(Routes {
             services,
             body_timeout,
@@ -72,6 +77,39 @@ async fn health(State(Routes { services, .. }): State<Routes>) -> Json<serde_jso
         "ea": services.ea.as_ref().map(|ea| ea.cert().hashed_id8().to_string()),
         "aa": services.aa.as_ref().map(|aa| aa.cert().hashed_id8().to_string()),
     }))
+}
+
+/// The media type of a list a distribution centre answers with.
+pub const LIST_TYPE: &str = "application/octet-stream";
+
+async fn ctl(State(r): State<Routes>, Path(id): Path<String>) -> Response {
+    list(r, super::dc::ListKind::Ctl, &id)
+}
+
+async fn crl(State(r): State<Routes>, Path(id): Path<String>) -> Response {
+    list(r, super::dc::ListKind::Crl, &id)
+}
+
+async fn ectl(State(r): State<Routes>, Path(id): Path<String>) -> Response {
+    list(r, super::dc::ListKind::Ectl, &id)
+}
+
+fn list(r: Routes, kind: super::dc::ListKind, id: &str) -> Response {
+    use super::dc::NotServed;
+    let Some(dc) = r.services.dc else {
+        return (
+            StatusCode::NOT_FOUND,
+            "this process is no distribution centre\n",
+        )
+            .into_response();
+    };
+    match dc.list(kind, id) {
+        Ok(bytes) => ([(header::CONTENT_TYPE, LIST_TYPE)], bytes).into_response(),
+        Err(NotServed::Unknown) => (StatusCode::NOT_FOUND, "no such list here\n").into_response(),
+        Err(NotServed::NotIssued) => {
+            (StatusCode::NOT_FOUND, "that list has not been issued yet\n").into_response()
+        }
+    }
 }
 
 async fn enrolment(State(r): State<Routes>, headers: HeaderMap, body: Body) -> Response {
@@ -208,6 +246,7 @@ pub fn services(
         });
     }
     Ok(Services {
+        dc: None,
         ea: Some(Arc::new(Ea::new(ea, hsm.clone(), store.clone(), anchors))),
         aa: Some(Arc::new(Aa::new(aa, hsm, store, eas))),
     })
