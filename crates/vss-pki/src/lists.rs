@@ -110,9 +110,15 @@ pub struct RevocationList {
     pub revoked: Vec<HashedId8>,
 }
 
-/// The envelope of a signed list: the signed message and its `EtsiTs102941Data`, checked to
-/// carry `psid`.
-fn open(what: &'static str, bytes: &[u8], psid: u64) -> Result<(SignedMessage, EtsiTs102941Data)> {
+/// A signed list opened: who signed it and when, and its `EtsiTs102941Data`.
+struct Envelope {
+    signer: Option<HashedId8>,
+    generated: Option<ItsTime>,
+    data: EtsiTs102941Data,
+}
+
+/// Opens a signed list, checked to carry `psid`.
+fn open(what: &'static str, bytes: &[u8], psid: u64) -> Result<Envelope> {
     let malformed = |detail: String| Error::Malformed { what, detail };
     let message = SignedMessage::from_bytes(bytes)?;
     if message.psid() != Some(psid) {
@@ -126,8 +132,15 @@ fn open(what: &'static str, bytes: &[u8], psid: u64) -> Result<(SignedMessage, E
     let payload = message
         .payload()
         .ok_or_else(|| malformed("no inline payload".into()))?;
-    let data = decode(what, payload)?;
-    Ok((message, data))
+    Ok(Envelope {
+        signer: message.signer_id(),
+        generated: message
+            .header()
+            .generation_time
+            .as_ref()
+            .map(ItsTime::from_time64),
+        data: decode(what, payload)?,
+    })
 }
 
 fn check_version(what: &'static str, version: &rasn::types::Integer) -> Result<()> {
@@ -187,8 +200,8 @@ impl ListEntry {
 impl TrustList {
     /// Reads a signed ECTL or CTL (`Ieee1609Dot2Data`, COER).
     pub fn parse(bytes: &[u8]) -> Result<TrustList> {
-        let (message, data) = open("CTL", bytes, PSID_CTL)?;
-        let (issuer, ctl): (ListIssuer, CtlFormat) = match data.content {
+        let envelope = open("CTL", bytes, PSID_CTL)?;
+        let (issuer, ctl): (ListIssuer, CtlFormat) = match envelope.data.content {
             EtsiTs102941DataContent::CertificateTrustListTlm(ctl) => (ListIssuer::Tlm, *ctl),
             EtsiTs102941DataContent::CertificateTrustListRca(ctl) => (ListIssuer::RootCa, *ctl),
             _ => {
@@ -227,18 +240,25 @@ impl TrustList {
         }
         Ok(TrustList {
             issuer,
-            signer: message.signer_id(),
-            generated: message
-                .header()
-                .generation_time
-                .as_ref()
-                .map(ItsTime::from_time64),
+            signer: envelope.signer,
+            generated: envelope.generated,
             next_update: ItsTime::from_time32(&ctl.next_update),
             full: ctl.is_full_ctl,
             sequence: ctl.ctl_sequence,
             additions,
             deletions,
         })
+    }
+
+    /// The root CAs it adds (an ECTL's).
+    pub fn roots(&self) -> Vec<&Cert> {
+        self.additions
+            .iter()
+            .filter_map(|e| match e {
+                ListEntry::RootCa { cert, .. } => Some(cert),
+                _ => None,
+            })
+            .collect()
     }
 
     /// The URLs of the distribution centres that serve the lists of `id`.
@@ -256,8 +276,8 @@ impl TrustList {
 impl RevocationList {
     /// Reads a signed CRL (`Ieee1609Dot2Data`, COER).
     pub fn parse(bytes: &[u8]) -> Result<RevocationList> {
-        let (message, data) = open("CRL", bytes, PSID_CRL)?;
-        let EtsiTs102941DataContent::CertificateRevocationList(crl) = data.content else {
+        let envelope = open("CRL", bytes, PSID_CRL)?;
+        let EtsiTs102941DataContent::CertificateRevocationList(crl) = envelope.data.content else {
             return Err(Error::Malformed {
                 what: "CRL",
                 detail: "the payload is not a certificate revocation list".into(),
@@ -272,12 +292,8 @@ impl RevocationList {
         } = *crl;
         check_version("CRL", &version)?;
         Ok(RevocationList {
-            signer: message.signer_id(),
-            generated: message
-                .header()
-                .generation_time
-                .as_ref()
-                .map(ItsTime::from_time64),
+            signer: envelope.signer,
+            generated: envelope.generated,
             this_update: ItsTime::from_time32(&this_update),
             next_update: ItsTime::from_time32(&next_update),
             revoked: entries.iter().map(HashedId8::from_asn).collect(),

@@ -77,7 +77,7 @@ fn the_eu_ectl_decodes_into_its_roots_tlm_and_distribution_centres() {
 
 #[test]
 fn the_eu_ectl_reads_as_a_full_tlm_list_with_each_roots_distribution_centre() {
-    use vss_pki::lists::{ListEntry, ListIssuer, RevocationList, TrustList};
+    use vss_pki::lists::{ListIssuer, RevocationList, TrustList};
 
     let list = TrustList::parse(&vector("eu_ectl_L2_CE4CF6C19BFED720.oer")).expect("ECTL");
     assert_eq!(list.issuer, ListIssuer::Tlm);
@@ -89,14 +89,7 @@ fn the_eu_ectl_reads_as_a_full_tlm_list_with_each_roots_distribution_centre() {
     assert_eq!(list.sequence, 1);
     assert!(list.deletions.is_empty());
     assert_eq!(list.next_update.to_string(), "2025-07-16T21:59:58Z");
-    let roots: Vec<_> = list
-        .additions
-        .iter()
-        .filter_map(|e| match e {
-            ListEntry::RootCa { cert, .. } => Some(cert.hashed_id8()),
-            _ => None,
-        })
-        .collect();
+    let roots: Vec<_> = list.roots().iter().map(|c| c.hashed_id8()).collect();
     assert_eq!(roots.len(), 2);
     let urls: Vec<Vec<&str>> = roots.iter().map(|r| list.dc_urls(r)).collect();
     assert!(
@@ -231,7 +224,7 @@ fn a_tlm_signs_an_ectl_of_two_roots_that_verifies_under_its_certificate() {
     use vss_hsm::SoftHsm;
     use vss_its::{ItsTime, TrustStore, Validator, Verdict};
     use vss_pki::authority::{init_tlm, InitRequest, PkiDir};
-    use vss_pki::lists::{ListEntry, ListIssuer, TrustList};
+    use vss_pki::lists::{ListIssuer, TrustList};
 
     let (alpha, beta) = (
         made_pki::MadePki::new("alpha"),
@@ -263,14 +256,7 @@ fn a_tlm_signs_an_ectl_of_two_roots_that_verifies_under_its_certificate() {
 
     let list = TrustList::parse(&ectl).expect("parse");
     assert_eq!((list.issuer, list.sequence), (ListIssuer::Tlm, 1));
-    let listed: Vec<_> = list
-        .additions
-        .iter()
-        .filter_map(|e| match e {
-            ListEntry::RootCa { cert, .. } => Some(cert.hashed_id8()),
-            _ => None,
-        })
-        .collect();
+    let listed: Vec<_> = list.roots().iter().map(|c| c.hashed_id8()).collect();
     assert_eq!(
         listed,
         roots.iter().map(|r| r.hashed_id8()).collect::<Vec<_>>()

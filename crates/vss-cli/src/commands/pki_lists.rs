@@ -39,6 +39,16 @@ fn parse_validity(text: &str) -> Result<Duration, String> {
     Ok(validity)
 }
 
+/// The list `show` prints, and how.
+#[derive(clap::Args)]
+pub struct ShowArgs {
+    /// The list (Ieee1609Dot2Data, COER).
+    file: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "json")]
+    format: Format,
+}
+
 /// `vss pki ctl …`: certificate trust lists.
 #[derive(Subcommand)]
 pub enum CtlCommand {
@@ -70,13 +80,7 @@ pub enum CtlCommand {
     /// Print a signed ECTL or CTL: who signs it, its sequence and next update, and what it
     /// lists (root CAs with their names, HashedId8 and distribution centres; the TLM; EAs and
     /// AAs with their access points). The signature is not checked here.
-    Show {
-        /// The list (Ieee1609Dot2Data, COER).
-        file: PathBuf,
-        /// Output format.
-        #[arg(long, value_enum, default_value = "json")]
-        format: Format,
-    },
+    Show(ShowArgs),
 }
 
 /// `vss pki crl …`: certificate revocation lists.
@@ -103,13 +107,7 @@ pub enum CrlCommand {
     },
     /// Print a signed CRL: who signs it, this and next update, and the revoked certificates.
     /// The signature is not checked here.
-    Show {
-        /// The list (Ieee1609Dot2Data, COER).
-        file: PathBuf,
-        /// Output format.
-        #[arg(long, value_enum, default_value = "json")]
-        format: Format,
-    },
+    Show(ShowArgs),
 }
 
 /// `vss pki dc …`: a distribution centre.
@@ -221,7 +219,7 @@ impl CtlCommand {
                 summary["file"] = json!(kept.display().to_string());
                 show(format, &summary)
             }
-            CtlCommand::Show { file, format } => {
+            CtlCommand::Show(ShowArgs { file, format }) => {
                 let list =
                     TrustList::parse(&read(&file)?).with_context(|| file.display().to_string())?;
                 show(format, &trust_list_json(&list))
@@ -256,7 +254,7 @@ impl CrlCommand {
                 summary["file"] = json!(dir.crl_path().display().to_string());
                 show(format, &summary)
             }
-            CrlCommand::Show { file, format } => {
+            CrlCommand::Show(ShowArgs { file, format }) => {
                 let list = RevocationList::parse(&read(&file)?)
                     .with_context(|| file.display().to_string())?;
                 show(format, &revocation_list_json(&list))
