@@ -281,3 +281,58 @@ fn a_tlm_signs_an_ectl_of_two_roots_that_verifies_under_its_certificate() {
         .is_err());
     assert_eq!(std::fs::read(tlm_dir.ectl_path()).expect("kept"), again);
 }
+
+#[test]
+fn a_station_gets_a_roots_lists_from_a_distribution_centre_on_loopback() {
+    use std::sync::Arc;
+    use std::time::Duration;
+    use vss_its::ItsTime;
+    use vss_pki::authority::CtlRequest;
+    use vss_pki::http::{
+        get_list, list_url, DistributionCentre, HttpError, ListKind, LoopbackServer, ServeConfig,
+        Services,
+    };
+
+    let made = made_pki::MadePki::new("alpha");
+    let pki = made.pki();
+    let mut server = LoopbackServer::bind().expect("bind");
+    let dc = server.url().to_string();
+    let request = CtlRequest {
+        ea_url: "http://127.0.0.1:8081".into(),
+        aa_url: "http://127.0.0.1:8081".into(),
+        dc_url: dc.clone(),
+        now: ItsTime::now(),
+        validity: Duration::from_secs(86_400),
+    };
+    let ctl = pki.issue_ctl(made.hsm.as_ref(), &request).expect("CTL");
+    let centre = DistributionCentre::new(&[pki.path().to_path_buf()]).expect("DC");
+    server
+        .serve(
+            Services {
+                dc: Some(Arc::new(centre)),
+                ..Services::default()
+            },
+            ServeConfig::default(),
+        )
+        .expect("serve");
+    let root = made.certs.root.hashed_id8();
+    // The URL the CTL names, with a trailing slash or without.
+    for base in [dc.clone(), format!("{dc}/")] {
+        assert_eq!(
+            get_list(&list_url(&base, ListKind::Ctl, &root)).expect("CTL"),
+            ctl
+        );
+    }
+    // Not issued yet, not listed here: the status; nobody listening: the transport.
+    for (kind, id) in [(ListKind::Crl, root), (ListKind::Ectl, root)] {
+        match get_list(&list_url(&dc, kind, &id)) {
+            Err(HttpError::Status { status: 404, .. }) => {}
+            other => panic!("{kind:?}: {other:?}"),
+        }
+    }
+    let closed = "http://127.0.0.1:9";
+    assert!(matches!(
+        get_list(&list_url(closed, ListKind::Ctl, &root)),
+        Err(HttpError::Transport { .. })
+    ));
+}

@@ -1,5 +1,5 @@
-//! The client side of the HTTP transport: posting a request message to an authority, and
-//! the AA's [`EaLink`] to an EA over HTTP.
+//! The client side of the HTTP transport: posting a request message to an authority, the
+//! AA's [`EaLink`] to an EA over HTTP, and getting a list from a distribution centre.
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -94,6 +94,34 @@ pub fn post(url: &str, request: &[u8]) -> Result<Vec<u8>, HttpError> {
             body: String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned(),
         }),
     }
+}
+
+/// Gets a list from a distribution centre (see [`super::list_url`]): its bytes, at most
+/// [`super::MAX_LIST_FILE`]; any status but 200 is an error.
+pub fn get_list(url: &str) -> Result<Vec<u8>, HttpError> {
+    let transport = |detail: String| HttpError::Transport {
+        url: url.to_string(),
+        detail,
+    };
+    let mut response = agent()
+        .get(url)
+        .call()
+        .map_err(|e| transport(e.to_string()))?;
+    let status = response.status().as_u16();
+    let body = response
+        .body_mut()
+        .with_config()
+        .limit(super::MAX_LIST_FILE)
+        .read_to_vec()
+        .map_err(|e| transport(e.to_string()))?;
+    if status == 200 {
+        return Ok(body);
+    }
+    Err(HttpError::Status {
+        url: url.to_string(),
+        status,
+        body: String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned(),
+    })
 }
 
 /// An EA reached over HTTP at `<base>/ea/authorization-validation`.

@@ -35,6 +35,23 @@ pub enum ListKind {
     Ectl,
 }
 
+impl ListKind {
+    /// The path it is served at, before `/<HashedId8>`.
+    pub fn path(self) -> &'static str {
+        match self {
+            ListKind::Ctl => GET_CTL,
+            ListKind::Crl => GET_CRL,
+            ListKind::Ectl => GET_ECTL,
+        }
+    }
+}
+
+/// Where the distribution centre at `dc` (a base URL, with or without a trailing `/`)
+/// serves the list of `kind` for the certificate `id`.
+pub fn list_url(dc: &str, kind: ListKind, id: &HashedId8) -> String {
+    format!("{}{}/{id}", dc.trim_end_matches('/'), kind.path())
+}
+
 /// The lists of the PKI and TLM directories it was given, by certificate.
 #[derive(Debug, Clone, Default)]
 pub struct DistributionCentre {
