@@ -84,13 +84,17 @@ impl PkiDir {
 
     /// Reads an authority's certificate.
     pub fn cert(&self, role: Role) -> crate::Result<Cert> {
-        let path = self.cert_path(role);
-        let bytes = std::fs::read(&path).map_err(|source| crate::Error::Io {
-            path: path.clone(),
-            source,
-        })?;
-        Ok(Cert::from_bytes(&bytes)?)
+        read_cert(&self.cert_path(role))
     }
+}
+
+/// Reads a certificate file (COER), naming it in an I/O error.
+pub(super) fn read_cert(path: &Path) -> crate::Result<Cert> {
+    let bytes = std::fs::read(path).map_err(|source| crate::Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(Cert::from_bytes(&bytes)?)
 }
 
 /// What `init` creates.

@@ -3,7 +3,7 @@
 //! CA certificates, signed with the root's key and kept in `lists/` of the PKI directory:
 //! `ctl.oer`, `crl.oer`, and `revoked` (one HashedId8 per line).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rasn::types::{Ia5String, Integer};
@@ -13,6 +13,7 @@ use vss_its::{Cert, HashedId8, HsmKey, ItsTime, SignedDataRequest, PSID_CRL, PSI
 
 use super::labels;
 use super::PkiDir;
+use crate::lists::TrustList;
 use crate::messages::{
     encode, AaEntry, CtlCommand, CtlEntry, CtlFormat, DcEntry, EaEntry, EtsiTs102941Data,
     EtsiTs102941DataContent, ToBeSignedCrl,
@@ -60,6 +61,26 @@ pub(super) fn window(now: ItsTime, validity: Duration) -> Result<(Time32, Time32
     let time = |t: ItsTime| t.to_time32().map_err(|e| invalid(format!("{t}: {e}")));
     let micros = u64::try_from(validity.as_micros()).unwrap_or(u64::MAX);
     Ok((time(now)?, time(now.plus_micros(micros))?))
+}
+
+/// A file kept in [`PkiDir::lists`]; `None` when there is none yet.
+fn read_kept(path: &Path) -> Result<Option<Vec<u8>>> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(Error::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// The sequence number of the list after the one kept at `path` (1 when there is none).
+pub(super) fn next_sequence(path: &Path) -> Result<u8> {
+    match read_kept(path)? {
+        Some(bytes) => Ok(TrustList::parse(&bytes)?.sequence.wrapping_add(1)),
+        None => Ok(1),
+    }
 }
 
 impl PkiDir {
@@ -111,7 +132,7 @@ impl PkiDir {
     pub fn issue_ctl(&self, hsm: &dyn Hsm, request: &CtlRequest) -> Result<Vec<u8>> {
         self.check()?;
         let (_, next_update) = window(request.now, request.validity)?;
-        let sequence = self.next_sequence(&self.ctl_path())?;
+        let sequence = next_sequence(&self.ctl_path())?;
         let ea_url = list_url(&request.ea_url)?;
         let commands = vec![
             CtlCommand::Add(CtlEntry::Ea(Box::new(EaEntry {
@@ -143,13 +164,11 @@ impl PkiDir {
 
     /// The CA certificates this root has revoked.
     pub fn revoked(&self) -> Result<Vec<HashedId8>> {
-        let path = self.revoked_path();
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(source) => return Err(Error::Io { path, source }),
+        let Some(bytes) = read_kept(&self.revoked_path())? else {
+            return Ok(Vec::new());
         };
-        text.lines()
+        String::from_utf8_lossy(&bytes)
+            .lines()
             .map(|line| {
                 line.parse().map_err(|_| Error::Malformed {
                     what: "revoked list",

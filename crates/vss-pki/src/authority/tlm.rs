@@ -12,9 +12,9 @@ use vss_its::{
     SignerKind, PSID_CTL,
 };
 
-use super::lists::{list_url, window};
+use super::layout::read_cert;
+use super::lists::{list_url, next_sequence, window};
 use super::{InitRequest, PkiDir};
-use crate::lists::TrustList;
 use crate::messages::{
     encode, CtlCommand, CtlEntry, CtlFormat, DcEntry, EtsiTs102941Data, EtsiTs102941DataContent,
     RootCaEntry, TlmEntry,
@@ -42,12 +42,7 @@ impl PkiDir {
 
     /// Reads the TLM's certificate.
     pub fn tlm_cert(&self) -> Result<Cert> {
-        let path = self.tlm_cert_path();
-        let bytes = std::fs::read(&path).map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })?;
-        Ok(Cert::from_bytes(&bytes)?)
+        read_cert(&self.tlm_cert_path())
     }
 
     /// Signs an ECTL of `roots` at `now` (their lists served by the distribution centre at
@@ -78,7 +73,7 @@ impl PkiDir {
             ));
         }
         let (_, next_update) = window(now, validity)?;
-        let sequence = self.next_sequence(&self.ectl_path())?;
+        let sequence = next_sequence(&self.ectl_path())?;
         let tlm = self.tlm_cert()?;
         let dc_url = list_url(dc_url)?;
         let mut commands: Vec<CtlCommand> = roots
@@ -119,18 +114,6 @@ impl PkiDir {
         let bytes = vss_its::encode_data(&vss_its::sign_data(&signed, Some(&tlm), &signer)?)?;
         self.keep(&self.ectl_path(), &bytes)?;
         Ok(bytes)
-    }
-
-    /// The sequence number of the list after the one kept at `path` (1 when there is none).
-    pub(super) fn next_sequence(&self, path: &std::path::Path) -> Result<u8> {
-        match std::fs::read(path) {
-            Ok(bytes) => Ok(TrustList::parse(&bytes)?.sequence.wrapping_add(1)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(1),
-            Err(source) => Err(Error::Io {
-                path: path.to_path_buf(),
-                source,
-            }),
-        }
     }
 }
 

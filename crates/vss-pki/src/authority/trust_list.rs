@@ -7,6 +7,7 @@ use std::path::Path;
 
 use vss_its::Cert;
 
+use super::layout::read_cert;
 use super::PkiDir;
 use crate::{Error, Result};
 
@@ -28,10 +29,6 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
         path: path.to_path_buf(),
         source,
     }
-}
-
-fn read_cert(path: &Path) -> Result<Cert> {
-    Ok(Cert::from_bytes(&std::fs::read(path).map_err(io(path))?)?)
 }
 
 impl PkiDir {
