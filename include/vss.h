@@ -186,6 +186,15 @@ typedef enum vss_verdict {
    * Not verified: the verification policy skipped it.
    */
   VSS_VERDICT_SKIPPED = 14,
+  /**
+   * A CA certificate of the chain is on its root's revocation list.
+   */
+  VSS_VERDICT_REVOKED = 15,
+  /**
+   * A CA certificate of the chain is not on its root's trust list (or that root's
+   * revocation list is out of date).
+   */
+  VSS_VERDICT_UNLISTED_CA = 16,
 } vss_verdict;
 
 /**

@@ -78,6 +78,8 @@ pub fn answer(code: i32) -> Option<Answer> {
         ReportCode::UnsupportedAlgorithm => Verdict::UnsupportedAlgorithm,
         ReportCode::InvalidTimestamp => Verdict::InvalidTimestamp,
         ReportCode::DuplicateMessage => Verdict::DuplicateMessage,
+        ReportCode::Revoked => Verdict::Revoked,
+        ReportCode::UnlistedCa => Verdict::UnlistedCa,
     };
     Some(Answer::Verdict(verdict))
 }
@@ -106,6 +108,6 @@ mod tests {
         let count = verdicts.len();
         verdicts.sort_by_key(|v| v.name());
         verdicts.dedup();
-        assert_eq!((verdicts.len(), count), (13, 13), "each verdict once");
+        assert_eq!((verdicts.len(), count), (15, 15), "each verdict once");
     }
 }

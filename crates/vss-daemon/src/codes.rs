@@ -23,6 +23,8 @@ pub fn report_code(verdict: Verdict) -> ReportCode {
         Verdict::UnsupportedAlgorithm => ReportCode::UnsupportedAlgorithm,
         Verdict::InvalidTimestamp => ReportCode::InvalidTimestamp,
         Verdict::DuplicateMessage => ReportCode::DuplicateMessage,
+        Verdict::Revoked => ReportCode::Revoked,
+        Verdict::UnlistedCa => ReportCode::UnlistedCa,
     }
 }
 

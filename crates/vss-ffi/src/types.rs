@@ -102,6 +102,11 @@ pub enum VssVerdict {
     DuplicateMessage = 13,
     /// Not verified: the verification policy skipped it.
     Skipped = 14,
+    /// A CA certificate of the chain is on its root's revocation list.
+    Revoked = 15,
+    /// A CA certificate of the chain is not on its root's trust list (or that root's
+    /// revocation list is out of date).
+    UnlistedCa = 16,
 }
 
 impl From<Verdict> for VssVerdict {
@@ -120,6 +125,8 @@ impl From<Verdict> for VssVerdict {
             Verdict::UnsupportedAlgorithm => VssVerdict::UnsupportedAlgorithm,
             Verdict::InvalidTimestamp => VssVerdict::InvalidTimestamp,
             Verdict::DuplicateMessage => VssVerdict::DuplicateMessage,
+            Verdict::Revoked => VssVerdict::Revoked,
+            Verdict::UnlistedCa => VssVerdict::UnlistedCa,
         }
     }
 }

@@ -92,8 +92,32 @@ pub(crate) fn read_store_file(path: &Path) -> Result<Vec<u8>> {
     })
 }
 
+/// Points the symbolic link `link` at `target` so that a reader (or a crash) finds either
+/// the old target or the new one: a new link made beside it, renamed over it, the directory
+/// synced. What is at `link` must be a link or nothing.
+#[cfg(unix)]
+pub fn replace_link(link: &Path, target: &Path) -> Result<()> {
+    if fs::symlink_metadata(link).is_ok_and(|m| !m.file_type().is_symlink()) {
+        return Err(Error::NotAFile(link.to_path_buf()));
+    }
+    let dir = match link.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut nonce = [0u8; 8];
+    vss_crypto::random_bytes(&mut nonce)?;
+    let temp = dir.join(format!("{TEMP_PREFIX}link-{}", hex::encode(nonce)));
+    std::os::unix::fs::symlink(target, &temp).map_err(Error::io(&temp))?;
+    if let Err(e) = fs::rename(&temp, link) {
+        // Best effort: the temporary link is not part of the store either way.
+        let _ = fs::remove_file(&temp);
+        return Err(Error::io(link)(e));
+    }
+    sync_dir(dir)
+}
+
 /// Makes a directory entry change (create, rename, unlink) durable.
-pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
+pub fn sync_dir(dir: &Path) -> Result<()> {
     File::open(dir)
         .and_then(|d| d.sync_all())
         .map_err(Error::io(dir))
@@ -117,6 +141,27 @@ mod tests {
             .map(|e| e.expect("entry").file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("f.json")]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_is_repointed_in_place_and_nothing_else_is_replaced_by_one() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let link = dir.path().join("current");
+        replace_link(&link, Path::new("gen-1")).expect("link");
+        replace_link(&link, Path::new("gen-2")).expect("relink");
+        assert_eq!(fs::read_link(&link).expect("a link"), Path::new("gen-2"));
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .expect("list")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("current")]);
+
+        let file = dir.path().join("file");
+        fs::write(&file, b"kept").expect("write");
+        let err = replace_link(&file, Path::new("gen-3")).expect_err("a regular file");
+        assert!(matches!(err, Error::NotAFile(_)), "{err}");
+        assert_eq!(fs::read(&file).expect("read"), b"kept");
     }
 
     #[cfg(unix)]

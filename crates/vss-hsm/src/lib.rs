@@ -32,7 +32,9 @@ use vss_crypto::{
 };
 use zeroize::Zeroizing;
 
-pub use atomic::{read_bounded, write_atomic, TooLarge};
+#[cfg(unix)]
+pub use atomic::replace_link;
+pub use atomic::{read_bounded, sync_dir, write_atomic, TooLarge};
 pub use config::{default_store_dir, open, pin_status, Backend, StoreConfig, STORE_ENV};
 pub use error::{Error, Result};
 pub use label::{check_label, printable, MAX_LABEL_LEN};

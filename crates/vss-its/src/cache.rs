@@ -151,6 +151,14 @@ impl CertCache {
         self.stats.inserts += 1;
     }
 
+    /// Drops every certificate (the counters stay): what was validated under trust that has
+    /// changed since.
+    pub fn clear(&mut self) {
+        self.entries.clear();
+        self.by_id3.clear();
+        self.recency.clear();
+    }
+
     /// Drops every certificate whose validity has ended by `now`.
     pub fn purge_expired(&mut self, now: ItsTime) {
         let expired: Vec<HashedId8> = self

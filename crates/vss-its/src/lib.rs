@@ -89,7 +89,7 @@ pub use signed_data::{sign_data, unsecured, SignedDataRequest, SignedMessage, Si
 pub use signer::{HsmKey, KeyAgreement, Signer};
 pub use sn_verify::SnVerifyReport;
 pub use time::{duration_from_seconds, duration_micros, ItsTime, TimeError, Validity};
-pub use trust::TrustStore;
+pub use trust::{AnchorLists, StaleCrlPolicy, TrustStore};
 pub use validate::{PendingSignature, Policy, Prepared, Report, Validator, Verdict};
 
 /// Decodes COER `Ieee1609Dot2Data` of any content (strict: canonical, no trailing bytes).

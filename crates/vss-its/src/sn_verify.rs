@@ -84,9 +84,11 @@ impl Verdict {
             Verdict::Valid => SnVerifyReport::Success,
             Verdict::FalseSignature => SnVerifyReport::FalseSignature,
             Verdict::SignerNotFound => SnVerifyReport::SignerCertificateNotFound,
-            Verdict::UntrustedRoot | Verdict::Expired | Verdict::NotYetValid => {
-                SnVerifyReport::InvalidCertificate
-            }
+            Verdict::UntrustedRoot
+            | Verdict::UnlistedCa
+            | Verdict::Expired
+            | Verdict::NotYetValid => SnVerifyReport::InvalidCertificate,
+            Verdict::Revoked => SnVerifyReport::RevokedCertificate,
             Verdict::InvalidChain | Verdict::InsufficientPermissions => {
                 SnVerifyReport::InconsistentChain
             }
@@ -124,6 +126,14 @@ mod tests {
         assert_eq!(
             Verdict::OutsideRegion.sn_verify_report(),
             SnVerifyReport::InvalidMobilityData
+        );
+        assert_eq!(
+            Verdict::Revoked.sn_verify_report(),
+            SnVerifyReport::RevokedCertificate
+        );
+        assert_eq!(
+            Verdict::UnlistedCa.sn_verify_report(),
+            SnVerifyReport::InvalidCertificate
         );
     }
 }

@@ -1,19 +1,45 @@
 //! Trust anchors: the certificates a validator trusts without an issuer, from files or a
-//! directory (`*.oer`, `*.cert`, `*.coer`).
+//! directory (`*.oer`, `*.cert`, `*.coer`); and, for anchors that are root CAs of the C-ITS
+//! trust model, what their lists say (TS 102 941 §6.3): the EAs and AAs on the root's CTL,
+//! those on its CRL, and when that CRL is due.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
 use crate::cache::ValidatedCert;
 use crate::cert::Issuer;
 use crate::hashing::HashedId8;
-use crate::{Cert, Error, Result, MAX_ENCODED_LEN};
+use crate::{Cert, Error, ItsTime, Result, MAX_ENCODED_LEN};
 
-/// The trusted certificates, by HashedId8.
+/// The trusted certificates, by HashedId8, and the lists of those that are root CAs.
 #[derive(Debug, Clone, Default)]
 pub struct TrustStore {
     anchors: HashMap<HashedId8, Arc<ValidatedCert>>,
+    lists: HashMap<HashedId8, AnchorLists>,
+    stale_crl: StaleCrlPolicy,
+}
+
+/// What a root CA's lists say, verified by whoever built the store: a certificate the root
+/// issued is accepted only when its CTL lists it and its CRL does not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnchorLists {
+    /// The EA and AA certificates on the root's CTL.
+    pub listed: HashSet<HashedId8>,
+    /// The certificates on the root's CRL.
+    pub revoked: HashSet<HashedId8>,
+    /// When the root's next CRL is due; after it the CRL is stale.
+    pub crl_next_update: ItsTime,
+}
+
+/// What validation does with a chain through a root whose CRL is past its next update.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StaleCrlPolicy {
+    /// Refuse it (`UnlistedCa`): revocation since the last CRL cannot be ruled out.
+    #[default]
+    Refuse,
+    /// Accept it; the caller warns ([`TrustStore::stale_crls`]).
+    Warn,
 }
 
 /// The file extensions read from a trust directory.
@@ -80,6 +106,59 @@ impl TrustStore {
     /// The anchor named `id`.
     pub fn get(&self, id: &HashedId8) -> Option<Arc<ValidatedCert>> {
         self.anchors.get(id).cloned()
+    }
+
+    /// Records what the lists of the anchor `root` say: from now on a certificate it issued
+    /// must be on its CTL and not on its CRL.
+    pub fn set_lists(&mut self, root: HashedId8, lists: AnchorLists) -> Result<()> {
+        if !self.anchors.contains_key(&root) {
+            return Err(Error::InvalidRequest(format!(
+                "lists for {root}, which is not a trust anchor"
+            )));
+        }
+        self.lists.insert(root, lists);
+        Ok(())
+    }
+
+    /// The lists of the anchor `root`, when it has any.
+    pub fn lists(&self, root: &HashedId8) -> Option<&AnchorLists> {
+        self.lists.get(root)
+    }
+
+    /// The same store with another policy for stale CRLs.
+    pub fn with_stale_crl(mut self, policy: StaleCrlPolicy) -> Self {
+        self.stale_crl = policy;
+        self
+    }
+
+    /// The policy for stale CRLs.
+    pub fn stale_crl(&self) -> StaleCrlPolicy {
+        self.stale_crl
+    }
+
+    /// The anchors whose CRL is past its next update at `now`, sorted.
+    pub fn stale_crls(&self, now: ItsTime) -> Vec<HashedId8> {
+        let mut stale: Vec<HashedId8> = self
+            .lists
+            .iter()
+            .filter(|(_, l)| l.crl_next_update <= now)
+            .map(|(id, _)| *id)
+            .collect();
+        stale.sort();
+        stale
+    }
+
+    /// The first time after `now` at which a CRL becomes stale, when the policy refuses
+    /// then: certificates validated before it must be validated again after it.
+    pub fn next_crl_due(&self, now: ItsTime) -> Option<ItsTime> {
+        if self.stale_crl == StaleCrlPolicy::Warn {
+            return None;
+        }
+        self.lists
+            .values()
+            .map(|l| l.crl_next_update)
+            .filter(|due| *due > now)
+            .min()
     }
 
     /// How many anchors it holds.

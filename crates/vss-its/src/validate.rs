@@ -24,6 +24,7 @@ use crate::keys::hash_for_curve;
 use crate::permissions::{allows_psid, check_granted};
 use crate::region::{contains_point, contains_region, Point};
 use crate::signed_data::SignedMessage;
+use crate::trust::{AnchorLists, StaleCrlPolicy};
 use crate::{Cert, Error, ItsTime, TrustStore};
 
 /// The outcome of validating a message or a certificate.
@@ -57,6 +58,11 @@ pub enum Verdict {
     InvalidTimestamp,
     /// A copy of a message already accepted (TS 102 723-8's "duplicate message").
     DuplicateMessage,
+    /// A CA certificate of the chain is on its root's certificate revocation list.
+    Revoked,
+    /// A CA certificate of the chain is not on its root's certificate trust list, or the
+    /// root's revocation list is past its next update where that refuses.
+    UnlistedCa,
 }
 
 impl Verdict {
@@ -76,6 +82,8 @@ impl Verdict {
             Verdict::UnsupportedAlgorithm => "UnsupportedAlgorithm",
             Verdict::InvalidTimestamp => "InvalidTimestamp",
             Verdict::DuplicateMessage => "DuplicateMessage",
+            Verdict::Revoked => "Revoked",
+            Verdict::UnlistedCa => "UnlistedCa",
         }
     }
 }
@@ -277,15 +285,40 @@ pub struct Validator {
     trust: TrustStore,
     cache: CertCache,
     policy: Policy,
+    /// When a root's CRL next becomes stale under a refusing policy: the cache is emptied
+    /// then, so what was validated through that root is validated again.
+    crl_due: Option<ItsTime>,
 }
 
 impl Validator {
     /// A validator trusting `trust`, caching up to `cache_capacity` certificates.
     pub fn new(trust: TrustStore, cache_capacity: usize) -> Self {
         Validator {
+            crl_due: trust.next_crl_due(ItsTime::EPOCH),
             trust,
             cache: CertCache::new(cache_capacity),
             policy: Policy::default(),
+        }
+    }
+
+    /// Trusts `trust` from now on (a trust store updated from its lists): the cache is
+    /// emptied, since what it holds was validated under the old one.
+    pub fn set_trust(&mut self, trust: TrustStore) {
+        self.crl_due = trust.next_crl_due(ItsTime::EPOCH);
+        self.trust = trust;
+        self.cache.clear();
+    }
+
+    /// The trust store.
+    pub fn trust(&self) -> &TrustStore {
+        &self.trust
+    }
+
+    /// Empties the cache once a root's CRL has become stale (under a refusing policy).
+    fn expire_stale_lists(&mut self, now: ItsTime) {
+        if self.crl_due.is_some_and(|due| now >= due) {
+            self.cache.clear();
+            self.crl_due = self.trust.next_crl_due(now);
         }
     }
 
@@ -308,6 +341,7 @@ impl Validator {
     /// Validates a certificate and its chain at `now`; `chain` offers issuers that are
     /// neither cached nor trusted. A valid certificate is cached.
     pub fn verify_certificate(&mut self, cert: &Cert, chain: &[Cert], now: ItsTime) -> Report {
+        self.expire_stale_lists(now);
         let result = self.validate(cert, chain, now, 0);
         report(result.map(|_| ()), Some(cert.hashed_id8()), None)
     }
@@ -364,6 +398,7 @@ impl Validator {
         chain: &[Cert],
         now: ItsTime,
     ) -> Prepared {
+        self.expire_stale_lists(now);
         let psid = message.psid();
         let mut signer_id = message.signer_digest();
         match check_payload(message, external)
@@ -600,6 +635,9 @@ impl Validator {
                 )
             }
         };
+        if let Some(lists) = self.trust.lists(&issuer_id) {
+            check_lists(lists, self.trust.stale_crl(), &id, &issuer_id, now)?;
+        }
         check_time(cert, now)?;
         if !issuer.cert.validity().covers(&cert.validity()) {
             return fail(
@@ -649,6 +687,39 @@ impl Validator {
         self.cache.insert(Arc::clone(&validated));
         Ok(validated)
     }
+}
+
+/// Whether the lists of the root `root` accept the certificate `id` it issued at `now`: on
+/// its CTL, not on its CRL, and the CRL current unless the policy only warns.
+fn check_lists(
+    lists: &AnchorLists,
+    stale_crl: StaleCrlPolicy,
+    id: &HashedId8,
+    root: &HashedId8,
+    now: ItsTime,
+) -> Result<(), Failure> {
+    if lists.revoked.contains(id) {
+        return fail(
+            Verdict::Revoked,
+            format!("{id} is on the CRL of root {root}"),
+        );
+    }
+    if !lists.listed.contains(id) {
+        return fail(
+            Verdict::UnlistedCa,
+            format!("{id} is not on the CTL of root {root}"),
+        );
+    }
+    if stale_crl == StaleCrlPolicy::Refuse && lists.crl_next_update <= now {
+        return fail(
+            Verdict::UnlistedCa,
+            format!(
+                "the CRL of root {root} was due at {}: revocation since cannot be ruled out",
+                lists.crl_next_update
+            ),
+        );
+    }
+    Ok(())
 }
 
 /// Whether a certificate is valid at `now`.

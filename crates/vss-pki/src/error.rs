@@ -49,6 +49,24 @@ pub enum Error {
         /// The standard's name of the response code.
         code: String,
     },
+    /// A trust list or CRL whose signature, signer or validity does not check out.
+    #[error("the {list} is not trusted ({verdict}): {reason}")]
+    UntrustedList {
+        /// Which list (`ECTL`, `CTL of root CA …`, `CRL of root CA …`).
+        list: String,
+        /// The validator's verdict on it.
+        verdict: vss_its::Verdict,
+        /// Why, in words.
+        reason: String,
+    },
+    /// A trust list or CRL past its next update, where a current one is needed.
+    #[error("the {list} is out of date: its next update was due at {next_update}")]
+    StaleList {
+        /// Which list.
+        list: String,
+        /// When its successor was due.
+        next_update: vss_its::ItsTime,
+    },
     /// An authority could not be reached, or answered other than with a response.
     #[error(transparent)]
     Http(#[from] crate::http::HttpError),

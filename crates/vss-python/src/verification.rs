@@ -25,6 +25,8 @@ fn report_code(verdict: Verdict) -> u8 {
         Verdict::UnsupportedAlgorithm => 11,
         Verdict::InvalidTimestamp => 12,
         Verdict::DuplicateMessage => 13,
+        Verdict::Revoked => 15,
+        Verdict::UnlistedCa => 16,
     }
 }
 

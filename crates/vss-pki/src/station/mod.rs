@@ -1,9 +1,11 @@
-//! The station side of the PKI: the certificate repository, enrolment and authorization.
+//! The station side of the PKI: the certificate repository, enrolment and authorization,
+//! and the trust store from the C-ITS trust lists.
 
 mod authorization;
 mod client;
 mod enrolment;
 mod repository;
+mod trust_store;
 
 pub use authorization::{
     app_permissions, authorization_request, AuthorizationRequest, AuthorizationResponse,
@@ -14,3 +16,4 @@ pub use client::{
 };
 pub use enrolment::{enrolment_request, EnrolmentRequest, EnrolmentResponse, Outer};
 pub use repository::{CertKind, Entry, Meta, Repository, RepositoryError};
+pub use trust_store::{EctlSource, RootTrust, Signed, StationTrust, MAX_ROOTS};

@@ -51,6 +51,8 @@ class Verdict(enum.IntEnum):
     INVALID_TIMESTAMP = 12
     DUPLICATE_MESSAGE = 13
     SKIPPED = 14
+    REVOKED = 15
+    UNLISTED_CA = 16
 
 
 __all__ = [

@@ -1,0 +1,257 @@
+//! A station's trust update against a distribution centre on loopback: a TLM's ECTL of two
+//! made PKIs' roots, each root's CTL and CRL. The update verifies every list, the store
+//! it saves loads again, and the validator's trust store from it refuses an AA once its root
+//! has revoked it. A forged, stale or wrongly signed list fails the update and the last good
+//! store stays.
+
+#[path = "common/made_pki.rs"]
+mod made_pki;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use made_pki::MadePki;
+use vss_hsm::{Hsm, SoftHsm};
+use vss_its::{Cert, ItsTime, StaleCrlPolicy, Validator, Verdict};
+use vss_pki::authority::{init_tlm, CtlRequest, InitRequest, PkiDir};
+use vss_pki::http::{
+    list_url, DistributionCentre, ListKind, LoopbackServer, ServeConfig, Services,
+};
+use vss_pki::station::{EctlSource, StationTrust};
+use vss_pki::Error;
+
+const DAY: Duration = Duration::from_secs(86_400);
+
+/// Two PKIs and a TLM, their lists issued and served by one distribution centre.
+struct Lists {
+    alpha: MadePki,
+    beta: MadePki,
+    tlm: Cert,
+    tlm_dir: tempfile::TempDir,
+    tlm_hsm: SoftHsm,
+    dc: String,
+    _server: LoopbackServer,
+}
+
+impl Lists {
+    fn new() -> Lists {
+        let (alpha, beta) = (MadePki::new("alpha"), MadePki::new("beta"));
+        let tlm_dir = tempfile::tempdir().expect("tempdir");
+        let dir = PkiDir::new(tlm_dir.path());
+        SoftHsm::init(&dir.keys(), "1234", "12345678").expect("hsm");
+        let tlm_hsm = SoftHsm::open(&dir.keys(), "1234").expect("open");
+        let tlm = init_tlm(&dir, &tlm_hsm, &InitRequest::new("tlm")).expect("TLM");
+        let mut server = LoopbackServer::bind().expect("bind");
+        let dc = server.url().to_string();
+        // The centre reads each list when asked: it serves what is issued after it starts.
+        let dirs = [alpha.pki(), beta.pki(), dir].map(|d| d.path().to_path_buf());
+        let centre = DistributionCentre::new(&dirs).expect("DC");
+        let services = Services {
+            dc: Some(Arc::new(centre)),
+            ..Services::default()
+        };
+        server
+            .serve(services, ServeConfig::default())
+            .expect("serve");
+        let lists = Lists {
+            alpha,
+            beta,
+            tlm,
+            tlm_dir,
+            tlm_hsm,
+            dc,
+            _server: server,
+        };
+        for made in [&lists.alpha, &lists.beta] {
+            lists.issue_root_lists(made, ItsTime::now(), DAY);
+        }
+        lists.issue_ectl(ItsTime::now(), 7 * DAY);
+        lists
+    }
+
+    fn issue_root_lists(&self, made: &MadePki, now: ItsTime, validity: Duration) {
+        let request = CtlRequest {
+            ea_url: "http://127.0.0.1:8081".into(),
+            aa_url: "http://127.0.0.1:8081".into(),
+            dc_url: self.dc.clone(),
+            now,
+            validity,
+        };
+        let hsm: &dyn Hsm = made.hsm.as_ref();
+        made.pki().issue_ctl(hsm, &request).expect("CTL");
+        made.pki().issue_crl(hsm, now, validity).expect("CRL");
+    }
+
+    fn issue_ectl(&self, now: ItsTime, validity: Duration) {
+        let roots = [self.alpha.certs.root.clone(), self.beta.certs.root.clone()];
+        PkiDir::new(self.tlm_dir.path())
+            .issue_ectl(&self.tlm_hsm, &roots, &self.dc, now, validity)
+            .expect("ECTL");
+    }
+
+    fn ectl_url(&self) -> EctlSource {
+        EctlSource::Url(list_url(&self.dc, ListKind::Ectl, &self.tlm.hashed_id8()))
+    }
+
+    fn update(&self, store: &Path, now: ItsTime) -> Result<StationTrust, Error> {
+        let trust = StationTrust::fetch(&self.tlm, &self.ectl_url(), now)?;
+        trust.save(store)?;
+        Ok(trust)
+    }
+}
+
+/// The verdicts on alpha's and beta's AA under `trust` at `now`.
+fn verdicts(trust: &StationTrust, lists: &Lists, now: ItsTime) -> [Verdict; 2] {
+    let store = trust.trust_store(StaleCrlPolicy::Refuse).expect("store");
+    let mut validator = Validator::new(store, 16);
+    [lists.alpha.aa(), lists.beta.aa()].map(|aa| validator.verify_certificate(aa, &[], now).verdict)
+}
+
+fn later(seconds: u64) -> ItsTime {
+    ItsTime::now().plus_micros(seconds * 1_000_000)
+}
+
+#[test]
+fn an_update_verifies_every_list_and_a_revoked_aa_is_refused_after_the_next_one() {
+    let lists = Lists::new();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = dir.path().join("trust");
+    let now = later(1);
+
+    let fetched = lists.update(&store, now).expect("update");
+    assert_eq!(fetched.roots.len(), 2);
+    assert_eq!(fetched.authorities().len(), 4, "each root's EA and AA");
+    for root in &fetched.roots {
+        assert_eq!(root.dc_url, lists.dc);
+        assert!(root.crl.list.revoked.is_empty());
+    }
+    assert_eq!(
+        verdicts(&fetched, &lists, now),
+        [Verdict::Valid, Verdict::Valid]
+    );
+    let loaded = StationTrust::load(&store, now).expect("load");
+    assert_eq!(loaded.ectl.bytes, fetched.ectl.bytes);
+    assert_eq!(
+        verdicts(&loaded, &lists, now),
+        [Verdict::Valid, Verdict::Valid]
+    );
+
+    assert!(lists.beta.pki().revoke(lists.beta.aa()).expect("revoke"));
+    let hsm: &dyn Hsm = lists.beta.hsm.as_ref();
+    lists
+        .beta
+        .pki()
+        .issue_crl(hsm, ItsTime::now(), DAY)
+        .expect("CRL");
+    let updated = lists.update(&store, later(2)).expect("update");
+    assert_eq!(
+        verdicts(&updated, &lists, later(2)),
+        [Verdict::Valid, Verdict::Revoked]
+    );
+    assert_eq!(
+        updated.authorities().len(),
+        3,
+        "the revoked AA is not offered"
+    );
+    let loaded = StationTrust::load(&store, later(2)).expect("load");
+    assert_eq!(
+        verdicts(&loaded, &lists, later(2)),
+        [Verdict::Valid, Verdict::Revoked]
+    );
+    let generations: Vec<_> = std::fs::read_dir(&store)
+        .expect("store")
+        .map(|e| e.expect("entry").file_name().into_string().expect("name"))
+        .filter(|n| n.starts_with("gen-"))
+        .collect();
+    assert_eq!(generations, ["gen-2"], "the older generation is removed");
+}
+
+#[test]
+fn a_forged_stale_or_wrongly_signed_list_fails_the_update_and_the_last_good_store_stays() {
+    let lists = Lists::new();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = dir.path().join("trust");
+    let good = lists.update(&store, later(1)).expect("update");
+    let kept = || {
+        StationTrust::load(&store, later(1))
+            .expect("the last good store")
+            .ectl
+            .bytes
+    };
+
+    // A CTL whose signature no longer verifies.
+    let ctl_path = lists.alpha.pki().ctl_path();
+    let ctl = std::fs::read(&ctl_path).expect("CTL");
+    let mut forged = ctl.clone();
+    let last = forged.len() - 1;
+    forged[last] ^= 1;
+    std::fs::write(&ctl_path, &forged).expect("forge");
+    match lists.update(&store, later(1)) {
+        Err(Error::UntrustedList { list, verdict, .. }) => {
+            assert!(list.starts_with("CTL of root CA"), "{list}");
+            assert_eq!(verdict, Verdict::FalseSignature);
+        }
+        other => panic!("a forged CTL: {other:?}"),
+    }
+    assert_eq!(kept(), good.ectl.bytes);
+    std::fs::write(&ctl_path, &ctl).expect("restore");
+
+    // A CRL past its next update.
+    match lists.update(&store, later(2 * 86_400)) {
+        Err(Error::StaleList { list, .. }) => assert!(list.contains("of root CA"), "{list}"),
+        other => panic!("stale lists: {other:?}"),
+    }
+
+    // The ECTL checked against another TLM's certificate.
+    let other_dir = tempfile::tempdir().expect("tempdir");
+    let other = PkiDir::new(other_dir.path());
+    SoftHsm::init(&other.keys(), "1234", "12345678").expect("hsm");
+    let other_hsm = SoftHsm::open(&other.keys(), "1234").expect("open");
+    let impostor = init_tlm(&other, &other_hsm, &InitRequest::new("tlm")).expect("TLM");
+    match StationTrust::fetch(&impostor, &lists.ectl_url(), later(1)) {
+        Err(Error::UntrustedList { list, verdict, .. }) => {
+            assert_eq!(list, "ECTL");
+            assert_eq!(verdict, Verdict::UntrustedRoot, "it names the real TLM");
+        }
+        other => panic!("another TLM: {other:?}"),
+    }
+
+    // An ECTL past its next update, read from a file.
+    lists.issue_ectl(ItsTime::now(), Duration::from_secs(60));
+    let file = EctlSource::File(PkiDir::new(lists.tlm_dir.path()).ectl_path());
+    match StationTrust::fetch(&lists.tlm, &file, later(120)) {
+        Err(Error::StaleList { list, .. }) => assert_eq!(list, "ECTL"),
+        other => panic!("a stale ECTL: {other:?}"),
+    }
+    assert!(StationTrust::fetch(&lists.tlm, &file, later(1)).is_ok());
+    assert_eq!(kept(), good.ectl.bytes);
+}
+
+#[test]
+fn a_stale_crl_in_a_loaded_store_is_the_validators_policy() {
+    let lists = Lists::new();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = dir.path().join("trust");
+    lists.update(&store, later(1)).expect("update");
+    let after_crl = later(2 * 86_400);
+    let loaded = StationTrust::load(&store, after_crl).expect("a stale store still loads");
+    let refuse = loaded.trust_store(StaleCrlPolicy::Refuse).expect("store");
+    assert_eq!(refuse.stale_crls(after_crl).len(), 2);
+    let mut validator = Validator::new(refuse, 4);
+    let report = validator.verify_certificate(lists.alpha.aa(), &[], after_crl);
+    assert_eq!(report.verdict, Verdict::UnlistedCa, "{}", report.reason);
+    let warn = loaded.trust_store(StaleCrlPolicy::Warn).expect("store");
+    let report = Validator::new(warn, 4).verify_certificate(lists.alpha.aa(), &[], after_crl);
+    assert_eq!(report.verdict, Verdict::Valid, "{}", report.reason);
+}
+
+#[test]
+fn a_directory_without_a_store_says_how_to_make_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let err = StationTrust::load(dir.path(), ItsTime::now()).expect_err("empty");
+    assert!(
+        err.to_string().contains("vss station trust-update"),
+        "{err}"
+    );
+}
