@@ -85,6 +85,22 @@ pub fn progress(total: u64, what: &str) -> indicatif::ProgressBar {
     bar
 }
 
+/// A spinner on stderr, ticking, with `what` and the time elapsed, when it is a terminal;
+/// hidden otherwise.
+pub fn spinner(what: &str) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let spinner = indicatif::ProgressBar::new_spinner();
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {msg} {elapsed}") {
+        spinner.set_style(style);
+    }
+    spinner.set_message(what.to_owned());
+    spinner.enable_steady_tick(std::time::Duration::from_millis(100));
+    spinner
+}
+
 /// An error and its causes as the one line `vss` prints: each cause once (one whose text its
 /// parent already shows, such as an OS error a wrapper quotes, is left out), and control
 /// characters escaped so that nothing from outside breaks the line or drives the terminal.

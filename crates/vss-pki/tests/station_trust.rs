@@ -151,8 +151,8 @@ fn an_update_verifies_every_list_and_a_revoked_aa_is_refused_after_the_next_one(
     );
     assert_eq!(
         updated.authorities().len(),
-        3,
-        "the revoked AA is not offered"
+        4,
+        "the revoked AA is still on the CTL"
     );
     let loaded = StationTrust::load(&store, later(2)).expect("load");
     assert_eq!(

@@ -15,6 +15,7 @@ pub mod pki;
 pub mod pki_lists;
 pub mod selftest;
 pub mod station;
+pub mod station_trust;
 pub mod stats;
 pub mod testbed;
 pub mod tls;

@@ -7,7 +7,6 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Args, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use vss_pki::station::{
     enroll, pseudonyms, CertKind, Entry, Repository, TicketBatch, DEFAULT_TICKET_CONCURRENCY,
@@ -15,6 +14,7 @@ use vss_pki::station::{
 };
 
 use super::its::read_cert;
+use super::station_trust::{TrustShowArgs, TrustUpdateArgs};
 use crate::output::{Format, Table};
 use crate::store::StoreArgs;
 
@@ -66,6 +66,13 @@ pub enum StationCommand {
         #[command(flatten)]
         station: StationArgs,
     },
+    /// Update the trust store from the C-ITS trust lists: the ECTL verified under the pinned
+    /// TLM certificate, then each listed root's CTL and CRL from its distribution centre,
+    /// verified under the root. The store is replaced only when every list checks out.
+    TrustUpdate(TrustUpdateArgs),
+    /// Print the trust store: the TLM, the ECTL, each root with its EAs and AAs and what its
+    /// CRL revokes.
+    TrustShow(TrustShowArgs),
 }
 
 /// The station's key store, repository and output format.
@@ -136,10 +143,7 @@ impl StationCommand {
                 } else {
                     psids
                 };
-                let spinner = ProgressBar::new_spinner()
-                    .with_style(ProgressStyle::with_template("{spinner} {msg} {elapsed}")?)
-                    .with_message(format!("asking {aa} for {count} tickets"));
-                spinner.enable_steady_tick(std::time::Duration::from_millis(100));
+                let spinner = crate::output::spinner(&format!("asking {aa} for {count} tickets"));
                 let result = pseudonyms(
                     hsm.as_ref(),
                     &repository,
@@ -155,6 +159,8 @@ impl StationCommand {
                 spinner.finish_and_clear();
                 show(station.format, &result?)?;
             }
+            StationCommand::TrustUpdate(args) => return args.run(),
+            StationCommand::TrustShow(args) => return args.run(),
             StationCommand::List { station } => {
                 let repository = station.repository()?;
                 let mut all = repository.list(CertKind::Enrolment)?;

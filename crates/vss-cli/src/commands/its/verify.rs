@@ -13,6 +13,7 @@ use vss_its::{HashedId8, ItsTime, Report, TrustStore, Validator, Verdict};
 
 use super::{parse_time, read, read_cert, Kind};
 use crate::commands::call_daemon;
+use crate::commands::station_trust::{load_trust_store, StaleCrl};
 use crate::output::{emit, print_json, Format, Table};
 
 /// Options of `vss its verify`.
@@ -27,6 +28,15 @@ pub struct VerifyArgs {
     /// Repeatable.
     #[arg(long, value_name = "FILE|DIR")]
     trust: Vec<PathBuf>,
+    /// A station trust store (`vss station trust-update`): its root CAs are anchors, a chain
+    /// through an EA or AA must be on its root's CTL and not on its CRL, and the CTLs' EAs
+    /// and AAs are offered as issuers.
+    #[arg(long, value_name = "DIR")]
+    trust_store: Option<PathBuf>,
+    /// With --trust-store: what a chain through a root whose CRL is past its next update
+    /// gets.
+    #[arg(long, value_enum, default_value_t, requires = "trust_store")]
+    stale_crl: StaleCrl,
     /// An intermediate certificate (an issuer the message does not carry). Repeatable.
     #[arg(long, value_name = "FILE")]
     chain: Vec<PathBuf>,
@@ -35,7 +45,7 @@ pub struct VerifyArgs {
     at: Option<ItsTime>,
     /// Have the vssd serving this Unix socket verify the signed data, with its trust
     /// anchors, cache, policy and clock.
-    #[arg(long, value_name = "SOCKET", conflicts_with_all = ["kind", "trust", "chain", "at"])]
+    #[arg(long, value_name = "SOCKET", conflicts_with_all = ["kind", "trust", "trust_store", "chain", "at"])]
     daemon: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value = "json")]
@@ -48,7 +58,11 @@ impl VerifyArgs {
         if let Some(socket) = &self.daemon {
             return self.run_on_daemon(socket);
         }
-        let mut trust = TrustStore::new();
+        let now = self.at.unwrap_or_else(ItsTime::now);
+        let (mut trust, mut chain) = match &self.trust_store {
+            Some(dir) => load_trust_store(dir, now, self.stale_crl)?,
+            None => (TrustStore::new(), Vec::new()),
+        };
         for path in &self.trust {
             if path.is_dir() {
                 trust.add_dir(path)?;
@@ -56,12 +70,9 @@ impl VerifyArgs {
                 trust.add_file(path)?;
             }
         }
-        let chain = self
-            .chain
-            .iter()
-            .map(|p| read_cert(p))
-            .collect::<Result<Vec<_>>>()?;
-        let now = self.at.unwrap_or_else(ItsTime::now);
+        for path in &self.chain {
+            chain.push(read_cert(path)?);
+        }
         let mut validator = Validator::new(trust, vss_its::DEFAULT_CAPACITY);
         let bytes = read(&self.file)?;
         let (report, key) = match self.kind {

@@ -1,0 +1,292 @@
+//! Issue 23's first acceptance, with the `vss` binary only: two PKIs and a TLM, their lists
+//! served by `vss pki dc serve`; a station trust store made by `vss station trust-update`
+//! accepts tickets of both PKIs (`vss its verify --trust-store`), and after one root revokes
+//! its AA and the store is updated, refuses that AA's tickets (`Revoked`) and keeps accepting
+//! the other's. A forged CTL fails the update and the last good store stays.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::served::{listening, serve, Served};
+use common::{init_store, run, vss, vss_run, vss_store, Run, PIN, PUK};
+
+/// A PKI made with `vss pki init`, served by `vss pki serve`.
+struct Pki {
+    dir: PathBuf,
+    served: Served,
+}
+
+fn init(dir: &Path, args: &[&str]) -> serde_json::Value {
+    run(vss()
+        .args(["pki", "init", "--format", "json"])
+        .args(args)
+        .arg("--dir")
+        .arg(dir)
+        .env("VSS_PIN", PIN)
+        .env("VSS_PUK", PUK))
+    .success()
+    .json()
+}
+
+/// `vss ARGS --dir DIR` with the PKI's PIN.
+fn at_dir(dir: &Path, args: &[&str]) -> Run {
+    let mut cmd = vss();
+    cmd.args(args).arg("--dir").arg(dir).env("VSS_PIN", PIN);
+    run(&mut cmd)
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
+}
+
+impl Pki {
+    fn new(dir: PathBuf, name: &str) -> Pki {
+        init(&dir, &["--name", name]);
+        let served = serve(&dir, &[]);
+        Pki { dir, served }
+    }
+
+    /// Its CTL (its EA and AA at the served URL) and its CRL, the DC at `dc`.
+    fn issue_lists(&self, dc: &str) {
+        let url = self.served.url.as_str();
+        at_dir(
+            &self.dir,
+            &["pki", "ctl", "issue", "--url", url, "--dc-url", dc],
+        )
+        .success();
+        at_dir(&self.dir, &["pki", "crl", "issue"]).success();
+    }
+
+    fn cert(&self, name: &str) -> String {
+        path(&self.dir.join(name)).to_string()
+    }
+
+    /// A station registered and enrolled here, with one ticket; a CAM signed with it (the
+    /// ticket by certificate, its AA not in the message) written to `out`.
+    fn signed_cam(&self, station: &Path, out: &Path) {
+        init_store(station);
+        let generate = [
+            "keys",
+            "generate",
+            "--label",
+            "canonical",
+            "--curve",
+            "p256",
+        ];
+        vss_store(station, PIN, &generate).success();
+        let export = ["keys", "export-public", "--label", "canonical"];
+        let public = vss_store(station, PIN, &export).success().stdout;
+        let register = [
+            "pki",
+            "register-station",
+            "--canonical-id",
+            "car",
+            "--public-key",
+            public.trim(),
+        ];
+        at_dir(&self.dir, &register).success();
+        let (url, ea, aa) = (&self.served.url, self.cert("ea.cert"), self.cert("aa.cert"));
+        let enroll = [
+            "station",
+            "enroll",
+            "--canonical-id",
+            "car",
+            "--canonical-key",
+            "canonical",
+            "--ea",
+            url,
+            "--ea-cert",
+            &ea,
+        ];
+        vss_store(station, PIN, &enroll).success();
+        let get = [
+            "station",
+            "pseudonyms",
+            "--aa",
+            url,
+            "--aa-cert",
+            &aa,
+            "--ea-cert",
+            &ea,
+            "--format",
+            "json",
+        ];
+        let tickets = vss_store(station, PIN, &get).success().json();
+        let ticket = &tickets[0];
+        let id = ticket["hashed_id8"].as_str().expect("id");
+        let cert = station.join(format!("repository/pseudonyms/{id}.cert"));
+        let payload = station.join("cam.bin");
+        std::fs::write(&payload, b"a CAM").expect("payload");
+        let sign = [
+            "its",
+            "sign",
+            "--label",
+            ticket["verification_key"].as_str().expect("label"),
+            "--cert",
+            path(&cert),
+            "--psid",
+            "36",
+            "--payload",
+            path(&payload),
+            "--signer",
+            "certificate",
+            "--out",
+            path(out),
+        ];
+        vss_store(station, PIN, &sign).success();
+    }
+}
+
+/// `vss its verify FILE --trust-store STORE`: the verdict.
+fn verdict(message: &Path, store: &Path) -> String {
+    let out = vss_run(&["its", "verify", path(message), "--trust-store", path(store)]);
+    out.json()["verdict"]
+        .as_str()
+        .expect("a verdict")
+        .to_string()
+}
+
+#[test]
+fn a_revoked_aa_s_tickets_are_refused_after_a_trust_update_and_the_other_root_s_accepted() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = |name: &str| tmp.path().join(name);
+    let (alpha, beta) = (
+        Pki::new(dir("alpha"), "alpha"),
+        Pki::new(dir("beta"), "beta"),
+    );
+    let tlm = init(&dir("tlm"), &["--name", "tlm", "--role", "tlm"]);
+    let tlm_id = tlm["tlm"].as_str().expect("the TLM's HashedId8");
+    let dc = listening(&[
+        "pki".into(),
+        "dc".into(),
+        "serve".into(),
+        "--dir".into(),
+        alpha.dir.clone().into(),
+        "--dir".into(),
+        beta.dir.clone().into(),
+        "--dir".into(),
+        dir("tlm").into(),
+    ]);
+    alpha.issue_lists(&dc.url);
+    beta.issue_lists(&dc.url);
+    let (a_root, b_root) = (alpha.cert("root.cert"), beta.cert("root.cert"));
+    let ectl = [
+        "pki", "ctl", "issue", "--root", &a_root, "--root", &b_root, "--dc-url", &dc.url,
+    ];
+    at_dir(&dir("tlm"), &ectl).success();
+
+    let (cam_a, cam_b) = (dir("cam-a.oer"), dir("cam-b.oer"));
+    alpha.signed_cam(&dir("station-a"), &cam_a);
+    beta.signed_cam(&dir("station-b"), &cam_b);
+
+    let store = dir("trust");
+    let tlm_cert = dir("tlm").join("tlm.cert");
+    let ectl_url = format!("{}/getectl/{tlm_id}", dc.url);
+    let update = || {
+        vss_run(&[
+            "station",
+            "trust-update",
+            "--trust-store",
+            path(&store),
+            "--tlm-cert",
+            path(&tlm_cert),
+            "--ectl",
+            &ectl_url,
+        ])
+    };
+    let updated = update().success().json();
+    let roots = updated["roots"].as_array().expect("roots");
+    let mut names: Vec<&str> = roots.iter().filter_map(|r| r["name"].as_str()).collect();
+    names.sort();
+    assert_eq!(names, ["alpha-root", "beta-root"], "{updated}");
+    assert!(
+        roots.iter().all(|r| r["dc_url"] == dc.url.as_str()),
+        "{updated}"
+    );
+    assert_eq!(verdict(&cam_a, &store), "Valid");
+    assert_eq!(verdict(&cam_b, &store), "Valid");
+
+    let b_aa = beta.cert("aa.cert");
+    at_dir(&beta.dir, &["pki", "crl", "revoke", "--cert", &b_aa]).success();
+    at_dir(&beta.dir, &["pki", "crl", "issue"]).success();
+    assert_eq!(verdict(&cam_b, &store), "Valid", "not before the update");
+    update().success();
+    assert_eq!(verdict(&cam_a, &store), "Valid");
+    assert_eq!(verdict(&cam_b, &store), "Revoked");
+    let refused = vss_run(&["its", "verify", path(&cam_b), "--trust-store", path(&store)])
+        .failure()
+        .json();
+    assert_eq!(
+        refused["sn_verify_report"], "revoked_certificate",
+        "{refused}"
+    );
+
+    // A forged CTL: the update fails in one line, and the store stays as it was.
+    let ctl = alpha.dir.join("lists/ctl.oer");
+    let mut forged = std::fs::read(&ctl).expect("CTL");
+    let last = forged.len() - 1;
+    forged[last] ^= 1;
+    std::fs::write(&ctl, forged).expect("forge");
+    let err = update().failure().one_line_stderr().stderr;
+    assert!(err.contains("trust store is unchanged"), "{err}");
+    assert!(err.contains("FalseSignature"), "{err}");
+    let shown = vss_run(&["station", "trust-show", "--trust-store", path(&store)])
+        .success()
+        .json();
+    let beta_shown = shown["roots"]
+        .as_array()
+        .expect("roots")
+        .iter()
+        .find(|r| r["name"] == "beta-root")
+        .expect("beta")
+        .clone();
+    assert_eq!(
+        beta_shown["revoked"].as_array().map(Vec::len),
+        Some(1),
+        "{shown}"
+    );
+    assert_eq!(verdict(&cam_a, &store), "Valid");
+    assert_eq!(verdict(&cam_b, &store), "Revoked");
+}
+
+#[test]
+fn trust_update_refuses_a_wrong_tlm_and_trust_show_an_empty_directory() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let store = tmp.path().join("trust");
+    let err = vss_run(&["station", "trust-show", "--trust-store", path(&store)])
+        .failure()
+        .one_line_stderr()
+        .stderr;
+    assert!(err.contains("vss station trust-update"), "{err}");
+
+    // An ECTL file that is no signed list, pinned to a certificate that is no TLM's.
+    let alpha = tmp.path().join("alpha");
+    init(&alpha, &["--name", "alpha"]);
+    let junk = tmp.path().join("junk.oer");
+    std::fs::write(&junk, b"\x03\x81junk").expect("junk");
+    for (tlm, ectl) in [
+        (alpha.join("root.cert"), junk.clone()),
+        (junk.clone(), junk),
+    ] {
+        vss_run(&[
+            "station",
+            "trust-update",
+            "--trust-store",
+            path(&store),
+            "--tlm-cert",
+            path(&tlm),
+            "--ectl",
+            path(&ectl),
+        ])
+        .failure()
+        .one_line_stderr();
+    }
+    assert!(!store.join("current").exists(), "nothing was written");
+    let usage = vss_run(&["its", "verify", "x.oer", "--stale-crl", "warn"]);
+    assert_eq!(
+        usage.status.code(),
+        Some(2),
+        "--stale-crl needs --trust-store"
+    );
+}
