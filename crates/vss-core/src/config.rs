@@ -11,10 +11,18 @@
 //! [repository]
 //! dir = "repository"             # certificates beside their .meta (vss station …)
 //!
-//! [trust]
-//! anchors = ["root-a.cert"]      # root certificates (COER); at least one
+//! [trust]                        # at least one of anchors and store
+//! anchors = ["root-a.cert"]      # root certificates (COER)
 //! authorities = ["aa-a.cert"]    # EA/AA certificates known in advance (as from a trust list)
 //! cache_capacity = 1024          # validated certificates kept
+//! store = "trust"                # optional: a station trust store (vss station trust-update):
+//!                                # its roots are anchors, their CTLs and CRLs are obeyed
+//! stale_crl = "refuse"           # a root's CRL past its next update: refuse | warn
+//!
+//! [trust.update]                 # optional: the entity keeps the store current itself
+//! tlm_cert = "tlm.cert"          # the pinned TLM certificate
+//! ectl = "http://dc.example/getectl/0123456789ABCDEF"   # or a file
+//! every = "6h"                   # from 1m to 7d
 //!
 //! [pki]                          # optional: where new pseudonyms come from
 //! aa_url = "http://127.0.0.1:8080"
@@ -83,8 +91,10 @@ use crate::replay::ReplayConfig;
 use crate::{Error, Result};
 
 mod daemon;
+mod trust;
 
 pub use daemon::{DaemonConfig, DaemonTcpConfig};
+pub use trust::{StaleCrl, TrustConfig, TrustUpdateConfig, MAX_UPDATE_EVERY, MIN_UPDATE_EVERY};
 
 /// The whole configuration.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -151,25 +161,6 @@ pub struct HsmConfig {
 pub struct RepositoryConfig {
     /// The repository directory (`enrolment/`, `pseudonyms/`).
     pub dir: PathBuf,
-}
-
-/// `[trust]`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct TrustConfig {
-    /// Root certificates (COER files) that verification trusts.
-    pub anchors: Vec<PathBuf>,
-    /// EA and AA certificates known in advance (validated under the anchors at start, as a
-    /// trust list would deliver them), so digest-signed tickets resolve.
-    #[serde(default)]
-    pub authorities: Vec<PathBuf>,
-    /// How many validated certificates the cache keeps.
-    #[serde(default = "default_cache_capacity")]
-    pub cache_capacity: usize,
-}
-
-fn default_cache_capacity() -> usize {
-    1024
 }
 
 /// `[pki]`: the authorization authority that issues new pseudonyms.
@@ -510,9 +501,7 @@ impl Config {
 
     fn check(&self) -> Result<(), String> {
         let p = &self.pseudonyms;
-        if self.trust.anchors.is_empty() {
-            return Err("trust.anchors: at least one root certificate".into());
-        }
+        self.trust.check()?;
         if p.max_uses == 0 {
             return Err("pseudonyms.max_uses: must be at least 1".into());
         }
@@ -551,8 +540,7 @@ impl Config {
             at(&mut tcp.client_ca);
         }
         at(&mut self.repository.dir);
-        self.trust.anchors.iter_mut().for_each(at);
-        self.trust.authorities.iter_mut().for_each(at);
+        self.trust.resolve(&at);
         if let Some(pki) = &mut self.pki {
             at(&mut pki.aa_cert);
             at(&mut pki.ea_cert);

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use vss_hsm::Hsm;
-use vss_its::{Cert, HashedId8, TrustStore, Validator, Verdict};
-use vss_pki::station::Repository;
+use vss_its::{Cert, HashedId8, ItsTime, TrustStore, Validator, Verdict};
+use vss_pki::station::{EctlSource, Repository, StationTrust};
 
 use crate::config::Config;
 use crate::frame::{FrameContent, FrameReceiver};
@@ -66,16 +66,21 @@ fn read_cert(path: &Path) -> Result<Cert> {
     })
 }
 
-/// The validator `config` describes: its trust anchors, and its authorities checked under
-/// them and cached.
+/// The validator `config` describes: its trust anchors (the files, and the roots of the
+/// trust store with their lists and EAs and AAs), and its authorities checked under them
+/// and cached.
 fn validator(config: &Config, clock: &dyn Clock) -> Result<Validator> {
-    let mut anchors = TrustStore::new();
+    let now = clock.now();
+    let mut anchors = match &config.trust.store {
+        Some(dir) => StationTrust::load(dir, now)?.trust_store(config.trust.stale_crl.into())?,
+        None => TrustStore::new(),
+    };
     for path in &config.trust.anchors {
         anchors.add(read_cert(path)?)?;
     }
     let mut validator = Validator::new(anchors, config.trust.cache_capacity);
     for path in &config.trust.authorities {
-        let report = validator.verify_certificate(&read_cert(path)?, &[], clock.now());
+        let report = validator.verify_certificate(&read_cert(path)?, &[], now);
         if report.verdict != Verdict::Valid {
             return Err(Error::Config {
                 path: path.clone(),
@@ -84,6 +89,28 @@ fn validator(config: &Config, clock: &dyn Clock) -> Result<Validator> {
         }
     }
     Ok(validator)
+}
+
+/// `[trust.update]`: fetches the lists, verifies them and replaces the store at `now`;
+/// whether there was an update to run.
+fn update_trust_store(config: &Config, now: ItsTime) -> Result<bool> {
+    let Some((dir, update)) = config.trust.update_of() else {
+        return Ok(false);
+    };
+    let tlm = read_cert(&update.tlm_cert)?;
+    StationTrust::fetch(&tlm, &EctlSource::parse(&update.ectl), now)?.save(dir)?;
+    Ok(true)
+}
+
+/// What a trust refresh found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrustRefresh {
+    /// Whether the lists were fetched and the store replaced (`[trust.update]`).
+    pub updated: bool,
+    /// The root CAs trusted now.
+    pub roots: usize,
+    /// The roots whose CRL is past its next update.
+    pub stale_crls: Vec<HashedId8>,
 }
 
 impl Vss {
@@ -104,6 +131,12 @@ impl Vss {
         let engine = config.engine.kind.engine()?;
         let hsm: Arc<dyn Hsm> = Arc::from(vss_hsm::open(&config.hsm.store, pin)?);
         let repository = || Repository::open(&config.repository.dir);
+        if let Some((dir, _)) = config.trust.update_of() {
+            if StationTrust::load(dir, clock.now()).is_err() {
+                // No store yet (or none that loads): the first update makes it.
+                update_trust_store(config, clock.now())?;
+            }
+        }
         let validator = validator(config, clock.as_ref())?;
         let source: Option<Arc<dyn TicketSource>> = match &config.pki {
             Some(pki) => Some(Arc::new(PkiTickets::new(
@@ -197,6 +230,22 @@ impl Vss {
             }
         }
         Ok(outcomes)
+    }
+
+    /// The trust refresh of `[trust.update]` (vssd runs it every `every`): fetches the lists,
+    /// verifies them, replaces the store, and verifies with it from now on (an empty cache,
+    /// the store's EAs and AAs validated again). A failed update changes nothing.
+    pub fn refresh_trust(&self, config: &Config) -> Result<TrustRefresh> {
+        let updated = update_trust_store(config, self.clock.now())?;
+        let validator = validator(config, self.clock.as_ref())?;
+        let now = self.clock.now();
+        let refresh = TrustRefresh {
+            updated,
+            roots: validator.trust().len(),
+            stale_crls: validator.trust().stale_crls(now),
+        };
+        self.verify.replace_validator(validator);
+        Ok(refresh)
     }
 
     /// Reloads the trust anchors, the authorities and the verification policy from

@@ -35,7 +35,7 @@ pub mod testbed;
 pub mod verify;
 
 pub use config::Config;
-pub use entity::Vss;
+pub use entity::{TrustRefresh, Vss};
 pub use error::{Error, Result};
 pub use policy::VerificationPolicy;
 pub use pseudonym::PseudonymManager;

@@ -66,6 +66,11 @@ impl TestbedPki {
         self.server.url()
     }
 
+    /// Its key store (the root's, EA's and AA's keys), open.
+    pub fn hsm(&self) -> &dyn Hsm {
+        self.hsm.as_ref()
+    }
+
     /// The HashedId8s of the tickets its AA has issued.
     pub fn tickets_issued(&self) -> Result<Vec<[u8; 8]>> {
         Ok(self
@@ -154,19 +159,19 @@ impl TestbedStation {
             repository: RepositoryConfig {
                 dir: self.repository.dir().to_path_buf(),
             },
-            trust: TrustConfig {
-                anchors: testbed
+            trust: TrustConfig::new(
+                testbed
                     .pkis
                     .iter()
                     .map(|p| p.dir.cert_path(Role::Root))
                     .collect(),
-                authorities: testbed
+                testbed
                     .pkis
                     .iter()
                     .flat_map(|p| [p.dir.cert_path(Role::Ea), p.dir.cert_path(Role::Aa)])
                     .collect(),
-                cache_capacity: 1024,
-            },
+                1024,
+            ),
             pki: Some(PkiConfig {
                 aa_url: aa.url().to_string(),
                 aa_cert: aa.dir.cert_path(Role::Aa),

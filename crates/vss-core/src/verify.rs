@@ -196,6 +196,12 @@ impl VerifyService {
         self.lock_state().policy = policy;
     }
 
+    /// Verifies from now on with `validator` (trust updated from its lists); the policy,
+    /// its counts, pending messages and the replay window are kept.
+    pub fn replace_validator(&self, validator: Validator) {
+        *self.lock_validator() = validator;
+    }
+
     /// What the service has seen.
     pub fn counts(&self) -> VerifyCounts {
         let state = self.lock_state();

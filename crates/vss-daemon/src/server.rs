@@ -134,6 +134,14 @@ async fn serve(config: &Config, path: &Path, vss: Arc<Vss>) -> Result<(), Daemon
         );
     }
     drop(entity);
+    if let Some(update) = &config.trust.update {
+        tokio::spawn(refresh_trust(
+            path.to_path_buf(),
+            vss.clone(),
+            update.every,
+            stopping.clone(),
+        ));
+    }
     tracing::info!(socket = %daemon.socket.display(), "vssd ready");
     if let Err(e) = notify("READY=1") {
         tracing::warn!(error = %e, "sd_notify READY failed");
@@ -167,6 +175,45 @@ async fn serve(config: &Config, path: &Path, vss: Arc<Vss>) -> Result<(), Daemon
     }
     tracing::info!("vssd stopped");
     Ok(())
+}
+
+/// `[trust.update]`: every `every` until the daemon stops, the trust lists fetched into the
+/// store and verified with from then on (the configuration read again, as on SIGHUP); a
+/// failed update is logged and the last good store stays.
+async fn refresh_trust(
+    path: PathBuf,
+    vss: Arc<Vss>,
+    every: std::time::Duration,
+    mut stopping: watch::Receiver<bool>,
+) {
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(every) => {}
+            _ = crate::until_stopped(&mut stopping) => return,
+        }
+        let (path, vss) = (path.clone(), vss.clone());
+        let result = tokio::task::spawn_blocking(move || {
+            let config = Config::load(&path)?;
+            vss.refresh_trust(&config)
+        })
+        .await;
+        match result {
+            Ok(Ok(refresh)) => {
+                tracing::info!(
+                    roots = refresh.roots,
+                    updated = refresh.updated,
+                    "trust lists refreshed"
+                );
+                for root in refresh.stale_crls {
+                    tracing::warn!(root = %root, "the root's CRL is past its next update");
+                }
+            }
+            Ok(Err(e)) => {
+                tracing::error!(error = %e, "trust update failed; the last good trust store stays")
+            }
+            Err(e) => tracing::error!(error = %e, "trust update failed"),
+        }
+    }
 }
 
 /// SIGHUP: trust anchors, authorities and verification policy from the file again; a

@@ -17,6 +17,7 @@ use crate::{Cert, Error, ItsTime, Result, MAX_ENCODED_LEN};
 pub struct TrustStore {
     anchors: HashMap<HashedId8, Arc<ValidatedCert>>,
     lists: HashMap<HashedId8, AnchorLists>,
+    issuers: HashMap<HashedId8, Cert>,
     stale_crl: StaleCrlPolicy,
 }
 
@@ -118,6 +119,17 @@ impl TrustStore {
         }
         self.lists.insert(root, lists);
         Ok(())
+    }
+
+    /// Knows `cert` as an issuer (an EA or AA from a trust list): not trusted, but validated
+    /// up to an anchor when a chain needs it, as if the message had carried it.
+    pub fn add_issuer(&mut self, cert: Cert) {
+        self.issuers.insert(cert.hashed_id8(), cert);
+    }
+
+    /// The issuer named `id`, when one is known ([`TrustStore::add_issuer`]).
+    pub fn issuer(&self, id: &HashedId8) -> Option<&Cert> {
+        self.issuers.get(id)
     }
 
     /// The lists of the anchor `root`, when it has any.

@@ -555,8 +555,8 @@ impl Validator {
         Ok(())
     }
 
-    /// A certificate named `id` that is cached, trusted, or offered (then validated, with
-    /// `depth` certificates below it).
+    /// A certificate named `id` that is cached, trusted, or offered or a known issuer of the
+    /// trust store (then validated, with `depth` certificates below it).
     fn known(
         &mut self,
         id: &HashedId8,
@@ -570,8 +570,11 @@ impl Validator {
         if let Some(anchor) = self.trust.get(id) {
             return Some(check_time(&anchor.cert, now).map(|()| anchor));
         }
-        let cert = offered.iter().find(|c| c.hashed_id8() == *id)?;
-        Some(self.validate_chain(cert, offered, now, depth))
+        let cert = match offered.iter().find(|c| c.hashed_id8() == *id) {
+            Some(cert) => cert.clone(),
+            None => self.trust.issuer(id)?.clone(),
+        };
+        Some(self.validate_chain(&cert, offered, now, depth))
     }
 
     /// Validates `cert` up to a trust anchor, unless it is cached or trusted already;

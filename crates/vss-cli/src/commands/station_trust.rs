@@ -92,18 +92,12 @@ impl TrustShowArgs {
 
 /// Loads the store in `dir` for validation at `now` with `policy`; warns on stderr of each
 /// root whose CRL is past its next update.
-pub fn load_trust_store(
-    dir: &Path,
-    now: ItsTime,
-    policy: StaleCrl,
-) -> Result<(vss_its::TrustStore, Vec<vss_its::Cert>)> {
-    let trust = StationTrust::load(dir, now)?;
-    let store = trust.trust_store(policy.into())?;
+pub fn load_trust_store(dir: &Path, now: ItsTime, policy: StaleCrl) -> Result<vss_its::TrustStore> {
+    let store = StationTrust::load(dir, now)?.trust_store(policy.into())?;
     for root in store.stale_crls(now) {
         eprintln!("warning: the CRL of root CA {root} is past its next update ({policy:?})");
     }
-    let authorities = trust.authorities().into_iter().cloned().collect();
-    Ok((store, authorities))
+    Ok(store)
 }
 
 fn time(t: ItsTime) -> String {

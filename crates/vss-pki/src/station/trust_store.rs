@@ -186,7 +186,7 @@ impl StationTrust {
     }
 
     /// The validator's trust store: each root CA an anchor, with what its CTL lists, what
-    /// its CRL revokes and when that CRL is due.
+    /// its CRL revokes and when that CRL is due; the CTLs' EAs and AAs known issuers.
     pub fn trust_store(&self, stale_crl: StaleCrlPolicy) -> Result<TrustStore> {
         let mut store = TrustStore::new().with_stale_crl(stale_crl);
         for root in &self.roots {
@@ -198,12 +198,15 @@ impl StationTrust {
             };
             store.set_lists(id, lists)?;
         }
+        for cert in self.authorities() {
+            store.add_issuer(cert.clone());
+        }
         Ok(store)
     }
 
-    /// The EA and AA certificates of every root's CTL: the issuers a station offers the
-    /// validator, so that a ticket whose AA the message does not carry resolves (and one
-    /// under a revoked AA is refused as `Revoked`, not as an unknown signer).
+    /// The EA and AA certificates of every root's CTL: the issuers the validator knows, so
+    /// that a ticket whose AA the message does not carry resolves (and one under a revoked
+    /// AA is refused as `Revoked`, not as an unknown signer).
     pub fn authorities(&self) -> Vec<&Cert> {
         self.roots.iter().flat_map(RootTrust::authorities).collect()
     }

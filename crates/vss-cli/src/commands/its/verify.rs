@@ -59,9 +59,9 @@ impl VerifyArgs {
             return self.run_on_daemon(socket);
         }
         let now = self.at.unwrap_or_else(ItsTime::now);
-        let (mut trust, mut chain) = match &self.trust_store {
+        let mut trust = match &self.trust_store {
             Some(dir) => load_trust_store(dir, now, self.stale_crl)?,
-            None => (TrustStore::new(), Vec::new()),
+            None => TrustStore::new(),
         };
         for path in &self.trust {
             if path.is_dir() {
@@ -70,9 +70,11 @@ impl VerifyArgs {
                 trust.add_file(path)?;
             }
         }
-        for path in &self.chain {
-            chain.push(read_cert(path)?);
-        }
+        let chain = self
+            .chain
+            .iter()
+            .map(|p| read_cert(p))
+            .collect::<Result<Vec<_>>>()?;
         let mut validator = Validator::new(trust, vss_its::DEFAULT_CAPACITY);
         let bytes = read(&self.file)?;
         let (report, key) = match self.kind {

@@ -65,11 +65,7 @@ impl Entity {
                 pin_file: Some(pin_file),
             },
             repository: RepositoryConfig { dir: repository },
-            trust: TrustConfig {
-                anchors: vec![anchor],
-                authorities: vec![authority],
-                cache_capacity: 16_384,
-            },
+            trust: TrustConfig::new(vec![anchor], vec![authority], 16_384),
             pki: None,
             pseudonyms: Default::default(),
             verification: VerificationConfig {
