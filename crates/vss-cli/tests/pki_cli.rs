@@ -8,27 +8,7 @@ mod common;
 use common::served::serve;
 use std::path::Path;
 
-use common::{init_store, run, vss, vss_run, vss_store, Run, PIN, PUK};
-
-/// A station's key store in `dir` with a p256 key `canonical`; its public key, SEC 1 hex.
-fn station_with_canonical_key(dir: &Path) -> String {
-    init_store(dir);
-    let generate = [
-        "keys",
-        "generate",
-        "--label",
-        "canonical",
-        "--curve",
-        "p256",
-    ];
-    vss_store(dir, PIN, &generate).success();
-    let export = ["keys", "export-public", "--label", "canonical"];
-    vss_store(dir, PIN, &export)
-        .success()
-        .stdout
-        .trim()
-        .to_string()
-}
+use common::{run, station_with_canonical_key, vss, vss_run, vss_store, Run, PIN, PUK};
 
 /// `vss station enroll` of the station in `dir` as `id` at the EA at `url`, JSON output.
 fn enroll(dir: &Path, id: &str, url: &str, ea_cert: &str) -> Run {

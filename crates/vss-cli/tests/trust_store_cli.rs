@@ -9,7 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::served::{listening, serve, Served};
-use common::{init_store, run, vss, vss_run, vss_store, Run, PIN, PUK};
+use common::{run, station_with_canonical_key, vss, vss_run, vss_store, Run, PIN, PUK};
 
 /// A PKI made with `vss pki init`, served by `vss pki serve`.
 struct Pki {
@@ -65,25 +65,14 @@ impl Pki {
     /// A station registered and enrolled here, with one ticket; a CAM signed with it (the
     /// ticket by certificate, its AA not in the message) written to `out`.
     fn signed_cam(&self, station: &Path, out: &Path) {
-        init_store(station);
-        let generate = [
-            "keys",
-            "generate",
-            "--label",
-            "canonical",
-            "--curve",
-            "p256",
-        ];
-        vss_store(station, PIN, &generate).success();
-        let export = ["keys", "export-public", "--label", "canonical"];
-        let public = vss_store(station, PIN, &export).success().stdout;
+        let public = station_with_canonical_key(station);
         let register = [
             "pki",
             "register-station",
             "--canonical-id",
             "car",
             "--public-key",
-            public.trim(),
+            &public,
         ];
         at_dir(&self.dir, &register).success();
         let (url, ea, aa) = (&self.served.url, self.cert("ea.cert"), self.cert("aa.cert"));
@@ -139,12 +128,30 @@ impl Pki {
 }
 
 /// `vss its verify FILE --trust-store STORE`: the verdict.
+fn verify(message: &Path, store: &Path) -> Run {
+    vss_run(&["its", "verify", path(message), "--trust-store", path(store)])
+}
+
+/// The verdict of [`verify`].
 fn verdict(message: &Path, store: &Path) -> String {
-    let out = vss_run(&["its", "verify", path(message), "--trust-store", path(store)]);
-    out.json()["verdict"]
+    verify(message, store).json()["verdict"]
         .as_str()
         .expect("a verdict")
         .to_string()
+}
+
+/// `vss station trust-update --trust-store STORE --tlm-cert TLM --ectl ECTL`.
+fn trust_update(store: &Path, tlm: &Path, ectl: &str) -> Run {
+    vss_run(&[
+        "station",
+        "trust-update",
+        "--trust-store",
+        path(store),
+        "--tlm-cert",
+        path(tlm),
+        "--ectl",
+        ectl,
+    ])
 }
 
 #[test]
@@ -183,18 +190,7 @@ fn a_revoked_aa_s_tickets_are_refused_after_a_trust_update_and_the_other_root_s_
     let store = dir("trust");
     let tlm_cert = dir("tlm").join("tlm.cert");
     let ectl_url = format!("{}/getectl/{tlm_id}", dc.url);
-    let update = || {
-        vss_run(&[
-            "station",
-            "trust-update",
-            "--trust-store",
-            path(&store),
-            "--tlm-cert",
-            path(&tlm_cert),
-            "--ectl",
-            &ectl_url,
-        ])
-    };
+    let update = || trust_update(&store, &tlm_cert, &ectl_url);
     let updated = update().success().json();
     let roots = updated["roots"].as_array().expect("roots");
     let mut names: Vec<&str> = roots.iter().filter_map(|r| r["name"].as_str()).collect();
@@ -214,9 +210,7 @@ fn a_revoked_aa_s_tickets_are_refused_after_a_trust_update_and_the_other_root_s_
     update().success();
     assert_eq!(verdict(&cam_a, &store), "Valid");
     assert_eq!(verdict(&cam_b, &store), "Revoked");
-    let refused = vss_run(&["its", "verify", path(&cam_b), "--trust-store", path(&store)])
-        .failure()
-        .json();
+    let refused = verify(&cam_b, &store).failure().json();
     assert_eq!(
         refused["sn_verify_report"], "revoked_certificate",
         "{refused}"
@@ -265,22 +259,21 @@ fn trust_update_refuses_a_wrong_tlm_and_trust_show_an_empty_directory() {
     init(&alpha, &["--name", "alpha"]);
     let junk = tmp.path().join("junk.oer");
     std::fs::write(&junk, b"\x03\x81junk").expect("junk");
-    for (tlm, ectl) in [
-        (alpha.join("root.cert"), junk.clone()),
-        (junk.clone(), junk),
-    ] {
-        vss_run(&[
-            "station",
-            "trust-update",
-            "--trust-store",
-            path(&store),
-            "--tlm-cert",
-            path(&tlm),
-            "--ectl",
-            path(&ectl),
-        ])
-        .failure()
-        .one_line_stderr();
+    // An ECTL file longer than any list.
+    let huge = tmp.path().join("huge.oer");
+    std::fs::write(&huge, vec![0u8; 100 * 1024]).expect("huge");
+    let root = alpha.join("root.cert");
+    let cases = [
+        (&root, &junk, "trust store is unchanged"),
+        (&junk, &junk, "junk.oer"),
+        (&root, &huge, "larger than 69632 bytes"),
+    ];
+    for (tlm, ectl, expected) in cases {
+        let err = trust_update(&store, tlm, path(ectl))
+            .failure()
+            .one_line_stderr()
+            .stderr;
+        assert!(err.contains(expected), "{err}");
     }
     assert!(!store.join("current").exists(), "nothing was written");
     let usage = vss_run(&["its", "verify", "x.oer", "--stale-crl", "warn"]);

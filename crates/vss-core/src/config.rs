@@ -94,7 +94,7 @@ mod daemon;
 mod trust;
 
 pub use daemon::{DaemonConfig, DaemonTcpConfig};
-pub use trust::{StaleCrl, TrustConfig, TrustUpdateConfig, MAX_UPDATE_EVERY, MIN_UPDATE_EVERY};
+pub use trust::{TrustConfig, TrustUpdateConfig, MAX_UPDATE_EVERY, MIN_UPDATE_EVERY};
 
 /// The whole configuration.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]

@@ -72,7 +72,7 @@ fn read_cert(path: &Path) -> Result<Cert> {
 fn validator(config: &Config, clock: &dyn Clock) -> Result<Validator> {
     let now = clock.now();
     let mut anchors = match &config.trust.store {
-        Some(dir) => StationTrust::load(dir, now)?.trust_store(config.trust.stale_crl.into())?,
+        Some(dir) => StationTrust::load(dir, now)?.trust_store(config.trust.stale_crl)?,
         None => TrustStore::new(),
     };
     for path in &config.trust.anchors {

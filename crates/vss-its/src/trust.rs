@@ -33,14 +33,28 @@ pub struct AnchorLists {
     pub crl_next_update: ItsTime,
 }
 
-/// What validation does with a chain through a root whose CRL is past its next update.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// What validation does with a chain through a root whose CRL is past its next update;
+/// written `refuse` or `warn` (configuration, command line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum StaleCrlPolicy {
     /// Refuse it (`UnlistedCa`): revocation since the last CRL cannot be ruled out.
     #[default]
     Refuse,
     /// Accept it; the caller warns ([`TrustStore::stale_crls`]).
     Warn,
+}
+
+impl std::str::FromStr for StaleCrlPolicy {
+    type Err = String;
+
+    fn from_str(text: &str) -> std::result::Result<Self, String> {
+        match text {
+            "refuse" => Ok(StaleCrlPolicy::Refuse),
+            "warn" => Ok(StaleCrlPolicy::Warn),
+            _ => Err(format!("'{text}': refuse or warn")),
+        }
+    }
 }
 
 /// The file extensions read from a trust directory.

@@ -15,25 +15,6 @@ use vss_pki::station::{EctlSource, StationTrust};
 use super::its::read_cert;
 use crate::output::{emit, print_json, Format, Table};
 
-/// What a chain through a root whose CRL is past its next update gets.
-#[derive(Debug, Clone, Copy, Default, clap::ValueEnum)]
-pub enum StaleCrl {
-    /// Refused (UnlistedCa).
-    #[default]
-    Refuse,
-    /// Accepted, with a warning.
-    Warn,
-}
-
-impl From<StaleCrl> for StaleCrlPolicy {
-    fn from(policy: StaleCrl) -> Self {
-        match policy {
-            StaleCrl::Refuse => StaleCrlPolicy::Refuse,
-            StaleCrl::Warn => StaleCrlPolicy::Warn,
-        }
-    }
-}
-
 /// Options of `vss station trust-update`.
 #[derive(Args)]
 pub struct TrustUpdateArgs {
@@ -92,8 +73,12 @@ impl TrustShowArgs {
 
 /// Loads the store in `dir` for validation at `now` with `policy`; warns on stderr of each
 /// root whose CRL is past its next update.
-pub fn load_trust_store(dir: &Path, now: ItsTime, policy: StaleCrl) -> Result<vss_its::TrustStore> {
-    let store = StationTrust::load(dir, now)?.trust_store(policy.into())?;
+pub fn load_trust_store(
+    dir: &Path,
+    now: ItsTime,
+    policy: StaleCrlPolicy,
+) -> Result<vss_its::TrustStore> {
+    let store = StationTrust::load(dir, now)?.trust_store(policy)?;
     for root in store.stale_crls(now) {
         eprintln!("warning: the CRL of root CA {root} is past its next update ({policy:?})");
     }

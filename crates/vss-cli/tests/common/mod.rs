@@ -127,6 +127,26 @@ pub fn init_store(dir: &Path) {
     .success();
 }
 
+/// A station's key store in `dir` with a p256 key `canonical`; its public key, SEC 1 hex.
+pub fn station_with_canonical_key(dir: &Path) -> String {
+    init_store(dir);
+    let generate = [
+        "keys",
+        "generate",
+        "--label",
+        "canonical",
+        "--curve",
+        "p256",
+    ];
+    vss_store(dir, PIN, &generate).success();
+    let export = ["keys", "export-public", "--label", "canonical"];
+    vss_store(dir, PIN, &export)
+        .success()
+        .stdout
+        .trim()
+        .to_string()
+}
+
 /// `vss ARGS --store DIR` with `VSS_PIN=pin`.
 pub fn vss_store(dir: &Path, pin: &str, args: &[&str]) -> Run {
     run(vss().args(args).arg("--store").arg(dir).env("VSS_PIN", pin))

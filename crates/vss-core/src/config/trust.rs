@@ -35,7 +35,7 @@ pub struct TrustConfig {
     pub store: Option<PathBuf>,
     /// With `store`: what a chain through a root whose CRL is past its next update gets.
     #[serde(default)]
-    pub stale_crl: StaleCrl,
+    pub stale_crl: StaleCrlPolicy,
     /// With `store`: the entity updates it from the lists on a schedule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub update: Option<TrustUpdateConfig>,
@@ -43,26 +43,6 @@ pub struct TrustConfig {
 
 fn default_cache_capacity() -> usize {
     1024
-}
-
-/// `stale_crl`: `"refuse"` (the default) or `"warn"`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StaleCrl {
-    /// Refused as `UnlistedCa`.
-    #[default]
-    Refuse,
-    /// Accepted; each refresh logs a warning.
-    Warn,
-}
-
-impl From<StaleCrl> for StaleCrlPolicy {
-    fn from(policy: StaleCrl) -> Self {
-        match policy {
-            StaleCrl::Refuse => StaleCrlPolicy::Refuse,
-            StaleCrl::Warn => StaleCrlPolicy::Warn,
-        }
-    }
 }
 
 /// `[trust.update]`: where the lists come from and how often they are fetched.
@@ -91,7 +71,7 @@ impl TrustConfig {
             authorities,
             cache_capacity,
             store: None,
-            stale_crl: StaleCrl::default(),
+            stale_crl: StaleCrlPolicy::default(),
             update: None,
         }
     }
@@ -139,6 +119,8 @@ impl TrustConfig {
 mod tests {
     use std::path::Path;
 
+    use vss_its::StaleCrlPolicy;
+
     use crate::Config;
 
     const BASE: &str = r#"
@@ -169,7 +151,7 @@ mod tests {
         let trust = &config.trust;
         assert!(trust.anchors.is_empty());
         assert_eq!(trust.store.as_deref(), Some(Path::new("/etc/vss/trust")));
-        assert_eq!(trust.stale_crl, super::StaleCrl::Warn);
+        assert_eq!(trust.stale_crl, StaleCrlPolicy::Warn);
         let (store, update) = trust.update_of().expect("an update");
         assert_eq!(store, Path::new("/etc/vss/trust"));
         assert_eq!(update.tlm_cert, Path::new("/etc/vss/tlm.cert"));
@@ -183,7 +165,7 @@ mod tests {
         let update = file.trust.update.expect("an update");
         assert_eq!(update.ectl, "/etc/vss/ectl.oer", "a file is resolved too");
         assert_eq!(update.every, std::time::Duration::from_secs(6 * 3600));
-        assert_eq!(file.trust.stale_crl, super::StaleCrl::Refuse);
+        assert_eq!(file.trust.stale_crl, StaleCrlPolicy::Refuse);
     }
 
     #[test]

@@ -9,11 +9,11 @@ use clap::Args;
 use serde_json::json;
 use vss_daemon::client::{self, Answer};
 use vss_daemon::proto::VerifyRequest;
-use vss_its::{HashedId8, ItsTime, Report, TrustStore, Validator, Verdict};
+use vss_its::{HashedId8, ItsTime, Report, StaleCrlPolicy, TrustStore, Validator, Verdict};
 
 use super::{parse_time, read, read_cert, Kind};
 use crate::commands::call_daemon;
-use crate::commands::station_trust::{load_trust_store, StaleCrl};
+use crate::commands::station_trust::load_trust_store;
 use crate::output::{emit, print_json, Format, Table};
 
 /// Options of `vss its verify`.
@@ -35,8 +35,13 @@ pub struct VerifyArgs {
     trust_store: Option<PathBuf>,
     /// With --trust-store: what a chain through a root whose CRL is past its next update
     /// gets.
-    #[arg(long, value_enum, default_value_t, requires = "trust_store")]
-    stale_crl: StaleCrl,
+    #[arg(
+        long,
+        value_name = "refuse|warn",
+        default_value = "refuse",
+        requires = "trust_store"
+    )]
+    stale_crl: StaleCrlPolicy,
     /// An intermediate certificate (an issuer the message does not carry). Repeatable.
     #[arg(long, value_name = "FILE")]
     chain: Vec<PathBuf>,
