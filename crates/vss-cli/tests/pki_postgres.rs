@@ -277,3 +277,86 @@ fn bench_pki_runs_on_postgres() {
     assert_eq!(store.issued_by(Role::Ea).expect("ECs").len(), 7);
     assert_eq!(store.issued_by(Role::Aa).expect("tickets").len(), 6);
 }
+
+/// Issue 23: the lists of one PKI run from two hosts (two copies of its directory) on one
+/// database. A revocation made on one host is on the CRL the other issues; CRLs and CTLs
+/// issued from both hosts at once form one sequence: no two CRLs share a thisUpdate, no two
+/// CTLs a sequence number, and each CRL lists the revocation.
+#[test]
+fn lists_issued_from_two_hosts_on_one_database_form_one_sequence() {
+    let Some(db) =
+        TestDatabase::create("lists_issued_from_two_hosts_on_one_database_form_one_sequence")
+    else {
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (a, b) = (tmp.path().join("host-a"), tmp.path().join("host-b"));
+    run(vss()
+        .args(["pki", "init", "--name", "shared", "--dir"])
+        .arg(&a)
+        .env("VSS_PIN", PIN)
+        .env("VSS_PUK", PUK))
+    .success();
+    let copied = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(&a)
+        .arg(&b)
+        .status()
+        .expect("cp");
+    assert!(copied.success());
+    let at = |dir: &Path, args: &[&str]| {
+        let mut cmd = vss();
+        cmd.args(args)
+            .arg("--dir")
+            .arg(dir)
+            .args(["--database", &db.url])
+            .env("VSS_PIN", PIN);
+        cmd
+    };
+    let aa = a.join("aa.cert");
+    run(&mut at(
+        &a,
+        &["pki", "crl", "revoke", "--cert", aa.to_str().expect("path")],
+    ))
+    .success();
+    let aa_id = read_cert(&aa).hashed_id8().to_string();
+
+    const EACH: usize = 3;
+    let ctl = [
+        "pki",
+        "ctl",
+        "issue",
+        "--url",
+        "http://127.0.0.1:8080",
+        "--dc-url",
+        "http://127.0.0.1:8090",
+    ];
+    let issued: Vec<(serde_json::Value, serde_json::Value)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..2 * EACH)
+            .map(|i| {
+                let dir = if i % 2 == 0 { &a } else { &b };
+                let (at, ctl) = (&at, &ctl);
+                s.spawn(move || {
+                    let crl = run(&mut at(dir, &["pki", "crl", "issue"])).success().json();
+                    let ctl = run(&mut at(dir, ctl)).success().json();
+                    (crl, ctl)
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().expect("thread"))
+            .collect()
+    });
+    let mut this_updates = HashSet::new();
+    let mut sequences = HashSet::new();
+    for (crl, ctl) in &issued {
+        assert_eq!(crl["revoked"], serde_json::json!([aa_id]), "{crl}");
+        this_updates.insert(crl["this_update"].as_str().expect("time").to_string());
+        sequences.insert(ctl["sequence"].as_u64().expect("sequence"));
+    }
+    assert_eq!(this_updates.len(), 2 * EACH, "{this_updates:?}");
+    assert_eq!(sequences, (1..=2 * EACH as u64).collect::<HashSet<_>>());
+    let revoked = db.open().revoked().expect("revoked");
+    assert_eq!(revoked.len(), 1);
+}

@@ -71,6 +71,11 @@ impl TestbedPki {
         self.hsm.as_ref()
     }
 
+    /// Its records (stations, requests, certificates, revocations and lists).
+    pub fn store(&self) -> &dyn PkiStore {
+        self.store.as_ref()
+    }
+
     /// The HashedId8s of the tickets its AA has issued.
     pub fn tickets_issued(&self) -> Result<Vec<[u8; 8]>> {
         Ok(self

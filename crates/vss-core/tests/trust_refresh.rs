@@ -18,6 +18,7 @@ use vss_pki::authority::{init_tlm, CtlRequest, InitRequest, PkiDir};
 use vss_pki::http::{
     list_url, DistributionCentre, ListKind, LoopbackServer, ServeConfig, Services,
 };
+use vss_pki::store::SqliteStore;
 
 const DAY: Duration = Duration::from_secs(86_400);
 
@@ -66,14 +67,17 @@ fn the_entity_updates_its_trust_store_and_refuses_a_revoked_aa_after_a_refresh()
             now: ItsTime::now(),
             validity: DAY,
         };
-        pki.dir.issue_ctl(pki.hsm(), &request).expect("CTL");
         pki.dir
-            .issue_crl(pki.hsm(), ItsTime::now(), DAY)
+            .issue_ctl(pki.hsm(), pki.store(), &request)
+            .expect("CTL");
+        pki.dir
+            .issue_crl(pki.hsm(), pki.store(), ItsTime::now(), DAY)
             .expect("CRL");
     }
     let roots = [alpha.certs.root.clone(), beta.certs.root.clone()];
+    let tlm_store = SqliteStore::open(&tlm_dir.database()).expect("TLM store");
     tlm_dir
-        .issue_ectl(&tlm_hsm, &roots, &dc, ItsTime::now(), DAY)
+        .issue_ectl(&tlm_hsm, &tlm_store, &roots, &dc, ItsTime::now(), DAY)
         .expect("ECTL");
 
     let station = testbed.station("car", &HsmKind::Soft).expect("station");
@@ -98,10 +102,13 @@ fn the_entity_updates_its_trust_store_and_refuses_a_revoked_aa_after_a_refresh()
     assert!(store.join("current").exists());
     assert_eq!(verdict(&vss, 1), None, "valid under alpha's listed AA");
 
-    assert!(alpha.dir.revoke(&alpha.certs.aa).expect("revoke"));
+    assert!(alpha
+        .dir
+        .revoke(alpha.store(), &alpha.certs.aa)
+        .expect("revoke"));
     alpha
         .dir
-        .issue_crl(alpha.hsm(), ItsTime::now(), DAY)
+        .issue_crl(alpha.hsm(), alpha.store(), ItsTime::now(), DAY)
         .expect("CRL");
     assert_eq!(verdict(&vss, 2), None, "not before the refresh");
     let refresh = vss.refresh_trust(&config).expect("refresh");

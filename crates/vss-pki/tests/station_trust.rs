@@ -19,6 +19,7 @@ use vss_pki::http::{
     list_url, DistributionCentre, ListKind, LoopbackServer, ServeConfig, Services,
 };
 use vss_pki::station::{EctlSource, StationTrust};
+use vss_pki::store::SqliteStore;
 use vss_pki::Error;
 
 const DAY: Duration = Duration::from_secs(86_400);
@@ -79,14 +80,19 @@ impl Lists {
             validity,
         };
         let hsm: &dyn Hsm = made.hsm.as_ref();
-        made.pki().issue_ctl(hsm, &request).expect("CTL");
-        made.pki().issue_crl(hsm, now, validity).expect("CRL");
+        made.pki()
+            .issue_ctl(hsm, made.store.as_ref(), &request)
+            .expect("CTL");
+        made.pki()
+            .issue_crl(hsm, made.store.as_ref(), now, validity)
+            .expect("CRL");
     }
 
     fn issue_ectl(&self, now: ItsTime, validity: Duration) {
         let roots = [self.alpha.certs.root.clone(), self.beta.certs.root.clone()];
-        PkiDir::new(self.tlm_dir.path())
-            .issue_ectl(&self.tlm_hsm, &roots, &self.dc, now, validity)
+        let dir = PkiDir::new(self.tlm_dir.path());
+        let store = SqliteStore::open(&dir.database()).expect("store");
+        dir.issue_ectl(&self.tlm_hsm, &store, &roots, &self.dc, now, validity)
             .expect("ECTL");
     }
 
@@ -137,12 +143,16 @@ fn an_update_verifies_every_list_and_a_revoked_aa_is_refused_after_the_next_one(
         [Verdict::Valid, Verdict::Valid]
     );
 
-    assert!(lists.beta.pki().revoke(lists.beta.aa()).expect("revoke"));
+    assert!(lists
+        .beta
+        .pki()
+        .revoke(lists.beta.store.as_ref(), lists.beta.aa())
+        .expect("revoke"));
     let hsm: &dyn Hsm = lists.beta.hsm.as_ref();
     lists
         .beta
         .pki()
-        .issue_crl(hsm, ItsTime::now(), DAY)
+        .issue_crl(hsm, lists.beta.store.as_ref(), ItsTime::now(), DAY)
         .expect("CRL");
     let updated = lists.update(&store, later(2)).expect("update");
     assert_eq!(

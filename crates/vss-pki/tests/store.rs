@@ -57,6 +57,15 @@ fn a_request_id_raced_by_two_writers_is_recorded_once() {
 }
 
 #[test]
+fn lists_take_turns_and_revocations_are_shared() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("pki.sqlite");
+    store_checks::lists_take_turns_and_revocations_are_shared(&|| {
+        Box::new(SqliteStore::open(&path).expect("open"))
+    });
+}
+
+#[test]
 fn open_store_opens_sqlite_at_a_path_or_at_the_default() {
     let dir = tempfile::tempdir().expect("tempdir");
     let default = dir.path().join("pki.sqlite");

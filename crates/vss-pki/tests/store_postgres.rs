@@ -67,6 +67,14 @@ fn a_request_id_raced_by_two_writers_is_recorded_once() {
 }
 
 #[test]
+fn lists_take_turns_and_revocations_are_shared() {
+    let Some(db) = TestDatabase::create("lists_take_turns_and_revocations_are_shared") else {
+        return;
+    };
+    store_checks::lists_take_turns_and_revocations_are_shared(&|| db.open());
+}
+
+#[test]
 fn processes_starting_at_once_create_the_schema_once() {
     let Some(db) = TestDatabase::create("processes_starting_at_once_create_the_schema_once") else {
         return;

@@ -135,7 +135,9 @@ fn a_root_issues_its_ctl_and_crl_which_verify_under_it_and_list_what_it_revoked(
     let mut validator = Validator::new(trust, 8);
     let later = now.plus_micros(1_000_000);
 
-    let ctl = pki.issue_ctl(made.hsm.as_ref(), &request).expect("CTL");
+    let ctl = pki
+        .issue_ctl(made.hsm.as_ref(), made.store.as_ref(), &request)
+        .expect("CTL");
     assert_eq!(std::fs::read(pki.ctl_path()).expect("kept"), ctl);
     let report = validator.verify_data(&ctl, &[], later);
     assert_eq!(report.verdict, Verdict::Valid, "{}", report.reason);
@@ -176,18 +178,26 @@ fn a_root_issues_its_ctl_and_crl_which_verify_under_it_and_list_what_it_revoked(
     }
     assert_eq!(listed, ["ea", "aa", "dc"]);
     // The next one follows in sequence.
-    let again = pki.issue_ctl(made.hsm.as_ref(), &request).expect("CTL");
+    let again = pki
+        .issue_ctl(made.hsm.as_ref(), made.store.as_ref(), &request)
+        .expect("CTL");
     assert_eq!(TrustList::parse(&again).expect("parse").sequence, 2);
 
     // Nothing revoked yet: an empty CRL; then the AA, once.
-    let empty = pki.issue_crl(made.hsm.as_ref(), now, week).expect("CRL");
+    let empty = pki
+        .issue_crl(made.hsm.as_ref(), made.store.as_ref(), now, week)
+        .expect("CRL");
     assert!(RevocationList::parse(&empty)
         .expect("parse")
         .revoked
         .is_empty());
-    assert!(pki.revoke(made.aa()).expect("revoke"));
-    assert!(!pki.revoke(made.aa()).expect("revoke again"));
-    let crl = pki.issue_crl(made.hsm.as_ref(), now, week).expect("CRL");
+    assert!(pki.revoke(made.store.as_ref(), made.aa()).expect("revoke"));
+    assert!(!pki
+        .revoke(made.store.as_ref(), made.aa())
+        .expect("revoke again"));
+    let crl = pki
+        .issue_crl(made.hsm.as_ref(), made.store.as_ref(), now, week)
+        .expect("CRL");
     assert_eq!(std::fs::read(pki.crl_path()).expect("kept"), crl);
     let report = validator.verify_data(&crl, &[], later);
     assert_eq!(report.verdict, Verdict::Valid, "{}", report.reason);
@@ -199,23 +209,32 @@ fn a_root_issues_its_ctl_and_crl_which_verify_under_it_and_list_what_it_revoked(
     // Refused: another PKI's certificate, a validity of nothing or of more than a year, a
     // DC that is no URL. None of them changes the kept lists.
     let other = made_pki::MadePki::new("beta");
-    assert!(pki.revoke(other.aa()).is_err());
+    assert!(pki.revoke(made.store.as_ref(), other.aa()).is_err());
     for validity in [Duration::ZERO, MAX_LIST_VALIDITY + Duration::from_secs(1)] {
-        assert!(pki.issue_crl(made.hsm.as_ref(), now, validity).is_err());
+        assert!(pki
+            .issue_crl(made.hsm.as_ref(), made.store.as_ref(), now, validity)
+            .is_err());
         let request = CtlRequest {
             validity,
             ..request.clone()
         };
-        assert!(pki.issue_ctl(made.hsm.as_ref(), &request).is_err());
+        assert!(pki
+            .issue_ctl(made.hsm.as_ref(), made.store.as_ref(), &request)
+            .is_err());
     }
     let request = CtlRequest {
         dc_url: "not a url".into(),
         ..request
     };
-    assert!(pki.issue_ctl(made.hsm.as_ref(), &request).is_err());
+    assert!(pki
+        .issue_ctl(made.hsm.as_ref(), made.store.as_ref(), &request)
+        .is_err());
     assert_eq!(std::fs::read(pki.crl_path()).expect("kept"), crl);
     assert_eq!(std::fs::read(pki.ctl_path()).expect("kept"), again);
-    assert_eq!(pki.revoked().expect("revoked"), [made.aa().hashed_id8()]);
+    assert_eq!(
+        pki.revoked(made.store.as_ref()).expect("revoked"),
+        [made.aa().hashed_id8()]
+    );
 }
 
 #[test]
@@ -242,8 +261,9 @@ fn a_tlm_signs_an_ectl_of_two_roots_that_verifies_under_its_certificate() {
     let now = ItsTime::now();
     let week = Duration::from_secs(7 * 86_400);
     let dc = "http://127.0.0.1:8090";
+    let store = vss_pki::store::SqliteStore::open(&tlm_dir.database()).expect("store");
     let ectl = tlm_dir
-        .issue_ectl(&hsm, &roots, dc, now, week)
+        .issue_ectl(&hsm, &store, &roots, dc, now, week)
         .expect("ECTL");
     assert_eq!(std::fs::read(tlm_dir.ectl_path()).expect("kept"), ectl);
 
@@ -265,19 +285,28 @@ fn a_tlm_signs_an_ectl_of_two_roots_that_verifies_under_its_certificate() {
         assert_eq!(list.dc_urls(&root.hashed_id8()), [dc]);
     }
     let again = tlm_dir
-        .issue_ectl(&hsm, &roots[..1], dc, now, week)
+        .issue_ectl(&hsm, &store, &roots[..1], dc, now, week)
         .expect("ECTL");
     assert_eq!(TrustList::parse(&again).expect("parse").sequence, 2);
 
     // No root, an EA instead of a root, a PKI directory instead of a TLM: refused, and the
     // kept ECTL stays.
-    assert!(tlm_dir.issue_ectl(&hsm, &[], dc, now, week).is_err());
     assert!(tlm_dir
-        .issue_ectl(&hsm, &[alpha.ea().clone()], dc, now, week)
+        .issue_ectl(&hsm, &store, &[], dc, now, week)
+        .is_err());
+    assert!(tlm_dir
+        .issue_ectl(&hsm, &store, &[alpha.ea().clone()], dc, now, week)
         .is_err());
     assert!(alpha
         .pki()
-        .issue_ectl(alpha.hsm.as_ref(), &roots, dc, now, week)
+        .issue_ectl(
+            alpha.hsm.as_ref(),
+            alpha.store.as_ref(),
+            &roots,
+            dc,
+            now,
+            week
+        )
         .is_err());
     assert_eq!(std::fs::read(tlm_dir.ectl_path()).expect("kept"), again);
 }
@@ -304,7 +333,9 @@ fn a_station_gets_a_roots_lists_from_a_distribution_centre_on_loopback() {
         now: ItsTime::now(),
         validity: Duration::from_secs(86_400),
     };
-    let ctl = pki.issue_ctl(made.hsm.as_ref(), &request).expect("CTL");
+    let ctl = pki
+        .issue_ctl(made.hsm.as_ref(), made.store.as_ref(), &request)
+        .expect("CTL");
     let centre = DistributionCentre::new(&[pki.path().to_path_buf()]).expect("DC");
     server
         .serve(

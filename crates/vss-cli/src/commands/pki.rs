@@ -225,6 +225,16 @@ pub struct DatabaseArgs {
     database: Option<String>,
 }
 
+impl DatabaseArgs {
+    /// The store of the PKI (or TLM) in `dir`: --database, or its SQLite file.
+    pub(super) fn open(&self, dir: &PkiDir) -> Result<Box<dyn vss_pki::store::PkiStore>> {
+        Ok(open_store(
+            self.database.as_deref().unwrap_or(""),
+            &dir.database(),
+        )?)
+    }
+}
+
 impl PkiCommand {
     /// Whether the subcommand serves until stopped.
     pub fn serves(&self) -> bool {
@@ -295,10 +305,7 @@ impl PkiCommand {
             } => {
                 let key = hex::decode(public_key.trim()).context("--public-key is not hex")?;
                 let key = PublicKey::from_sec1(curve, &key).context("--public-key")?;
-                let store = open_store(
-                    database.database.as_deref().unwrap_or(""),
-                    &PkiDir::new(&dir).database(),
-                )?;
+                let store = database.open(&PkiDir::new(&dir))?;
                 let psids = if psids.is_empty() {
                     vec![36, 37]
                 } else {
@@ -367,10 +374,7 @@ fn serve(
     let config = limits.config().fitted(open_files);
     let (dir, hsm) = pki.open()?;
     let hsm: Arc<dyn Hsm> = Arc::new(hsm);
-    let store: Arc<dyn vss_pki::store::PkiStore> = Arc::from(open_store(
-        database.database.as_deref().unwrap_or(""),
-        &dir.database(),
-    )?);
+    let store: Arc<dyn vss_pki::store::PkiStore> = Arc::from(database.open(&dir)?);
     let url = url.unwrap_or_else(|| format!("http://{listen}"));
     check_base_url(&url).context("--url")?;
     let services = vss_pki::http::services(&dir, hsm, store, &url)?;

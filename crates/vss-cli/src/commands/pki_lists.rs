@@ -17,7 +17,7 @@ use vss_pki::http::{serve as serve_http, DistributionCentre, Services};
 use vss_pki::lists::{ListDeletion, ListEntry, ListIssuer, RevocationList, TrustList};
 
 use super::its::{read, read_cert};
-use super::pki::{PkiArgs, ServeLimits};
+use super::pki::{DatabaseArgs, PkiArgs, ServeLimits};
 use crate::output::{emit, print_json, Format, Table};
 
 /// How long a list stays current, e.g. `7d` (at most a year).
@@ -72,6 +72,8 @@ pub enum CtlCommand {
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
         #[command(flatten)]
+        database: DatabaseArgs,
+        #[command(flatten)]
         validity: ValidityArgs,
         /// Output format of the summary.
         #[arg(long, value_enum, default_value = "json")]
@@ -94,11 +96,15 @@ pub enum CrlCommand {
         /// The certificate (COER).
         #[arg(long, value_name = "FILE")]
         cert: PathBuf,
+        #[command(flatten)]
+        database: DatabaseArgs,
     },
     /// Issue the root CA's CRL of every certificate it revoked, kept as DIR/lists/crl.oer.
     Issue {
         #[command(flatten)]
         pki: PkiArgs,
+        #[command(flatten)]
+        database: DatabaseArgs,
         #[command(flatten)]
         validity: ValidityArgs,
         /// Output format of the summary.
@@ -174,6 +180,7 @@ impl CtlCommand {
                 roots,
                 dc_url,
                 out,
+                database,
                 validity,
                 format,
             } => {
@@ -182,6 +189,7 @@ impl CtlCommand {
                     .map(|path| read_cert(path))
                     .collect::<Result<Vec<_>>>()?;
                 let (dir, hsm) = pki.open_lists()?;
+                let store = database.open(&dir)?;
                 let now = ItsTime::now();
                 let (bytes, kept) = if dir.holds_tlm() {
                     if url.is_some() {
@@ -190,7 +198,14 @@ impl CtlCommand {
                             dir.path().display()
                         );
                     }
-                    let bytes = dir.issue_ectl(&hsm, &roots, &dc_url, now, validity.validity)?;
+                    let bytes = dir.issue_ectl(
+                        &hsm,
+                        store.as_ref(),
+                        &roots,
+                        &dc_url,
+                        now,
+                        validity.validity,
+                    )?;
                     (bytes, dir.ectl_path())
                 } else {
                     let Some(url) = url else {
@@ -209,7 +224,10 @@ impl CtlCommand {
                         now,
                         validity: validity.validity,
                     };
-                    (dir.issue_ctl(&hsm, &request)?, dir.ctl_path())
+                    (
+                        dir.issue_ctl(&hsm, store.as_ref(), &request)?,
+                        dir.ctl_path(),
+                    )
                 };
                 if let Some(out) = &out {
                     vss_hsm::write_atomic(out, &bytes)
@@ -232,11 +250,15 @@ impl CrlCommand {
     /// Runs the subcommand.
     pub fn run(self) -> Result<ExitCode> {
         match self {
-            CrlCommand::Revoke { pki, cert } => {
+            CrlCommand::Revoke {
+                pki,
+                cert,
+                database,
+            } => {
                 let revoked = read_cert(&cert)?;
                 let (dir, _) = pki.open()?;
                 let id = revoked.hashed_id8();
-                if dir.revoke(&revoked)? {
+                if dir.revoke(database.open(&dir)?.as_ref(), &revoked)? {
                     eprintln!("revoked {id}: on the next CRL (vss pki crl issue)");
                 } else {
                     eprintln!("{id} was revoked already");
@@ -245,11 +267,14 @@ impl CrlCommand {
             }
             CrlCommand::Issue {
                 pki,
+                database,
                 validity,
                 format,
             } => {
                 let (dir, hsm) = pki.open()?;
-                let bytes = dir.issue_crl(&hsm, ItsTime::now(), validity.validity)?;
+                let store = database.open(&dir)?;
+                let bytes =
+                    dir.issue_crl(&hsm, store.as_ref(), ItsTime::now(), validity.validity)?;
                 let mut summary = revocation_list_json(&RevocationList::parse(&bytes)?);
                 summary["file"] = json!(dir.crl_path().display().to_string());
                 show(format, &summary)

@@ -1,7 +1,8 @@
 //! A root CA's lists (TS 102 941 v2.1.1, §6.3.3–6.3.4): its CTL of its EA and AA (with their
 //! access points and the distribution centre that serves its lists) and its CRL of revoked
-//! CA certificates, signed with the root's key and kept in `lists/` of the PKI directory:
-//! `ctl.oer`, `crl.oer`, and `revoked` (one HashedId8 per line).
+//! CA certificates, signed with the root's key. The revocations and each list's sequence are
+//! kept in the PKI's store (SQLite, or PostgreSQL shared by several processes), the current
+//! lists also as `ctl.oer` and `crl.oer` in `lists/` of the PKI directory.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -13,12 +14,11 @@ use vss_its::{Cert, HashedId8, HsmKey, ItsTime, SignedDataRequest, PSID_CRL, PSI
 
 use super::labels;
 use super::PkiDir;
-use crate::lists::TrustList;
 use crate::messages::{
     encode, AaEntry, CtlCommand, CtlEntry, CtlFormat, DcEntry, EaEntry, EtsiTs102941Data,
     EtsiTs102941DataContent, ToBeSignedCrl,
 };
-use crate::store::Role;
+use crate::store::{IssuedList, ListName, PkiStore, Role};
 use crate::{Error, Result};
 
 /// The longest a list may stay current (its next update at most this far ahead): a year.
@@ -63,24 +63,26 @@ pub(super) fn window(now: ItsTime, validity: Duration) -> Result<(Time32, Time32
     Ok((time(now)?, time(now.plus_micros(micros))?))
 }
 
-/// A file kept in [`PkiDir::lists`]; `None` when there is none yet.
-fn read_kept(path: &Path) -> Result<Option<Vec<u8>>> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(Error::Io {
-            path: path.to_path_buf(),
-            source,
-        }),
-    }
+/// Where a list falls in the sequence of its kind: its number (modulo 256) and its issue
+/// time (whole seconds, later than the last one's).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ListSlot {
+    pub sequence: u8,
+    pub now: ItsTime,
 }
 
-/// The sequence number of the list after the one kept at `path` (1 when there is none).
-pub(super) fn next_sequence(path: &Path) -> Result<u8> {
-    match read_kept(path)? {
-        Some(bytes) => Ok(TrustList::parse(&bytes)?.sequence.wrapping_add(1)),
-        None => Ok(1),
-    }
+/// The slot after `last`, at `now` or, when the last list was issued at `now` or after it
+/// (another process, a clock set back), one second after the last.
+fn next_slot(last: Option<&IssuedList>, now: ItsTime) -> Result<(i64, i64)> {
+    let seconds = i64::from(
+        now.to_time32()
+            .map_err(|e| invalid(format!("{now}: {e}")))?
+            .0,
+    );
+    Ok(match last {
+        Some(last) => (last.sequence + 1, seconds.max(last.issued_at + 1)),
+        None => (1, seconds),
+    })
 }
 
 impl PkiDir {
@@ -99,15 +101,38 @@ impl PkiDir {
         self.lists().join("crl.oer")
     }
 
-    fn revoked_path(&self) -> PathBuf {
-        self.lists().join("revoked")
-    }
-
-    /// Writes a list (or the revoked set) at `path` in [`PkiDir::lists`], atomically.
-    pub(super) fn keep(&self, path: &std::path::Path, bytes: &[u8]) -> Result<()> {
+    /// Issues a list of kind `name` through `store`, one issuer at a time across processes:
+    /// `make` signs it for its slot and the revocations as they are then. It is kept in the
+    /// store and at `path` in [`PkiDir::lists`] (written atomically, before the store's
+    /// transaction commits, so the file follows the sequence).
+    pub(super) fn issue_kept(
+        &self,
+        store: &dyn PkiStore,
+        name: ListName,
+        path: &Path,
+        now: ItsTime,
+        make: impl Fn(ListSlot, &[HashedId8]) -> Result<Vec<u8>>,
+    ) -> Result<Vec<u8>> {
         let dir = self.lists();
         std::fs::create_dir_all(&dir).map_err(|source| Error::Io { path: dir, source })?;
-        Ok(vss_hsm::write_atomic(path, bytes)?)
+        let issued = store.issue_list(name, &mut |last, revoked| {
+            let (sequence, issued_at) = next_slot(last, now)?;
+            let slot = ListSlot {
+                sequence: (sequence % 256) as u8,
+                now: ItsTime::from_time32(&Time32(u32::try_from(issued_at).map_err(|_| {
+                    invalid(format!("a list issued at {issued_at}: beyond Time32"))
+                })?)),
+            };
+            let revoked: Vec<HashedId8> = revoked.iter().copied().map(HashedId8).collect();
+            let bytes = make(slot, &revoked)?;
+            vss_hsm::write_atomic(path, &bytes)?;
+            Ok(IssuedList {
+                sequence,
+                issued_at,
+                bytes,
+            })
+        })?;
+        Ok(issued.bytes)
     }
 
     /// Signs `content` with the root's key (PSID `psid`, signer by digest) at `now`.
@@ -128,59 +153,67 @@ impl PkiDir {
     }
 
     /// Issues a full CTL of this PKI's EA and AA and the distribution centre of the root's
-    /// lists, one sequence number after the last one, and keeps it as [`PkiDir::ctl_path`].
-    pub fn issue_ctl(&self, hsm: &dyn Hsm, request: &CtlRequest) -> Result<Vec<u8>> {
+    /// lists, one sequence number after the last in `store`, and keeps it as
+    /// [`PkiDir::ctl_path`].
+    pub fn issue_ctl(
+        &self,
+        hsm: &dyn Hsm,
+        store: &dyn PkiStore,
+        request: &CtlRequest,
+    ) -> Result<Vec<u8>> {
         self.check()?;
-        let (_, next_update) = window(request.now, request.validity)?;
-        let sequence = next_sequence(&self.ctl_path())?;
+        window(request.now, request.validity)?;
         let ea_url = list_url(&request.ea_url)?;
-        let commands = vec![
-            CtlCommand::Add(CtlEntry::Ea(Box::new(EaEntry {
-                ea_certificate: self.cert(Role::Ea)?.asn().clone(),
-                aa_access_point: ea_url.clone(),
-                its_access_point: Some(ea_url),
-            }))),
-            CtlCommand::Add(CtlEntry::Aa(Box::new(AaEntry {
-                aa_certificate: self.cert(Role::Aa)?.asn().clone(),
-                access_point: list_url(&request.aa_url)?,
-            }))),
-            CtlCommand::Add(CtlEntry::Dc(DcEntry {
-                url: list_url(&request.dc_url)?,
-                cert: vec![self.cert(Role::Root)?.hashed_id8().to_asn()],
-            })),
-        ];
-        let ctl = CtlFormat {
-            version: Integer::from(1),
-            next_update,
-            is_full_ctl: true,
-            ctl_sequence: sequence,
-            ctl_commands: commands,
-        };
-        let content = EtsiTs102941DataContent::CertificateTrustListRca(Box::new(ctl));
-        let bytes = self.sign_list(hsm, PSID_CTL, content, request.now)?;
-        self.keep(&self.ctl_path(), &bytes)?;
-        Ok(bytes)
+        let aa_url = list_url(&request.aa_url)?;
+        let dc_url = list_url(&request.dc_url)?;
+        let (ea, aa, root) = (
+            self.cert(Role::Ea)?,
+            self.cert(Role::Aa)?,
+            self.cert(Role::Root)?,
+        );
+        self.issue_kept(
+            store,
+            ListName::Ctl,
+            &self.ctl_path(),
+            request.now,
+            |slot, _| {
+                let (_, next_update) = window(slot.now, request.validity)?;
+                let commands = vec![
+                    CtlCommand::Add(CtlEntry::Ea(Box::new(EaEntry {
+                        ea_certificate: ea.asn().clone(),
+                        aa_access_point: ea_url.clone(),
+                        its_access_point: Some(ea_url.clone()),
+                    }))),
+                    CtlCommand::Add(CtlEntry::Aa(Box::new(AaEntry {
+                        aa_certificate: aa.asn().clone(),
+                        access_point: aa_url.clone(),
+                    }))),
+                    CtlCommand::Add(CtlEntry::Dc(DcEntry {
+                        url: dc_url.clone(),
+                        cert: vec![root.hashed_id8().to_asn()],
+                    })),
+                ];
+                let ctl = CtlFormat {
+                    version: Integer::from(1),
+                    next_update,
+                    is_full_ctl: true,
+                    ctl_sequence: slot.sequence,
+                    ctl_commands: commands,
+                };
+                let content = EtsiTs102941DataContent::CertificateTrustListRca(Box::new(ctl));
+                self.sign_list(hsm, PSID_CTL, content, slot.now)
+            },
+        )
     }
 
-    /// The CA certificates this root has revoked.
-    pub fn revoked(&self) -> Result<Vec<HashedId8>> {
-        let Some(bytes) = read_kept(&self.revoked_path())? else {
-            return Ok(Vec::new());
-        };
-        String::from_utf8_lossy(&bytes)
-            .lines()
-            .map(|line| {
-                line.parse().map_err(|_| Error::Malformed {
-                    what: "revoked list",
-                    detail: format!("'{line}' is not a HashedId8"),
-                })
-            })
-            .collect()
+    /// The CA certificates this root has revoked, as `store` records them.
+    pub fn revoked(&self, store: &dyn PkiStore) -> Result<Vec<HashedId8>> {
+        Ok(store.revoked()?.into_iter().map(HashedId8).collect())
     }
 
-    /// Revokes `cert`, which this root must have issued (its EA or AA); whether it was not
-    /// revoked before. It is on the next CRL ([`PkiDir::issue_crl`]).
-    pub fn revoke(&self, cert: &Cert) -> Result<bool> {
+    /// Revokes `cert`, which this root must have issued (its EA or AA), in `store`; whether
+    /// it was not revoked before. It is on the next CRL ([`PkiDir::issue_crl`]).
+    pub fn revoke(&self, store: &dyn PkiStore, cert: &Cert) -> Result<bool> {
         self.check()?;
         let root = self.cert(Role::Root)?;
         let id = cert.hashed_id8();
@@ -190,30 +223,37 @@ impl PkiDir {
                 root.hashed_id8()
             )));
         }
-        let mut revoked = self.revoked()?;
-        if revoked.contains(&id) {
-            return Ok(false);
-        }
-        revoked.push(id);
-        let text: String = revoked.iter().map(|id| format!("{id}\n")).collect();
-        self.keep(&self.revoked_path(), text.as_bytes())?;
-        Ok(true)
+        Ok(store.revoke(&id.0)?)
     }
 
-    /// Issues the root's CRL of every certificate revoked so far, current from `now` for
-    /// `validity`, and keeps it as [`PkiDir::crl_path`].
-    pub fn issue_crl(&self, hsm: &dyn Hsm, now: ItsTime, validity: Duration) -> Result<Vec<u8>> {
+    /// Issues the root's CRL of every certificate revoked in `store` so far, current from
+    /// `now` (or one second after the last CRL) for `validity`, and keeps it as
+    /// [`PkiDir::crl_path`].
+    pub fn issue_crl(
+        &self,
+        hsm: &dyn Hsm,
+        store: &dyn PkiStore,
+        now: ItsTime,
+        validity: Duration,
+    ) -> Result<Vec<u8>> {
         self.check()?;
-        let (this_update, next_update) = window(now, validity)?;
-        let crl = ToBeSignedCrl {
-            version: Integer::from(1),
-            this_update,
-            next_update,
-            entries: self.revoked()?.iter().map(|id| id.to_asn()).collect(),
-        };
-        let content = EtsiTs102941DataContent::CertificateRevocationList(Box::new(crl));
-        let bytes = self.sign_list(hsm, PSID_CRL, content, now)?;
-        self.keep(&self.crl_path(), &bytes)?;
-        Ok(bytes)
+        window(now, validity)?;
+        self.issue_kept(
+            store,
+            ListName::Crl,
+            &self.crl_path(),
+            now,
+            |slot, revoked| {
+                let (this_update, next_update) = window(slot.now, validity)?;
+                let crl = ToBeSignedCrl {
+                    version: Integer::from(1),
+                    this_update,
+                    next_update,
+                    entries: revoked.iter().map(|id| id.to_asn()).collect(),
+                };
+                let content = EtsiTs102941DataContent::CertificateRevocationList(Box::new(crl));
+                self.sign_list(hsm, PSID_CRL, content, slot.now)
+            },
+        )
     }
 }

@@ -13,12 +13,13 @@ use vss_its::{
 };
 
 use super::layout::read_cert;
-use super::lists::{list_url, next_sequence, window};
+use super::lists::{list_url, window};
 use super::{InitRequest, PkiDir};
 use crate::messages::{
     encode, CtlCommand, CtlEntry, CtlFormat, DcEntry, EtsiTs102941Data, EtsiTs102941DataContent,
     RootCaEntry, TlmEntry,
 };
+use crate::store::{ListName, PkiStore};
 use crate::{Error, Result};
 
 /// The label of the TLM's signing key.
@@ -47,11 +48,12 @@ impl PkiDir {
 
     /// Signs an ECTL of `roots` at `now` (their lists served by the distribution centre at
     /// `dc_url`, which serves the ECTL too), current for `validity`, one sequence number
-    /// after the last, and keeps it as [`PkiDir::ectl_path`]. The TLM names itself by
-    /// certificate, as the EU's does.
+    /// after the last in `store`, and keeps it as [`PkiDir::ectl_path`]. The TLM names
+    /// itself by certificate, as the EU's does.
     pub fn issue_ectl(
         &self,
         hsm: &dyn Hsm,
+        store: &dyn PkiStore,
         roots: &[Cert],
         dc_url: &str,
         now: ItsTime,
@@ -72,8 +74,7 @@ impl PkiDir {
                 "an ECTL lists one or more self-signed root certificates".into(),
             ));
         }
-        let (_, next_update) = window(now, validity)?;
-        let sequence = next_sequence(&self.ectl_path())?;
+        window(now, validity)?;
         let tlm = self.tlm_cert()?;
         let dc_url = list_url(dc_url)?;
         let mut commands: Vec<CtlCommand> = roots
@@ -94,26 +95,31 @@ impl PkiDir {
             url: dc_url,
             cert: roots.iter().map(|r| r.hashed_id8().to_asn()).collect(),
         })));
-        let ctl = CtlFormat {
-            version: Integer::from(1),
-            next_update,
-            is_full_ctl: true,
-            ctl_sequence: sequence,
-            ctl_commands: commands,
-        };
-        let payload = encode(
-            "ECTL",
-            &EtsiTs102941Data::new(EtsiTs102941DataContent::CertificateTrustListTlm(Box::new(
-                ctl,
-            ))),
-        )?;
-        let mut signed = SignedDataRequest::new(PSID_CTL, &payload);
-        signed.generation_time = Some(now);
-        signed.signer = SignerKind::Certificate;
-        let signer = HsmKey::new(hsm, TLM_KEY)?;
-        let bytes = vss_its::encode_data(&vss_its::sign_data(&signed, Some(&tlm), &signer)?)?;
-        self.keep(&self.ectl_path(), &bytes)?;
-        Ok(bytes)
+        self.issue_kept(store, ListName::Ectl, &self.ectl_path(), now, |slot, _| {
+            let (_, next_update) = window(slot.now, validity)?;
+            let ctl = CtlFormat {
+                version: Integer::from(1),
+                next_update,
+                is_full_ctl: true,
+                ctl_sequence: slot.sequence,
+                ctl_commands: commands.clone(),
+            };
+            let payload = encode(
+                "ECTL",
+                &EtsiTs102941Data::new(EtsiTs102941DataContent::CertificateTrustListTlm(Box::new(
+                    ctl,
+                ))),
+            )?;
+            let mut signed = SignedDataRequest::new(PSID_CTL, &payload);
+            signed.generation_time = Some(slot.now);
+            signed.signer = SignerKind::Certificate;
+            let signer = HsmKey::new(hsm, TLM_KEY)?;
+            Ok(vss_its::encode_data(&vss_its::sign_data(
+                &signed,
+                Some(&tlm),
+                &signer,
+            )?)?)
+        })
     }
 }
 

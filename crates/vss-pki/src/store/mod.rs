@@ -133,6 +133,46 @@ pub enum Outcome {
     Answered(String),
 }
 
+/// A list an authority issues, whose state the store keeps so that several processes issue
+/// one sequence of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListName {
+    /// A root CA's CTL.
+    Ctl,
+    /// A root CA's CRL.
+    Crl,
+    /// A TLM's ECTL.
+    Ectl,
+}
+
+impl ListName {
+    /// The name the store keeps it under.
+    pub fn name(self) -> &'static str {
+        match self {
+            ListName::Ctl => "ctl",
+            ListName::Crl => "crl",
+            ListName::Ectl => "ectl",
+        }
+    }
+}
+
+/// A list as issued: its place in the sequence of its kind (a trust list carries it modulo
+/// 256), when it was issued (its thisUpdate or generation time, Time32 seconds) and its signed
+/// bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IssuedList {
+    /// 1 for the first list of its kind, one more for each after it.
+    pub sequence: i64,
+    /// When it was issued, Time32 seconds (strictly increasing along the sequence).
+    pub issued_at: i64,
+    /// The signed list.
+    pub bytes: Vec<u8>,
+}
+
+/// What an issuer of a list is given: the last list of its kind, and the revocations.
+pub type ListIssuer<'a> =
+    &'a mut dyn FnMut(Option<&IssuedList>, &[[u8; 8]]) -> crate::Result<IssuedList>;
+
 /// One line of the audit log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuditEntry {
@@ -196,6 +236,31 @@ pub trait PkiStore: Send + Sync {
 
     /// The audit log, oldest first.
     fn audit(&self) -> Result<Vec<AuditEntry>, StoreError>;
+
+    /// Revokes the certificate with this HashedId8 (and writes an audit line): whether it
+    /// was not revoked before.
+    fn revoke(&self, hashed_id8: &[u8; 8]) -> Result<bool, StoreError>;
+
+    /// The revoked certificates, in order of revocation.
+    fn revoked(&self) -> Result<Vec<[u8; 8]>, StoreError>;
+
+    /// The last list of kind `name` issued.
+    fn last_list(&self, name: ListName) -> Result<Option<IssuedList>, StoreError>;
+
+    /// Issues a list of kind `name` while holding the store's lock for it, so that issuers
+    /// in several processes take turns: `issue` gets the last one and the revocations as
+    /// they are then, and what it returns is kept as the last one. When `issue` fails,
+    /// nothing is kept.
+    fn issue_list(&self, name: ListName, issue: ListIssuer<'_>) -> crate::Result<IssuedList>;
+}
+
+fn hashed_id8_of(bytes: Vec<u8>) -> Result<[u8; 8], StoreError> {
+    <[u8; 8]>::try_from(bytes.as_slice())
+        .map_err(|_| StoreError::Corrupt(format!("a HashedId8 of {} bytes", bytes.len())))
+}
+
+fn revocation_detail(hashed_id8: &[u8; 8]) -> String {
+    format!("revoked {}", hex::encode_upper(hashed_id8))
 }
 
 /// Opens the store that `spec` names: a `postgres://` or `postgresql://` URL opens
@@ -334,5 +399,21 @@ impl PkiStore for Timed {
 
     fn audit(&self) -> Result<Vec<AuditEntry>, StoreError> {
         self.time(|s| s.audit())
+    }
+
+    fn revoke(&self, hashed_id8: &[u8; 8]) -> Result<bool, StoreError> {
+        self.time(|s| s.revoke(hashed_id8))
+    }
+
+    fn revoked(&self) -> Result<Vec<[u8; 8]>, StoreError> {
+        self.time(|s| s.revoked())
+    }
+
+    fn last_list(&self, name: ListName) -> Result<Option<IssuedList>, StoreError> {
+        self.time(|s| s.last_list(name))
+    }
+
+    fn issue_list(&self, name: ListName, issue: ListIssuer<'_>) -> crate::Result<IssuedList> {
+        self.time(|s| s.issue_list(name, issue))
     }
 }

@@ -9,9 +9,9 @@ use std::time::Duration;
 use postgres::{Client, Config, IsolationLevel, NoTls, Row, Transaction};
 
 use super::{
-    audit_line, audit_of, issued_of, now, outcome_name, psids_text, registration_detail,
-    station_of, AuditEntry, IssuedCertificate, Outcome, PkiStore, Role, Station, StoreError,
-    ISSUED_COLUMNS,
+    audit_line, audit_of, hashed_id8_of, issued_of, now, outcome_name, psids_text,
+    registration_detail, revocation_detail, station_of, AuditEntry, IssuedCertificate, IssuedList,
+    ListIssuer, ListName, Outcome, PkiStore, Role, Station, StoreError, ISSUED_COLUMNS,
 };
 
 const SCHEMA: &str = "
@@ -45,11 +45,26 @@ CREATE TABLE IF NOT EXISTS audit (
     event  TEXT NOT NULL,
     detail TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS revocations (
+    seq        BIGSERIAL PRIMARY KEY,
+    hashed_id8 BYTEA NOT NULL UNIQUE,
+    revoked_at BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS lists (
+    name      TEXT PRIMARY KEY,
+    sequence  BIGINT NOT NULL,
+    issued_at BIGINT NOT NULL,
+    list      BYTEA NOT NULL
+);
 ";
 
 /// The advisory lock ("vss-pki" in ASCII) held while the schema is created, so that processes
 /// starting at once do not race on `CREATE TABLE`.
 const SCHEMA_LOCK: i64 = 0x0076_7373_2d70_6b69;
+
+/// The advisory locks ("vss-list" in ASCII, plus the list's number) an issuer of a list
+/// holds for its transaction, so that issuers in several processes take turns.
+const LIST_LOCK: i64 = 0x0076_7373_2d6c_6973;
 
 /// Connections a store opens at most; further threads wait for one to be free.
 const POOL_SIZE: usize = 8;
@@ -157,10 +172,10 @@ impl PostgresStore {
         }
     }
 
-    fn with<T>(
+    fn with<T, E: From<StoreError>>(
         &self,
-        f: impl FnOnce(&mut Client) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
+        f: impl FnOnce(&mut Client) -> Result<T, E>,
+    ) -> Result<T, E> {
         let (busy, mut client) = self.take()?;
         let result = f(&mut client);
         if !client.is_closed() {
@@ -329,4 +344,81 @@ impl PkiStore for PostgresStore {
             .collect()
         })
     }
+
+    fn revoke(&self, hashed_id8: &[u8; 8]) -> Result<bool, StoreError> {
+        self.with(|c| {
+            let mut tx = transaction(c)?;
+            let inserted = tx
+                .execute(
+                    "INSERT INTO revocations (hashed_id8, revoked_at) VALUES ($1, $2)
+                     ON CONFLICT DO NOTHING",
+                    &[&hashed_id8.as_slice(), &now()],
+                )
+                .map_err(db)?;
+            if inserted == 1 {
+                tx.execute(
+                    "INSERT INTO audit (at, role, event, detail) VALUES ($1, $2, 'revoked', $3)",
+                    &[&now(), &Role::Root.name(), &revocation_detail(hashed_id8)],
+                )
+                .map_err(db)?;
+            }
+            tx.commit().map_err(db)?;
+            Ok(inserted == 1)
+        })
+    }
+
+    fn revoked(&self) -> Result<Vec<[u8; 8]>, StoreError> {
+        self.with(|c| revoked_in(&mut c.transaction().map_err(db)?))
+    }
+
+    fn last_list(&self, name: ListName) -> Result<Option<IssuedList>, StoreError> {
+        self.with(|c| last_list_in(&mut c.transaction().map_err(db)?, name))
+    }
+
+    fn issue_list(&self, name: ListName, issue: ListIssuer<'_>) -> crate::Result<IssuedList> {
+        let lock = LIST_LOCK + name as i64;
+        self.with(|c| {
+            let mut tx = transaction(c)?;
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&lock])
+                .map_err(db)?;
+            let last = last_list_in(&mut tx, name)?;
+            let issued = issue(last.as_ref(), &revoked_in(&mut tx)?)?;
+            tx.execute(
+                "INSERT INTO lists (name, sequence, issued_at, list) VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (name) DO UPDATE SET
+                 sequence = excluded.sequence, issued_at = excluded.issued_at, list = excluded.list",
+                &[&name.name(), &issued.sequence, &issued.issued_at, &issued.bytes],
+            )
+            .map_err(db)?;
+            tx.commit().map_err(db)?;
+            Ok(issued)
+        })
+    }
+}
+
+fn revoked_in(tx: &mut Transaction<'_>) -> Result<Vec<[u8; 8]>, StoreError> {
+    tx.query("SELECT hashed_id8 FROM revocations ORDER BY seq", &[])
+        .map_err(db)?
+        .iter()
+        .map(|row| hashed_id8_of(row.try_get(0).map_err(db)?))
+        .collect()
+}
+
+fn last_list_in(
+    tx: &mut Transaction<'_>,
+    name: ListName,
+) -> Result<Option<IssuedList>, StoreError> {
+    tx.query_opt(
+        "SELECT sequence, issued_at, list FROM lists WHERE name = $1",
+        &[&name.name()],
+    )
+    .map_err(db)?
+    .map(|row| {
+        Ok(IssuedList {
+            sequence: row.try_get(0).map_err(db)?,
+            issued_at: row.try_get(1).map_err(db)?,
+            bytes: row.try_get(2).map_err(db)?,
+        })
+    })
+    .transpose()
 }

@@ -7,9 +7,9 @@ use std::sync::Mutex;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use super::{
-    audit_line, audit_of, issued_of, now, outcome_name, psids_text, registration_detail,
-    station_of, AuditEntry, IssuedCertificate, IssuedRow, Outcome, PkiStore, Role, Station,
-    StoreError, ISSUED_COLUMNS,
+    audit_line, audit_of, hashed_id8_of, issued_of, now, outcome_name, psids_text,
+    registration_detail, revocation_detail, station_of, AuditEntry, IssuedCertificate, IssuedList,
+    IssuedRow, ListIssuer, ListName, Outcome, PkiStore, Role, Station, StoreError, ISSUED_COLUMNS,
 };
 
 const SCHEMA: &str = "
@@ -43,6 +43,17 @@ CREATE TABLE IF NOT EXISTS audit (
     event  TEXT NOT NULL,
     detail TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS revocations (
+    seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+    hashed_id8 BLOB NOT NULL UNIQUE,
+    revoked_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS lists (
+    name      TEXT PRIMARY KEY,
+    sequence  INTEGER NOT NULL,
+    issued_at INTEGER NOT NULL,
+    list      BLOB NOT NULL
+);
 ";
 
 /// A PKI store in one SQLite file.
@@ -69,10 +80,10 @@ impl SqliteStore {
         })
     }
 
-    fn with<T>(
+    fn with<T, E: From<StoreError>>(
         &self,
-        f: impl FnOnce(&mut Connection) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
+        f: impl FnOnce(&mut Connection) -> Result<T, E>,
+    ) -> Result<T, E> {
         let mut connection = self
             .connection
             .lock()
@@ -238,4 +249,81 @@ impl PkiStore for SqliteStore {
             rows.map(|r| r.map_err(db).and_then(audit_of)).collect()
         })
     }
+
+    fn revoke(&self, hashed_id8: &[u8; 8]) -> Result<bool, StoreError> {
+        self.with(|c| {
+            let tx = c
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(db)?;
+            let inserted = tx
+                .execute(
+                    "INSERT OR IGNORE INTO revocations (hashed_id8, revoked_at) VALUES (?1, ?2)",
+                    params![hashed_id8.as_slice(), now()],
+                )
+                .map_err(db)?;
+            if inserted == 1 {
+                tx.execute(
+                    "INSERT INTO audit (at, role, event, detail) VALUES (?1, ?2, 'revoked', ?3)",
+                    params![now(), Role::Root.name(), revocation_detail(hashed_id8)],
+                )
+                .map_err(db)?;
+            }
+            tx.commit().map_err(db)?;
+            Ok(inserted == 1)
+        })
+    }
+
+    fn revoked(&self) -> Result<Vec<[u8; 8]>, StoreError> {
+        self.with(|c| revoked_in(c))
+    }
+
+    fn last_list(&self, name: ListName) -> Result<Option<IssuedList>, StoreError> {
+        self.with(|c| last_list_in(c, name))
+    }
+
+    fn issue_list(&self, name: ListName, issue: ListIssuer<'_>) -> crate::Result<IssuedList> {
+        self.with(|c| {
+            let tx = c
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(db)?;
+            let last = last_list_in(&tx, name)?;
+            let issued = issue(last.as_ref(), &revoked_in(&tx)?)?;
+            tx.execute(
+                "INSERT INTO lists (name, sequence, issued_at, list) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (name) DO UPDATE SET
+                 sequence = excluded.sequence, issued_at = excluded.issued_at, list = excluded.list",
+                params![name.name(), issued.sequence, issued.issued_at, issued.bytes],
+            )
+            .map_err(db)?;
+            tx.commit().map_err(db)?;
+            Ok(issued)
+        })
+    }
+}
+
+fn revoked_in(c: &Connection) -> Result<Vec<[u8; 8]>, StoreError> {
+    let mut statement = c
+        .prepare("SELECT hashed_id8 FROM revocations ORDER BY seq")
+        .map_err(db)?;
+    let rows = statement
+        .query_map([], |row| row.get::<_, Vec<u8>>(0))
+        .map_err(db)?;
+    rows.map(|r| r.map_err(db).and_then(hashed_id8_of))
+        .collect()
+}
+
+fn last_list_in(c: &Connection, name: ListName) -> Result<Option<IssuedList>, StoreError> {
+    c.query_row(
+        "SELECT sequence, issued_at, list FROM lists WHERE name = ?1",
+        params![name.name()],
+        |row| {
+            Ok(IssuedList {
+                sequence: row.get(0)?,
+                issued_at: row.get(1)?,
+                bytes: row.get(2)?,
+            })
+        },
+    )
+    .optional()
+    .map_err(db)
 }

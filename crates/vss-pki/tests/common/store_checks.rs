@@ -183,3 +183,81 @@ pub fn a_request_id_raced_by_two_writers_is_recorded_once(open: Open<'_>) {
     );
     assert_eq!(store.audit().expect("audit").len(), usize::from(ROUNDS));
 }
+
+/// Revocations are shared by every handle and recorded once (with an audit line); lists of
+/// one kind issued from two handles by eight threads at once take turns: each issuer sees the
+/// list before it, the sequence has no gap and no repeat, and a failed issuance keeps
+/// nothing.
+pub fn lists_take_turns_and_revocations_are_shared(open: Open<'_>) {
+    use vss_pki::store::{IssuedList, ListName};
+
+    let stores: [Arc<dyn PkiStore>; 2] = [Arc::from(open()), Arc::from(open())];
+    assert!(stores[0].revoke(&[7; 8]).expect("revoke"));
+    assert!(!stores[1].revoke(&[7; 8]).expect("revoke again"));
+    assert!(stores[1].revoke(&[9; 8]).expect("revoke"));
+    assert_eq!(stores[0].revoked().expect("revoked"), [[7; 8], [9; 8]]);
+    let audited = stores[0].audit().expect("audit");
+    let revocations: Vec<_> = audited.iter().filter(|e| e.event == "revoked").collect();
+    assert_eq!(revocations.len(), 2, "{audited:?}");
+    assert_eq!(revocations[0].detail, "revoked 0707070707070707");
+
+    const THREADS: usize = 8;
+    const EACH: usize = 5;
+    let barrier = Barrier::new(THREADS);
+    let seen: Vec<Vec<(i64, i64)>> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..THREADS)
+            .map(|t| {
+                let (store, barrier) = (stores[t % 2].clone(), &barrier);
+                s.spawn(move || {
+                    barrier.wait();
+                    (0..EACH)
+                        .map(|_| {
+                            let issued = store
+                                .issue_list(ListName::Crl, &mut |last, revoked| {
+                                    assert_eq!(revoked.len(), 2);
+                                    let (sequence, at) = last
+                                        .map_or((1, 1000), |l| (l.sequence + 1, l.issued_at + 1));
+                                    Ok(IssuedList {
+                                        sequence,
+                                        issued_at: at,
+                                        bytes: sequence.to_be_bytes().to_vec(),
+                                    })
+                                })
+                                .expect("issue");
+                            (issued.sequence, issued.issued_at)
+                        })
+                        .collect()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().expect("thread"))
+            .collect()
+    });
+    let mut all: Vec<(i64, i64)> = seen.into_iter().flatten().collect();
+    all.sort();
+    let expected: Vec<(i64, i64)> = (1..=(THREADS * EACH) as i64)
+        .map(|n| (n, 999 + n))
+        .collect();
+    assert_eq!(all, expected, "one sequence, no gap, no repeat");
+    let last = stores[1]
+        .last_list(ListName::Crl)
+        .expect("last")
+        .expect("a list");
+    assert_eq!(last.sequence, (THREADS * EACH) as i64);
+    assert_eq!(last.bytes, last.sequence.to_be_bytes());
+    assert!(
+        stores[0].last_list(ListName::Ctl).expect("last").is_none(),
+        "kinds apart"
+    );
+
+    let failed = stores[0].issue_list(ListName::Crl, &mut |_, _| {
+        Err(vss_pki::Error::InvalidRequest("the HSM is locked".into()))
+    });
+    assert!(failed.is_err());
+    assert_eq!(
+        stores[1].last_list(ListName::Crl).expect("last"),
+        Some(last)
+    );
+}
