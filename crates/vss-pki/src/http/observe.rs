@@ -11,6 +11,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
 
+use super::dc::{GET_CRL, GET_CTL, GET_ECTL};
 use super::server::{AUTHORIZATION, ENROLMENT, HEALTH, VALIDATION};
 
 /// The endpoint label of a request to a path the server does not route.
@@ -69,9 +70,15 @@ impl HttpMetrics {
 
 /// The route `path` is counted as.
 fn endpoint(path: &str) -> &'static str {
+    let list = |prefix: &str| {
+        path.strip_prefix(prefix)
+            .and_then(|rest| rest.strip_prefix('/'))
+            .is_some_and(|id| id.len() == 16 && id.bytes().all(|b| b.is_ascii_hexdigit()))
+    };
     [HEALTH, ENROLMENT, VALIDATION, AUTHORIZATION]
         .into_iter()
         .find(|route| *route == path)
+        .or_else(|| [GET_CTL, GET_CRL, GET_ECTL].into_iter().find(|p| list(p)))
         .unwrap_or(OTHER_ENDPOINT)
 }
 
@@ -137,6 +144,12 @@ mod tests {
         assert_eq!(endpoint("/health"), "/health");
         assert_eq!(endpoint("/health/"), OTHER_ENDPOINT);
         assert_eq!(endpoint("/x"), OTHER_ENDPOINT);
+        // A distribution centre's lists count by kind, whatever the certificate.
+        assert_eq!(endpoint("/getctl/0123456789ABCDEF"), "/getctl");
+        assert_eq!(endpoint("/getcrl/0123456789abcdef"), "/getcrl");
+        assert_eq!(endpoint("/getectl/E7A4B2B045E7ACF9"), "/getectl");
+        assert_eq!(endpoint("/getctl/not-an-id-at-all"), OTHER_ENDPOINT);
+        assert_eq!(endpoint("/getctl"), OTHER_ENDPOINT);
     }
 
     #[test]
