@@ -1,9 +1,11 @@
-//! One PKI served by two `vss pki serve` processes on one PostgreSQL database: 50 stations
-//! enrol and ask for 20 authorization tickets each, concurrently, spread over both
-//! processes; one process is killed (SIGKILL) mid-run and its stations go on at the other.
-//! Afterwards every ticket a station holds is recorded once in the database with the bytes
-//! the station got, no certificate or request id is recorded twice, and the only records
-//! without a holder are answers the killed process committed but never delivered.
+//! One PKI served by four `vss pki serve` processes on one PostgreSQL database, two serving
+//! its EA and two its AA (each AA asking the EAs in order, `--ea-url` twice): 50 stations
+//! enrol and ask for 20 authorization tickets each, concurrently, spread over the processes;
+//! one AA and one EA are killed (SIGKILL) mid-run, the stations of the AA go on at the other
+//! AA, and the other AA's validations go on at the other EA. Afterwards every ticket a
+//! station holds is recorded once in the database with the bytes the station got, no
+//! certificate or request id is recorded twice, and the only records without a holder are
+//! answers the killed AA committed but never delivered.
 //!
 //! `vss bench pki --database` runs on PostgreSQL too.
 //!
@@ -50,12 +52,15 @@ struct Progress {
     delivered: [AtomicUsize; 2],
     /// Set just before the first process is killed.
     killing: AtomicBool,
-    /// Requests to the killed process that failed in transport.
+    /// Requests to the killed AA that failed in transport.
     cut_off: AtomicUsize,
+    /// Requests the other AA refused because its validation at the killed EA was cut off
+    /// mid-request (a validation that could not connect goes to the other EA instead).
+    ea_cut_off: AtomicUsize,
 }
 
-/// Station `i` asks for tickets until it holds [`TICKETS`], starting at process `i % 2`
-/// and moving to the other one when its process is killed.
+/// Station `i` asks for tickets until it holds [`TICKETS`], starting at AA `i % 2` and
+/// moving to the other one when its AA is killed.
 fn fill(
     i: usize,
     hsm: &dyn Hsm,
@@ -85,11 +90,16 @@ fn fill(
         have = now;
         match result {
             Ok(_) => {}
-            Err(Error::Http(HttpError::Transport { .. }))
+            Err(Error::Http(HttpError::Transport { .. } | HttpError::Unreachable { .. }))
                 if at == 0 && progress.killing.load(Ordering::SeqCst) =>
             {
                 progress.cut_off.fetch_add(1, Ordering::SeqCst);
                 at = 1;
+            }
+            Err(Error::Refused { code, .. })
+                if code == "aa-ea-cantreachea" && progress.killing.load(Ordering::SeqCst) =>
+            {
+                progress.ea_cut_off.fetch_add(1, Ordering::SeqCst);
             }
             Err(e) => panic!("station {i} at {}: {e}", urls[at]),
         }
@@ -97,10 +107,9 @@ fn fill(
 }
 
 #[test]
-fn two_processes_on_one_database_lose_nothing_acknowledged_when_one_is_killed() {
-    let Some(db) = TestDatabase::create(
-        "two_processes_on_one_database_lose_nothing_acknowledged_when_one_is_killed",
-    ) else {
+fn two_eas_and_two_aas_lose_nothing_acknowledged_when_one_of_each_is_killed() {
+    let Some(db) = TestDatabase::create("two_eas_two_aas_lose_nothing_when_one_of_each_is_killed")
+    else {
         return;
     };
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -149,25 +158,52 @@ fn two_processes_on_one_database_lose_nothing_acknowledged_when_one_is_killed() 
             .push(Repository::open(&tmp.path().join(format!("station-{i}"))).expect("repo"));
     }
 
-    let mut servers = vec![
-        serve(&pki, &["--database", &db.url]),
-        serve(&pki, &["--database", &db.url]),
+    let database = ["--database", db.url.as_str()];
+    let mut eas = vec![
+        serve(&pki, &[&database[..], &["--role", "ea"]].concat()),
+        serve(&pki, &[&database[..], &["--role", "ea"]].concat()),
     ];
-    let urls = [servers[0].url.clone(), servers[1].url.clone()];
+    let ea_urls = [eas[0].url.clone(), eas[1].url.clone()];
+    let aa_args = [
+        &database[..],
+        &[
+            "--role",
+            "aa",
+            "--ea-url",
+            &ea_urls[0],
+            "--ea-url",
+            &ea_urls[1],
+        ],
+    ]
+    .concat();
+    let mut aas = vec![serve(&pki, &aa_args), serve(&pki, &aa_args)];
+    let urls = [aas[0].url.clone(), aas[1].url.clone()];
+    // Each process serves its authority only.
+    for (base, path) in [
+        (&ea_urls[0], "/aa/authorization"),
+        (&urls[0], "/ea/enrolment"),
+    ] {
+        let status = match ureq::post(&format!("{base}{path}")).send(&b"x"[..]) {
+            Ok(response) => response.status().as_u16(),
+            Err(ureq::Error::StatusCode(code)) => code,
+            Err(e) => panic!("{base}{path}: {e}"),
+        };
+        assert_eq!(status, 404, "{base}{path}");
+    }
 
     std::thread::scope(|s| {
         for (i, repository) in repositories.iter().enumerate() {
-            let (hsm, urls, ea) = (&hsm, &urls, &ea);
+            let (hsm, ea_urls, ea) = (&hsm, &ea_urls, &ea);
             s.spawn(move || {
                 let (id, key) = (format!("car-{i}"), format!("canonical-{i}"));
-                enroll(hsm, repository, &id, &key, &urls[i % 2], ea)
+                enroll(hsm, repository, &id, &key, &ea_urls[i % 2], ea)
                     .unwrap_or_else(|e| panic!("enrolment of {id}: {e}"));
             });
         }
     });
 
     let progress = Progress::default();
-    let mut victim = servers.remove(0);
+    let (mut victim, mut ea_victim) = (aas.remove(0), eas.remove(0));
     let held_at_kill = std::thread::scope(|s| {
         let killer = s.spawn(|| {
             while progress.held.load(Ordering::SeqCst) < KILL_AFTER {
@@ -176,6 +212,7 @@ fn two_processes_on_one_database_lose_nothing_acknowledged_when_one_is_killed() 
             let held = progress.held.load(Ordering::SeqCst);
             progress.killing.store(true, Ordering::SeqCst);
             victim.kill();
+            ea_victim.kill();
             held
         });
         for (i, repository) in repositories.iter().enumerate() {
@@ -189,9 +226,10 @@ fn two_processes_on_one_database_lose_nothing_acknowledged_when_one_is_killed() 
         .each_ref()
         .map(|d| d.load(Ordering::SeqCst));
     let cut_off = progress.cut_off.load(Ordering::SeqCst);
+    let ea_cut_off = progress.ea_cut_off.load(Ordering::SeqCst);
     eprintln!(
         "killed after {held_at_kill} tickets; delivered {delivered:?}; \
-         {cut_off} requests cut off"
+         {cut_off} requests cut off at the AA, {ea_cut_off} at the EA"
     );
     assert!(
         held_at_kill < STATIONS * TICKETS,
@@ -199,6 +237,8 @@ fn two_processes_on_one_database_lose_nothing_acknowledged_when_one_is_killed() 
     );
     assert!(delivered[0] > 0 && delivered[1] > 0, "{delivered:?}");
     assert!(cut_off > 0, "no station noticed the kill");
+    // Every ticket was delivered, those after the kill by the AA whose validations went to
+    // the killed EA first: they were validated by the other EA.
     assert_eq!(delivered[0] + delivered[1], STATIONS * TICKETS);
 
     // What the stations hold.

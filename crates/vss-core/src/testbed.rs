@@ -10,7 +10,7 @@ use std::sync::Arc;
 use vss_crypto::Curve;
 use vss_hsm::{GenerateKeyRequest, Hsm, Pkcs11Hsm, SoftHsm, StoreConfig, TokenRef};
 use vss_pki::authority::{init, Authorities, InitRequest, PkiDir, TrustedPki};
-use vss_pki::http::{services, LoopbackServer};
+use vss_pki::http::{services, LoopbackServer, ServedPki};
 use vss_pki::station::{CertKind, Entry, Repository};
 use vss_pki::store::{PkiStore, Role, SqliteStore, Station};
 
@@ -356,7 +356,12 @@ impl Testbed {
         }
         for pki in &mut pkis {
             let store: Arc<dyn PkiStore> = pki.store.clone();
-            let served = services(&pki.dir, pki.hsm.clone(), store, pki.server.url())?;
+            let served = services(
+                &pki.dir,
+                pki.hsm.clone(),
+                store,
+                &ServedPki::both(pki.server.url()),
+            )?;
             pki.server
                 .serve(served, vss_pki::http::ServeConfig::default())?;
         }

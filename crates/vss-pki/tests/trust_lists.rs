@@ -361,9 +361,10 @@ fn a_station_gets_a_roots_lists_from_a_distribution_centre_on_loopback() {
             other => panic!("{kind:?}: {other:?}"),
         }
     }
+    // Nobody listening: unreachable, nothing was sent.
     let closed = "http://127.0.0.1:9";
     assert!(matches!(
         get_list(&list_url(closed, ListKind::Ctl, &root)),
-        Err(HttpError::Transport { .. })
+        Err(HttpError::Unreachable { .. })
     ));
 }

@@ -15,8 +15,8 @@ use vss_net::metrics::{MetricsConfig, Registry};
 use vss_net::raise_open_file_limit;
 use vss_pki::authority::{init, init_tlm, InitRequest, PkiDir, TrustedPki};
 use vss_pki::http::{
-    check_base_url, serve as serve_http, serve_with_metrics, HttpMetrics, ServeConfig,
-    MAX_CONNECTIONS, MAX_TIMEOUT,
+    check_base_url, serve as serve_http, serve_with_metrics, HttpMetrics, ServeConfig, ServedPki,
+    Serving, MAX_CONNECTIONS, MAX_TIMEOUT,
 };
 use vss_pki::store::{open_store, Role, Station};
 
@@ -58,6 +58,8 @@ pub enum PkiCommand {
         /// The URL this service is reached at [default: http://LISTEN].
         #[arg(long)]
         url: Option<String>,
+        #[command(flatten)]
+        roles: RoleArgs,
         #[command(flatten)]
         database: DatabaseArgs,
         #[command(flatten)]
@@ -217,6 +219,36 @@ impl PkiArgs {
     }
 }
 
+/// Which authorities a `pki serve` process serves, for a PKI run as several processes.
+#[derive(clap::Args)]
+pub struct RoleArgs {
+    /// Serve the EA and the AA, or only one of them (several processes on one --database).
+    #[arg(long, value_name = "both|ea|aa", default_value = "both")]
+    role: Serving,
+    /// Where the AA reaches the PKI's EA for authorization validation; repeatable, asked in
+    /// order, the next one only when the one before cannot be connected to [default: --url].
+    #[arg(long = "ea-url", value_name = "URL")]
+    ea_urls: Vec<String>,
+}
+
+impl RoleArgs {
+    /// What the process serves, its own URL the EA's when no --ea-url is given.
+    fn served(&self, own_url: &str) -> Result<ServedPki> {
+        for url in &self.ea_urls {
+            check_base_url(url).context("--ea-url")?;
+        }
+        let ea_urls = if self.ea_urls.is_empty() {
+            vec![own_url.to_string()]
+        } else {
+            self.ea_urls.clone()
+        };
+        Ok(ServedPki {
+            serving: self.role,
+            ea_urls,
+        })
+    }
+}
+
 /// Where the PKI's records live.
 #[derive(clap::Args)]
 pub struct DatabaseArgs {
@@ -291,10 +323,11 @@ impl PkiCommand {
                 pki,
                 listen,
                 url,
+                roles,
                 database,
                 limits,
                 metrics,
-            } => serve(&pki, listen, url, &database, &limits, metrics)?,
+            } => serve(&pki, listen, url, &roles, &database, &limits, metrics)?,
             PkiCommand::RegisterStation {
                 dir,
                 canonical_id,
@@ -366,6 +399,7 @@ fn serve(
     pki: &PkiArgs,
     listen: SocketAddr,
     url: Option<String>,
+    roles: &RoleArgs,
     database: &DatabaseArgs,
     limits: &ServeLimits,
     metrics: Option<SocketAddr>,
@@ -377,7 +411,7 @@ fn serve(
     let store: Arc<dyn vss_pki::store::PkiStore> = Arc::from(database.open(&dir)?);
     let url = url.unwrap_or_else(|| format!("http://{listen}"));
     check_base_url(&url).context("--url")?;
-    let services = vss_pki::http::services(&dir, hsm, store, &url)?;
+    let services = vss_pki::http::services(&dir, hsm, store, &roles.served(&url)?)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -31,6 +31,15 @@ pub enum HttpError {
         /// The start of the body.
         body: String,
     },
+    /// No connection could be made (refused, no such host): the request was not sent, so
+    /// another instance of the authority may be asked.
+    #[error("{url}: cannot connect: {detail}")]
+    Unreachable {
+        /// Where it was to go.
+        url: String,
+        /// Why.
+        detail: String,
+    },
     /// The authority could not be reached or the transfer failed.
     #[error("{url}: {detail}")]
     Transport {
@@ -53,6 +62,21 @@ fn agent() -> &'static ureq::Agent {
     })
 }
 
+/// The error of a call to `url` that got no response: [`HttpError::Unreachable`] when no
+/// connection was made, else [`HttpError::Transport`].
+fn no_response(url: &str, error: ureq::Error) -> HttpError {
+    let (url, detail) = (url.to_string(), error.to_string());
+    match error {
+        ureq::Error::HostNotFound | ureq::Error::ConnectionFailed => {
+            HttpError::Unreachable { url, detail }
+        }
+        ureq::Error::Io(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
+            HttpError::Unreachable { url, detail }
+        }
+        _ => HttpError::Transport { url, detail },
+    }
+}
+
 /// Posts `request` to `url` as `application/x-its-request`; the response message.
 pub fn post(url: &str, request: &[u8]) -> Result<Vec<u8>, HttpError> {
     let transport = |detail: String| HttpError::Transport {
@@ -63,7 +87,7 @@ pub fn post(url: &str, request: &[u8]) -> Result<Vec<u8>, HttpError> {
         .post(url)
         .header("content-type", REQUEST_TYPE)
         .send(request)
-        .map_err(|e| transport(e.to_string()))?;
+        .map_err(|e| no_response(url, e))?;
     let status = response.status().as_u16();
     let code = response
         .headers()
@@ -103,10 +127,7 @@ pub fn get_list(url: &str) -> Result<Vec<u8>, HttpError> {
         url: url.to_string(),
         detail,
     };
-    let mut response = agent()
-        .get(url)
-        .call()
-        .map_err(|e| transport(e.to_string()))?;
+    let mut response = agent().get(url).call().map_err(|e| no_response(url, e))?;
     let status = response.status().as_u16();
     let body = response
         .body_mut()
@@ -124,22 +145,44 @@ pub fn get_list(url: &str) -> Result<Vec<u8>, HttpError> {
     })
 }
 
-/// An EA reached over HTTP at `<base>/ea/authorization-validation`.
+/// An EA reached over HTTP at `<base>/ea/authorization-validation`, at one base or at the
+/// first of several that can be connected to.
 pub struct HttpEaLink {
-    url: String,
+    urls: Vec<String>,
+}
+
+fn validation_url(base: &str) -> String {
+    format!("{}/ea/authorization-validation", base.trim_end_matches('/'))
 }
 
 impl HttpEaLink {
     /// The EA whose service is at `base` (e.g. `http://127.0.0.1:8080`).
     pub fn new(base: &str) -> Self {
+        HttpEaLink::with_failover(&[base.to_string()])
+    }
+
+    /// One EA served by several processes at `bases`, asked in order: a request goes to
+    /// the next one only when the one before could not be connected to (it was not sent, so
+    /// no EA has seen it).
+    pub fn with_failover(bases: &[String]) -> Self {
         HttpEaLink {
-            url: format!("{}/ea/authorization-validation", base.trim_end_matches('/')),
+            urls: bases.iter().map(|b| validation_url(b)).collect(),
         }
     }
 }
 
 impl EaLink for HttpEaLink {
     fn validate(&self, request: &[u8]) -> Result<Vec<u8>, String> {
-        post(&self.url, request).map_err(|e| e.to_string())
+        let mut unreachable = Vec::new();
+        for url in &self.urls {
+            match post(url, request) {
+                Err(e @ HttpError::Unreachable { .. }) => unreachable.push(e.to_string()),
+                answer => return answer.map_err(|e| e.to_string()),
+            }
+        }
+        Err(format!(
+            "no EA could be reached: {}",
+            unreachable.join("; ")
+        ))
     }
 }

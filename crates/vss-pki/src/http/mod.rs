@@ -21,5 +21,7 @@ pub use serve::{
     serve, serve_with_metrics, ServeConfig, ServeConfigError, MAX_CONNECTIONS, MAX_TIMEOUT,
     RESERVED_DESCRIPTORS,
 };
-pub use server::{services, Services, CODE_HEADER, LIST_TYPE, REQUEST_TYPE, RESPONSE_TYPE};
+pub use server::{
+    services, ServedPki, Services, Serving, CODE_HEADER, LIST_TYPE, REQUEST_TYPE, RESPONSE_TYPE,
+};
 pub use url::{check_base_url, MAX_URL_LEN};

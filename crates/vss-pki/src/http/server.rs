@@ -214,14 +214,60 @@ async fn read_body(body: Body, timeout: Duration) -> Result<Bytes, Response> {
     }
 }
 
-/// The EA and AA of the PKI in `dir`, as one process serves them at `own_url`: the EA
+/// Which of a PKI's authorities one process serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Serving {
+    /// The EA and the AA.
+    #[default]
+    Both,
+    /// The EA only.
+    Ea,
+    /// The AA only.
+    Aa,
+}
+
+impl std::str::FromStr for Serving {
+    type Err = String;
+
+    /// `both`, `ea` or `aa`.
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "both" => Ok(Serving::Both),
+            "ea" => Ok(Serving::Ea),
+            "aa" => Ok(Serving::Aa),
+            _ => Err(format!("'{text}': both, ea or aa")),
+        }
+    }
+}
+
+/// How one process serves a PKI: which authorities, and where its AA reaches the PKI's EA
+/// (several processes serving the EA, asked in order: [`super::HttpEaLink::with_failover`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServedPki {
+    /// The authorities served.
+    pub serving: Serving,
+    /// The base URLs of the PKI's EA, for the AA's authorization validation.
+    pub ea_urls: Vec<String>,
+}
+
+impl ServedPki {
+    /// The EA and AA in one process reached at `own_url`, the AA asking that EA.
+    pub fn both(own_url: &str) -> ServedPki {
+        ServedPki {
+            serving: Serving::Both,
+            ea_urls: vec![own_url.to_string()],
+        }
+    }
+}
+
+/// The EA and AA of the PKI in `dir`, as `served` says one process serves them: the EA
 /// accepts AAs chained to this PKI's root or a trusted PKI's; the AA accepts the ECs of this
 /// PKI's EA and of trusted EAs, and reaches each EA over HTTP.
 pub fn services(
     dir: &crate::authority::PkiDir,
     hsm: Arc<dyn vss_hsm::Hsm>,
     store: Arc<dyn crate::store::PkiStore>,
-    own_url: &str,
+    served: &ServedPki,
 ) -> crate::Result<Services> {
     use crate::authority::KnownEa;
     use crate::store::Role;
@@ -234,9 +280,14 @@ pub fn services(
     let trusted = dir.trusted()?;
     let mut anchors = vss_its::TrustStore::new();
     anchors.add(root)?;
+    if served.serving != Serving::Ea && served.ea_urls.is_empty() {
+        return Err(crate::Error::InvalidRequest(
+            "an AA needs the URL of its PKI's EA".into(),
+        ));
+    }
     let mut eas = vec![KnownEa {
         cert: ea.clone(),
-        link: Arc::new(super::HttpEaLink::new(own_url)),
+        link: Arc::new(super::HttpEaLink::with_failover(&served.ea_urls)),
     }];
     for other in trusted {
         anchors.add(other.root)?;
@@ -245,9 +296,10 @@ pub fn services(
             link: Arc::new(super::HttpEaLink::new(&other.ea_url)),
         });
     }
+    let serves = |role: Serving| served.serving == Serving::Both || served.serving == role;
     Ok(Services {
         dc: None,
-        ea: Some(Arc::new(Ea::new(ea, hsm.clone(), store.clone(), anchors))),
-        aa: Some(Arc::new(Aa::new(aa, hsm, store, eas))),
+        ea: serves(Serving::Ea).then(|| Arc::new(Ea::new(ea, hsm.clone(), store.clone(), anchors))),
+        aa: serves(Serving::Aa).then(|| Arc::new(Aa::new(aa, hsm, store, eas))),
     })
 }

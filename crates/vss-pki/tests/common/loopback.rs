@@ -2,7 +2,7 @@
 
 use std::ops::Deref;
 
-use vss_pki::http::{services, LoopbackServer, ServeConfig};
+use vss_pki::http::{services, LoopbackServer, ServeConfig, ServedPki};
 use vss_pki::store::PkiStore;
 
 use crate::made_pki::MadePki;
@@ -29,8 +29,13 @@ impl Loopback {
     /// Serves the PKI (with the trust list as it is now) within the bounds of `config`.
     pub fn start(&mut self, config: ServeConfig) {
         let store: std::sync::Arc<dyn PkiStore> = self.made.store.clone();
-        let services =
-            services(&self.pki(), self.made.hsm.clone(), store, &self.url).expect("services");
+        let services = services(
+            &self.pki(),
+            self.made.hsm.clone(),
+            store,
+            &ServedPki::both(&self.url),
+        )
+        .expect("services");
         self.server.serve(services, config).expect("served once");
     }
 }

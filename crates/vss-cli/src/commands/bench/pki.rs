@@ -257,7 +257,12 @@ impl PkiArgs {
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;
         let url = format!("http://{}", listener.local_addr()?);
         let store: Arc<dyn PkiStore> = bench.store.clone();
-        let services = vss_pki::http::services(&bench.dir, bench.hsm.clone(), store, &url)?;
+        let services = vss_pki::http::services(
+            &bench.dir,
+            bench.hsm.clone(),
+            store,
+            &vss_pki::http::ServedPki::both(&url),
+        )?;
         runtime.spawn(async move {
             vss_pki::http::serve(listener, services, vss_pki::http::ServeConfig::default()).await
         });
