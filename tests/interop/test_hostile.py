@@ -94,7 +94,8 @@ KIND_OF_VALUE: dict[str, str] = {
     **dict.fromkeys(("N", "COUNT", "RUNS", "OPS", "BYTE", "PSID", "PSIDS", "MS", "SECONDS",
                      "THREADS", "BATCH", "CACHE_CAPACITY", "ENROLMENTS", "TICKETS", "CLIENTS",
                      "CONCURRENCY", "MESSAGES", "SIGNERS", "RATE", "MAX_USES", "US", "SLOT"), NUMBER),
-    **dict.fromkeys(("FILE", "CERT", "PATH", "FILE|DIR", "SOCKET"), FILE),
+    **dict.fromkeys(("FILE", "CERT", "PATH", "FILE|DIR", "SOCKET", "URL|FILE"), FILE),
+    **dict.fromkeys(("refuse|warn", "both|ea|aa"), CHOICE),
     "DIR": DIR,
     "URL|PATH": DATABASE,
     **dict.fromkeys(("LABEL", "NAME", "HEX", "URL", "TIME", "DURATION", "REGION", "PROFILE",
@@ -414,6 +415,13 @@ LEAVES: dict[tuple[str, ...], Leaf] = {
                                                "--aa-cert": w.cert("aa"),
                                                "--ea-cert": w.cert("ea")}),
     ("station", "list"): Leaf(_store),
+    # The real EU ECTL under a root that is not its TLM: refused after the ECTL is read (no
+    # fixture holds a TLM and a DC); a hostile value must fail before or as clearly.
+    ("station", "trust-update"): Leaf(lambda w: {"--trust-store": w.path("trust"),
+                                                 "--tlm-cert": w.cert("root"),
+                                                 "--ectl": str(ECTL)}),
+    # No store in the directory: refused with the command that makes one.
+    ("station", "trust-show"): Leaf(lambda w: {"--trust-store": w.path("no-trust")}),
     ("stats", "report"): Leaf(lambda w: {"<DIR>": str(w.t.stats)}),
     # No vssd serves there: the command gets as far as connecting.
     ("stats", "status"): Leaf(lambda w: {"--daemon": w.path("no-vssd.sock")}),
@@ -507,6 +515,10 @@ ACCEPTED: dict[tuple[str, str, str], str] = {
         "a missing repository is created (for every station command) and lists nothing",
     ("bench pki", "--database", "empty"): "empty is the default: SQLite in a temporary directory",
     ("pki register-station", "--database", "empty"): "empty is the default: DIR/pki.sqlite",
+    **{(leaf, "--database", "control"): NAME_WITH_CONTROLS + " (an SQLite file)"
+       for leaf in ("pki ctl issue", "pki crl revoke", "pki crl issue")},
+    **{(leaf, "--database", "empty"): "empty is the default: DIR/pki.sqlite"
+       for leaf in ("pki ctl issue", "pki crl revoke", "pki crl issue")},
     **{("hsm status", "--pin-file", v): "status uses no PIN: --pin-file comes with --store "
        "and is not read" for v in VALUES[FILE]},
     **{("hsm unblock", "--pin-file", v): "unblock takes the PUK: --pin-file comes with --store "
