@@ -214,6 +214,9 @@ async fn connection(
     config: ServeConfig,
     metrics: Option<HttpMetrics>,
 ) {
+    // Answers go out as written, not held back for the ACK of an earlier segment (Nagle).
+    // A failure leaves the default, which is only slower.
+    let _ = stream.set_nodelay(true);
     let activity = Arc::new(Activity::default());
     let service = {
         let activity = activity.clone();
