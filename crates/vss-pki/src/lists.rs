@@ -12,6 +12,28 @@ use crate::messages::{
 };
 use crate::{Error, Result};
 
+/// The three lists: a root's CTL and CRL, a TLM's ECTL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ListKind {
+    /// A root's CTL.
+    Ctl,
+    /// A root's CRL.
+    Crl,
+    /// A TLM's ECTL.
+    Ectl,
+}
+
+impl ListKind {
+    /// Its short name: `ctl`, `crl` or `ectl` (the store's key, a station's file names).
+    pub fn name(self) -> &'static str {
+        match self {
+            ListKind::Ctl => "ctl",
+            ListKind::Crl => "crl",
+            ListKind::Ectl => "ectl",
+        }
+    }
+}
+
 /// Who signed a trust list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ListIssuer {

@@ -232,8 +232,8 @@ fn a_root_issues_its_ctl_and_crl_which_verify_under_it_and_list_what_it_revoked(
     assert_eq!(std::fs::read(pki.crl_path()).expect("kept"), crl);
     assert_eq!(std::fs::read(pki.ctl_path()).expect("kept"), again);
     assert_eq!(
-        pki.revoked(made.store.as_ref()).expect("revoked"),
-        [made.aa().hashed_id8()]
+        vss_pki::store::PkiStore::revoked(made.store.as_ref()).expect("revoked"),
+        [made.aa().hashed_id8().0]
     );
 }
 

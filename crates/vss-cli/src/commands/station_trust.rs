@@ -85,28 +85,34 @@ pub fn load_trust_store(
     Ok(store)
 }
 
-fn time(t: ItsTime) -> String {
-    t.to_string()
-}
-
 /// The store as JSON: the TLM, the ECTL, and each root with its lists.
 fn describe(trust: &StationTrust, dir: &Path, now: ItsTime) -> Value {
     let roots: Vec<Value> = trust
         .roots
         .iter()
         .map(|root| {
-            let ids = |certs: Vec<String>| json!(certs);
+            let authorities: Vec<String> = root
+                .authorities()
+                .map(|c| c.hashed_id8().to_string())
+                .collect();
+            let revoked: Vec<String> = root
+                .crl
+                .list
+                .revoked
+                .iter()
+                .map(ToString::to_string)
+                .collect();
             json!({
                 "name": root.cert.name(),
                 "hashed_id8": root.cert.hashed_id8().to_string(),
                 "dc_url": root.dc_url,
                 "ctl_sequence": root.ctl.list.sequence,
-                "ctl_next_update": time(root.ctl.list.next_update),
-                "crl_this_update": time(root.crl.list.this_update),
-                "crl_next_update": time(root.crl.list.next_update),
+                "ctl_next_update": root.ctl.list.next_update.to_string(),
+                "crl_this_update": root.crl.list.this_update.to_string(),
+                "crl_next_update": root.crl.list.next_update.to_string(),
                 "crl_stale": root.crl.list.next_update <= now,
-                "authorities": ids(root.authorities().map(|c| c.hashed_id8().to_string()).collect()),
-                "revoked": ids(root.crl.list.revoked.iter().map(ToString::to_string).collect()),
+                "authorities": authorities,
+                "revoked": revoked,
             })
         })
         .collect();
@@ -114,7 +120,7 @@ fn describe(trust: &StationTrust, dir: &Path, now: ItsTime) -> Value {
         "trust_store": dir.display().to_string(),
         "tlm": trust.tlm.hashed_id8().to_string(),
         "ectl_sequence": trust.ectl.list.sequence,
-        "ectl_next_update": time(trust.ectl.list.next_update),
+        "ectl_next_update": trust.ectl.list.next_update.to_string(),
         "roots": roots,
     })
 }

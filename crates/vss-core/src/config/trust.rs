@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use vss_its::StaleCrlPolicy;
+use vss_pki::station::EctlSource;
 
 use super::duration_text;
 
@@ -101,8 +102,7 @@ impl TrustConfig {
         }
         if let Some(update) = &mut self.update {
             at(&mut update.tlm_cert);
-            if !update.ectl.contains("://") {
-                let mut file = PathBuf::from(&update.ectl);
+            if let EctlSource::File(mut file) = EctlSource::parse(&update.ectl) {
                 at(&mut file);
                 update.ectl = file.display().to_string();
             }

@@ -14,11 +14,12 @@ use vss_its::{Cert, HashedId8, HsmKey, ItsTime, SignedDataRequest, PSID_CRL, PSI
 
 use super::labels;
 use super::PkiDir;
+use crate::lists::ListKind;
 use crate::messages::{
     encode, AaEntry, CtlCommand, CtlEntry, CtlFormat, DcEntry, EaEntry, EtsiTs102941Data,
     EtsiTs102941DataContent, ToBeSignedCrl,
 };
-use crate::store::{IssuedList, ListName, PkiStore, Role};
+use crate::store::{IssuedList, PkiStore, Role};
 use crate::{Error, Result};
 
 /// The longest a list may stay current (its next update at most this far ahead): a year.
@@ -101,21 +102,21 @@ impl PkiDir {
         self.lists().join("crl.oer")
     }
 
-    /// Issues a list of kind `name` through `store`, one issuer at a time across processes:
+    /// Issues a list of `kind` through `store`, one issuer at a time across processes:
     /// `make` signs it for its slot and the revocations as they are then. It is kept in the
     /// store and at `path` in [`PkiDir::lists`] (written atomically, before the store's
     /// transaction commits, so the file follows the sequence).
     pub(super) fn issue_kept(
         &self,
         store: &dyn PkiStore,
-        name: ListName,
+        kind: ListKind,
         path: &Path,
         now: ItsTime,
         make: impl Fn(ListSlot, &[HashedId8]) -> Result<Vec<u8>>,
     ) -> Result<Vec<u8>> {
         let dir = self.lists();
         std::fs::create_dir_all(&dir).map_err(|source| Error::Io { path: dir, source })?;
-        let issued = store.issue_list(name, &mut |last, revoked| {
+        let issued = store.issue_list(kind, &mut |last, revoked| {
             let (sequence, issued_at) = next_slot(last, now)?;
             let slot = ListSlot {
                 sequence: (sequence % 256) as u8,
@@ -173,7 +174,7 @@ impl PkiDir {
         );
         self.issue_kept(
             store,
-            ListName::Ctl,
+            ListKind::Ctl,
             &self.ctl_path(),
             request.now,
             |slot, _| {
@@ -206,11 +207,6 @@ impl PkiDir {
         )
     }
 
-    /// The CA certificates this root has revoked, as `store` records them.
-    pub fn revoked(&self, store: &dyn PkiStore) -> Result<Vec<HashedId8>> {
-        Ok(store.revoked()?.into_iter().map(HashedId8).collect())
-    }
-
     /// Revokes `cert`, which this root must have issued (its EA or AA), in `store`; whether
     /// it was not revoked before. It is on the next CRL ([`PkiDir::issue_crl`]).
     pub fn revoke(&self, store: &dyn PkiStore, cert: &Cert) -> Result<bool> {
@@ -240,7 +236,7 @@ impl PkiDir {
         window(now, validity)?;
         self.issue_kept(
             store,
-            ListName::Crl,
+            ListKind::Crl,
             &self.crl_path(),
             now,
             |slot, revoked| {

@@ -15,11 +15,12 @@ use vss_its::{
 use super::layout::read_cert;
 use super::lists::{list_url, window};
 use super::{InitRequest, PkiDir};
+use crate::lists::ListKind;
 use crate::messages::{
     encode, CtlCommand, CtlEntry, CtlFormat, DcEntry, EtsiTs102941Data, EtsiTs102941DataContent,
     RootCaEntry, TlmEntry,
 };
-use crate::store::{ListName, PkiStore};
+use crate::store::PkiStore;
 use crate::{Error, Result};
 
 /// The label of the TLM's signing key.
@@ -95,7 +96,7 @@ impl PkiDir {
             url: dc_url,
             cert: roots.iter().map(|r| r.hashed_id8().to_asn()).collect(),
         })));
-        self.issue_kept(store, ListName::Ectl, &self.ectl_path(), now, |slot, _| {
+        self.issue_kept(store, ListKind::Ectl, &self.ectl_path(), now, |slot, _| {
             let (_, next_update) = window(slot.now, validity)?;
             let ctl = CtlFormat {
                 version: Integer::from(1),

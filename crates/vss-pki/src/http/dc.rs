@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use vss_its::HashedId8;
 
 use crate::authority::PkiDir;
+use crate::lists::ListKind;
 use crate::messages::MAX_MESSAGE_LEN;
 use crate::store::Role;
 use crate::Result;
@@ -23,17 +24,6 @@ pub const GET_ECTL: &str = "/getectl";
 /// The largest list a distribution centre serves (a signed list with its certificates:
 /// the message bound and 4 KiB of envelope).
 pub const MAX_LIST_FILE: u64 = MAX_MESSAGE_LEN as u64 + 4096;
-
-/// Which list a request asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ListKind {
-    /// A root's CTL.
-    Ctl,
-    /// A root's CRL.
-    Crl,
-    /// A TLM's ECTL.
-    Ectl,
-}
 
 impl ListKind {
     /// The path it is served at, before `/<HashedId8>`.

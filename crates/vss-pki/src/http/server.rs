@@ -83,18 +83,18 @@ async fn health(State(Routes { services, .. }): State<Routes>) -> Json<serde_jso
 pub const LIST_TYPE: &str = "application/octet-stream";
 
 async fn ctl(State(r): State<Routes>, Path(id): Path<String>) -> Response {
-    list(r, super::dc::ListKind::Ctl, &id)
+    list(r, crate::lists::ListKind::Ctl, &id)
 }
 
 async fn crl(State(r): State<Routes>, Path(id): Path<String>) -> Response {
-    list(r, super::dc::ListKind::Crl, &id)
+    list(r, crate::lists::ListKind::Crl, &id)
 }
 
 async fn ectl(State(r): State<Routes>, Path(id): Path<String>) -> Response {
-    list(r, super::dc::ListKind::Ectl, &id)
+    list(r, crate::lists::ListKind::Ectl, &id)
 }
 
-fn list(r: Routes, kind: super::dc::ListKind, id: &str) -> Response {
+fn list(r: Routes, kind: crate::lists::ListKind, id: &str) -> Response {
     use super::dc::NotServed;
     let Some(dc) = r.services.dc else {
         return (

@@ -14,8 +14,8 @@ use vss_its::{
     AnchorLists, Cert, HashedId8, ItsTime, StaleCrlPolicy, TrustStore, Validator, Verdict,
 };
 
-use crate::http::{get_list, list_url, ListKind, MAX_LIST_FILE};
-use crate::lists::{ListEntry, ListIssuer, RevocationList, TrustList};
+use crate::http::{get_list, list_url, MAX_LIST_FILE};
+use crate::lists::{ListEntry, ListIssuer, ListKind, RevocationList, TrustList};
 use crate::{Error, Result};
 
 /// The most root CAs an ECTL may list for a station to fetch the lists of.
@@ -353,10 +353,7 @@ fn check_current(
 
 /// The file of a root's list in a generation.
 fn list_file(id: &HashedId8, kind: ListKind) -> String {
-    match kind {
-        ListKind::Crl => format!("{id}.crl.oer"),
-        _ => format!("{id}.ctl.oer"),
-    }
+    format!("{id}.{}.oer", kind.name())
 }
 
 /// The number of the generation `DIR/current` points at, if any.

@@ -15,6 +15,8 @@ pub use sqlite::SqliteStore;
 use std::fmt;
 use std::path::Path;
 
+use crate::lists::ListKind;
+
 /// Which authority wrote a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Role {
@@ -133,29 +135,6 @@ pub enum Outcome {
     Answered(String),
 }
 
-/// A list an authority issues, whose state the store keeps so that several processes issue
-/// one sequence of them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ListName {
-    /// A root CA's CTL.
-    Ctl,
-    /// A root CA's CRL.
-    Crl,
-    /// A TLM's ECTL.
-    Ectl,
-}
-
-impl ListName {
-    /// The name the store keeps it under.
-    pub fn name(self) -> &'static str {
-        match self {
-            ListName::Ctl => "ctl",
-            ListName::Crl => "crl",
-            ListName::Ectl => "ectl",
-        }
-    }
-}
-
 /// A list as issued: its place in the sequence of its kind (a trust list carries it modulo
 /// 256), when it was issued (its thisUpdate or generation time, Time32 seconds) and its signed
 /// bytes.
@@ -169,8 +148,8 @@ pub struct IssuedList {
     pub bytes: Vec<u8>,
 }
 
-/// What an issuer of a list is given: the last list of its kind, and the revocations.
-pub type ListIssuer<'a> =
+/// What issues a list: given the last list of its kind and the revocations, the new one.
+pub type IssueList<'a> =
     &'a mut dyn FnMut(Option<&IssuedList>, &[[u8; 8]]) -> crate::Result<IssuedList>;
 
 /// One line of the audit log.
@@ -244,14 +223,14 @@ pub trait PkiStore: Send + Sync {
     /// The revoked certificates, in order of revocation.
     fn revoked(&self) -> Result<Vec<[u8; 8]>, StoreError>;
 
-    /// The last list of kind `name` issued.
-    fn last_list(&self, name: ListName) -> Result<Option<IssuedList>, StoreError>;
+    /// The last list of `kind` issued.
+    fn last_list(&self, kind: ListKind) -> Result<Option<IssuedList>, StoreError>;
 
-    /// Issues a list of kind `name` while holding the store's lock for it, so that issuers
+    /// Issues a list of `kind` while holding the store's lock for it, so that issuers
     /// in several processes take turns: `issue` gets the last one and the revocations as
     /// they are then, and what it returns is kept as the last one. When `issue` fails,
     /// nothing is kept.
-    fn issue_list(&self, name: ListName, issue: ListIssuer<'_>) -> crate::Result<IssuedList>;
+    fn issue_list(&self, kind: ListKind, issue: IssueList<'_>) -> crate::Result<IssuedList>;
 }
 
 fn hashed_id8_of(bytes: Vec<u8>) -> Result<[u8; 8], StoreError> {
@@ -409,11 +388,11 @@ impl PkiStore for Timed {
         self.time(|s| s.revoked())
     }
 
-    fn last_list(&self, name: ListName) -> Result<Option<IssuedList>, StoreError> {
-        self.time(|s| s.last_list(name))
+    fn last_list(&self, kind: ListKind) -> Result<Option<IssuedList>, StoreError> {
+        self.time(|s| s.last_list(kind))
     }
 
-    fn issue_list(&self, name: ListName, issue: ListIssuer<'_>) -> crate::Result<IssuedList> {
-        self.time(|s| s.issue_list(name, issue))
+    fn issue_list(&self, kind: ListKind, issue: IssueList<'_>) -> crate::Result<IssuedList> {
+        self.time(|s| s.issue_list(kind, issue))
     }
 }

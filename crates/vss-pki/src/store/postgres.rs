@@ -8,10 +8,12 @@ use std::time::Duration;
 
 use postgres::{Client, Config, IsolationLevel, NoTls, Row, Transaction};
 
+use crate::lists::ListKind;
+
 use super::{
     audit_line, audit_of, hashed_id8_of, issued_of, now, outcome_name, psids_text,
-    registration_detail, revocation_detail, station_of, AuditEntry, IssuedCertificate, IssuedList,
-    ListIssuer, ListName, Outcome, PkiStore, Role, Station, StoreError, ISSUED_COLUMNS,
+    registration_detail, revocation_detail, station_of, AuditEntry, IssueList, IssuedCertificate,
+    IssuedList, Outcome, PkiStore, Role, Station, StoreError, ISSUED_COLUMNS,
 };
 
 const SCHEMA: &str = "
@@ -371,23 +373,23 @@ impl PkiStore for PostgresStore {
         self.with(|c| revoked_in(&mut c.transaction().map_err(db)?))
     }
 
-    fn last_list(&self, name: ListName) -> Result<Option<IssuedList>, StoreError> {
-        self.with(|c| last_list_in(&mut c.transaction().map_err(db)?, name))
+    fn last_list(&self, kind: ListKind) -> Result<Option<IssuedList>, StoreError> {
+        self.with(|c| last_list_in(&mut c.transaction().map_err(db)?, kind))
     }
 
-    fn issue_list(&self, name: ListName, issue: ListIssuer<'_>) -> crate::Result<IssuedList> {
-        let lock = LIST_LOCK + name as i64;
+    fn issue_list(&self, kind: ListKind, issue: IssueList<'_>) -> crate::Result<IssuedList> {
+        let lock = LIST_LOCK + kind as i64;
         self.with(|c| {
             let mut tx = transaction(c)?;
             tx.execute("SELECT pg_advisory_xact_lock($1)", &[&lock])
                 .map_err(db)?;
-            let last = last_list_in(&mut tx, name)?;
+            let last = last_list_in(&mut tx, kind)?;
             let issued = issue(last.as_ref(), &revoked_in(&mut tx)?)?;
             tx.execute(
                 "INSERT INTO lists (name, sequence, issued_at, list) VALUES ($1, $2, $3, $4)
                  ON CONFLICT (name) DO UPDATE SET
                  sequence = excluded.sequence, issued_at = excluded.issued_at, list = excluded.list",
-                &[&name.name(), &issued.sequence, &issued.issued_at, &issued.bytes],
+                &[&kind.name(), &issued.sequence, &issued.issued_at, &issued.bytes],
             )
             .map_err(db)?;
             tx.commit().map_err(db)?;
@@ -406,11 +408,11 @@ fn revoked_in(tx: &mut Transaction<'_>) -> Result<Vec<[u8; 8]>, StoreError> {
 
 fn last_list_in(
     tx: &mut Transaction<'_>,
-    name: ListName,
+    kind: ListKind,
 ) -> Result<Option<IssuedList>, StoreError> {
     tx.query_opt(
         "SELECT sequence, issued_at, list FROM lists WHERE name = $1",
-        &[&name.name()],
+        &[&kind.name()],
     )
     .map_err(db)?
     .map(|row| {

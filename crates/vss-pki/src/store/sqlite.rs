@@ -6,10 +6,12 @@ use std::sync::Mutex;
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
+use crate::lists::ListKind;
+
 use super::{
     audit_line, audit_of, hashed_id8_of, issued_of, now, outcome_name, psids_text,
-    registration_detail, revocation_detail, station_of, AuditEntry, IssuedCertificate, IssuedList,
-    IssuedRow, ListIssuer, ListName, Outcome, PkiStore, Role, Station, StoreError, ISSUED_COLUMNS,
+    registration_detail, revocation_detail, station_of, AuditEntry, IssueList, IssuedCertificate,
+    IssuedList, IssuedRow, Outcome, PkiStore, Role, Station, StoreError, ISSUED_COLUMNS,
 };
 
 const SCHEMA: &str = "
@@ -277,22 +279,22 @@ impl PkiStore for SqliteStore {
         self.with(|c| revoked_in(c))
     }
 
-    fn last_list(&self, name: ListName) -> Result<Option<IssuedList>, StoreError> {
-        self.with(|c| last_list_in(c, name))
+    fn last_list(&self, kind: ListKind) -> Result<Option<IssuedList>, StoreError> {
+        self.with(|c| last_list_in(c, kind))
     }
 
-    fn issue_list(&self, name: ListName, issue: ListIssuer<'_>) -> crate::Result<IssuedList> {
+    fn issue_list(&self, kind: ListKind, issue: IssueList<'_>) -> crate::Result<IssuedList> {
         self.with(|c| {
             let tx = c
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(db)?;
-            let last = last_list_in(&tx, name)?;
+            let last = last_list_in(&tx, kind)?;
             let issued = issue(last.as_ref(), &revoked_in(&tx)?)?;
             tx.execute(
                 "INSERT INTO lists (name, sequence, issued_at, list) VALUES (?1, ?2, ?3, ?4)
                  ON CONFLICT (name) DO UPDATE SET
                  sequence = excluded.sequence, issued_at = excluded.issued_at, list = excluded.list",
-                params![name.name(), issued.sequence, issued.issued_at, issued.bytes],
+                params![kind.name(), issued.sequence, issued.issued_at, issued.bytes],
             )
             .map_err(db)?;
             tx.commit().map_err(db)?;
@@ -312,10 +314,10 @@ fn revoked_in(c: &Connection) -> Result<Vec<[u8; 8]>, StoreError> {
         .collect()
 }
 
-fn last_list_in(c: &Connection, name: ListName) -> Result<Option<IssuedList>, StoreError> {
+fn last_list_in(c: &Connection, kind: ListKind) -> Result<Option<IssuedList>, StoreError> {
     c.query_row(
         "SELECT sequence, issued_at, list FROM lists WHERE name = ?1",
-        params![name.name()],
+        params![kind.name()],
         |row| {
             Ok(IssuedList {
                 sequence: row.get(0)?,

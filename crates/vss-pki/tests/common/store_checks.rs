@@ -189,7 +189,8 @@ pub fn a_request_id_raced_by_two_writers_is_recorded_once(open: Open<'_>) {
 /// list before it, the sequence has no gap and no repeat, and a failed issuance keeps
 /// nothing.
 pub fn lists_take_turns_and_revocations_are_shared(open: Open<'_>) {
-    use vss_pki::store::{IssuedList, ListName};
+    use vss_pki::lists::ListKind;
+    use vss_pki::store::IssuedList;
 
     let stores: [Arc<dyn PkiStore>; 2] = [Arc::from(open()), Arc::from(open())];
     assert!(stores[0].revoke(&[7; 8]).expect("revoke"));
@@ -213,7 +214,7 @@ pub fn lists_take_turns_and_revocations_are_shared(open: Open<'_>) {
                     (0..EACH)
                         .map(|_| {
                             let issued = store
-                                .issue_list(ListName::Crl, &mut |last, revoked| {
+                                .issue_list(ListKind::Crl, &mut |last, revoked| {
                                     assert_eq!(revoked.len(), 2);
                                     let (sequence, at) = last
                                         .map_or((1, 1000), |l| (l.sequence + 1, l.issued_at + 1));
@@ -242,22 +243,22 @@ pub fn lists_take_turns_and_revocations_are_shared(open: Open<'_>) {
         .collect();
     assert_eq!(all, expected, "one sequence, no gap, no repeat");
     let last = stores[1]
-        .last_list(ListName::Crl)
+        .last_list(ListKind::Crl)
         .expect("last")
         .expect("a list");
     assert_eq!(last.sequence, (THREADS * EACH) as i64);
     assert_eq!(last.bytes, last.sequence.to_be_bytes());
     assert!(
-        stores[0].last_list(ListName::Ctl).expect("last").is_none(),
+        stores[0].last_list(ListKind::Ctl).expect("last").is_none(),
         "kinds apart"
     );
 
-    let failed = stores[0].issue_list(ListName::Crl, &mut |_, _| {
+    let failed = stores[0].issue_list(ListKind::Crl, &mut |_, _| {
         Err(vss_pki::Error::InvalidRequest("the HSM is locked".into()))
     });
     assert!(failed.is_err());
     assert_eq!(
-        stores[1].last_list(ListName::Crl).expect("last"),
+        stores[1].last_list(ListKind::Crl).expect("last"),
         Some(last)
     );
 }
