@@ -173,6 +173,21 @@ fn a_refused_init_makes_nothing_and_serve_refuses_a_url_that_is_not_one() {
         assert!(out.stderr.contains("--url"), "{}", out.stderr);
         assert!(!out.stderr.contains('\u{1b}'), "{}", out.stderr);
     }
+    // Serving both (the default) or the EA, the process asks no EA elsewhere.
+    for role in ["both", "ea"] {
+        let out = run(vss()
+            .args(["pki", "serve", "--listen", "127.0.0.1:0", "--role", role])
+            .args(["--ea-url", "http://127.0.0.1:9", "--dir"])
+            .arg(&pki)
+            .env("VSS_PIN", PIN))
+        .failure()
+        .one_line_stderr();
+        assert!(
+            out.stderr.contains("--ea-url is for --role aa"),
+            "{}",
+            out.stderr
+        );
+    }
 }
 
 #[test]
@@ -215,6 +230,14 @@ fn bench_pki_reports_rates_against_the_raw_sign_rate() {
         .map(|k| shares[k].as_f64().expect("share"))
         .sum();
     assert!((sum - 1.0).abs() < 0.05, "{shares}");
+    let floor = &out["crypto_floor"];
+    let part = |k: &str| floor[k].as_f64().unwrap_or_else(|| panic!("{k}: {floor}"));
+    let sum = part("sign_us") + 2.0 * part("verify_us") + 2.0 * part("ecdh_us");
+    assert!(
+        part("sign_us") > 0.0 && (part("per_ticket_us") - sum).abs() < 1e-6,
+        "{floor}"
+    );
+    assert!(part("share_of_http_ticket") > 0.0, "{floor}");
 }
 
 /// The real EU L2 ECTL (signed by the TLM with brainpoolP384r1).

@@ -304,17 +304,51 @@ fn bench_pki_runs_on_postgres() {
         return;
     };
     let args = ["bench", "pki", "--enrolments", "3", "--tickets", "3"];
-    let out = run(vss()
-        .args(args)
-        .args(["--database", &db.url, "--format", "json"]))
-    .success()
-    .json();
+    let out =
+        run(vss()
+            .args(args)
+            .args(["--clients", "1", "--database", &db.url, "--format", "json"]))
+        .success()
+        .json();
     assert_eq!(out["success"], true);
     assert_eq!(out["store"], "postgresql");
     // Its records are in the database: 3 credentials in-process, 3 over HTTP and the one
     // the tickets are asked with; 3 tickets in-process and 3 over HTTP.
     let store = db.open();
     assert_eq!(store.issued_by(Role::Ea).expect("ECs").len(), 7);
+    assert_eq!(store.issued_by(Role::Aa).expect("tickets").len(), 6);
+}
+
+/// Issue 23: one run measures SQLite and, beside it, tickets over HTTP on PostgreSQL from
+/// one client and from several.
+#[test]
+fn bench_pki_measures_postgres_beside_sqlite_in_one_run() {
+    let Some(db) = TestDatabase::create("bench_pki_measures_postgres_beside_sqlite") else {
+        return;
+    };
+    let args = ["bench", "pki", "--enrolments", "3", "--tickets", "3"];
+    let out =
+        run(vss()
+            .args(args)
+            .args(["--clients", "2", "--postgres", &db.url, "--format", "json"]))
+        .success()
+        .json();
+    assert_eq!(out["success"], true);
+    assert_eq!(out["store"], "sqlite");
+    let postgres = &out["postgresql_http"];
+    assert_eq!(postgres["clients"], 2);
+    for rate in [
+        "tickets_per_second_1_client",
+        "tickets_per_second_concurrent",
+    ] {
+        assert!(
+            postgres[rate].as_f64().is_some_and(|r| r > 0.0),
+            "{postgres}"
+        );
+    }
+    // The PostgreSQL pass enrolled once and asked for 3 tickets from one client and 3 from two.
+    let store = db.open();
+    assert_eq!(store.issued_by(Role::Ea).expect("ECs").len(), 1);
     assert_eq!(store.issued_by(Role::Aa).expect("tickets").len(), 6);
 }
 

@@ -58,6 +58,12 @@ impl Curve {
         Curve::ECDSA.contains(&self)
     }
 
+    /// Whether the curve is over a binary field (k283, b283), where a compressed point's
+    /// bit is not y's parity (SEC1 2.3.3).
+    pub fn is_binary(self) -> bool {
+        matches!(self, Curve::K283 | Curve::B283)
+    }
+
     /// The VSS name: `p224 p256 p384 bp256 bp384 k283 b283 p192`.
     pub fn name(self) -> &'static str {
         match self {

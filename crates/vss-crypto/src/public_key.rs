@@ -53,10 +53,19 @@ impl PublicKey {
                 .to_bytes(group, form, &mut ctx)
                 .map_err(|_| Error::Library("EcPoint::to_bytes"))
         };
+        let uncompressed = encode(PointConversionForm::UNCOMPRESSED)?;
+        let compressed = if curve.is_binary() {
+            encode(PointConversionForm::COMPRESSED)?
+        } else {
+            // SEC1 2.3.3 over a prime field: x, after 02 or 03 by the parity of y.
+            let y_is_odd = uncompressed.last().is_some_and(|y| y & 1 == 1);
+            let x = &uncompressed[1..1 + curve.scalar_len()];
+            [&[2 + u8::from(y_is_odd)][..], x].concat()
+        };
         Ok(PublicKey {
             curve,
-            uncompressed: encode(PointConversionForm::UNCOMPRESSED)?,
-            compressed: encode(PointConversionForm::COMPRESSED)?,
+            uncompressed,
+            compressed,
         })
     }
 

@@ -1,13 +1,15 @@
 //! A decoded explicit certificate with its encoding, its HashedId8 and accessors for what
 //! validation reads.
 
+use std::sync::OnceLock;
+
 use vss_crypto::{HashAlg, PublicKey, Signature};
 
 use crate::asn::{self, CertificateType, IssuerIdentifier, VerificationKeyIndicator};
 use crate::hashing::{hash_alg, signing_digest, HashedId3, HashedId8};
 use crate::keys::{
-    canonical_encryption_key, canonical_signature, canonical_verification_key, hash_for_curve,
-    signature_from_asn, verification_key, verification_key_curve,
+    canonical_encryption_key, canonical_signature, canonical_verification_key, encryption_key,
+    hash_for_curve, signature_from_asn, verification_key, verification_key_curve,
 };
 use crate::time::Validity;
 use crate::{codec, Error, Result};
@@ -40,6 +42,36 @@ pub struct Cert {
     issuer: Issuer,
     digest: Vec<u8>,
     hashed_id8: HashedId8,
+    keys: KeyCache,
+}
+
+/// A certificate's public keys, decoded on first use: decompressing a point is a modular
+/// square root, and an authority's own certificates are read on every request.
+#[derive(Debug, Clone, Default)]
+struct KeyCache {
+    verification: OnceLock<PublicKey>,
+    encryption: OnceLock<PublicKey>,
+}
+
+/// The cache is derived from the certificate, so it never makes two certificates differ.
+impl PartialEq for KeyCache {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for KeyCache {}
+
+/// The value in `cell`, made by `make` the first time.
+fn cached(
+    cell: &OnceLock<PublicKey>,
+    make: impl FnOnce() -> Result<PublicKey>,
+) -> Result<PublicKey> {
+    if let Some(key) = cell.get() {
+        return Ok(key.clone());
+    }
+    let key = make()?;
+    Ok(cell.get_or_init(|| key).clone())
 }
 
 impl Cert {
@@ -107,6 +139,7 @@ impl Cert {
             issuer,
             digest,
             hashed_id8,
+            keys: KeyCache::default(),
         })
     }
 
@@ -167,9 +200,19 @@ impl Cert {
 
     /// The verification key.
     pub fn verification_key(&self) -> Result<PublicKey> {
-        match &self.tbs().verify_key_indicator {
-            VerificationKeyIndicator::VerificationKey(key) => verification_key(key),
-            _ => unreachable!("only explicit certificates are constructed"),
+        cached(&self.keys.verification, || {
+            match &self.tbs().verify_key_indicator {
+                VerificationKeyIndicator::VerificationKey(key) => verification_key(key),
+                _ => unreachable!("only explicit certificates are constructed"),
+            }
+        })
+    }
+
+    /// The ECIES key of the `encryptionKey` field, if there is one.
+    pub fn encryption_key(&self) -> Result<Option<PublicKey>> {
+        match &self.tbs().encryption_key {
+            Some(key) => cached(&self.keys.encryption, || encryption_key(key)).map(Some),
+            None => Ok(None),
         }
     }
 

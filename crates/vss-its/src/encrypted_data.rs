@@ -16,7 +16,7 @@ use crate::asn::{
 };
 use crate::error::DecryptionError;
 use crate::hashing::HashedId8;
-use crate::keys::{compressed_256, encryption_key, public_encryption_key, sec1_256};
+use crate::keys::{compressed_256, public_encryption_key, sec1_256};
 use crate::{codec, Cert, Error, KeyAgreement, Result};
 
 /// The most recipients VSS accepts in one message (1609.2 asks for at least eight).
@@ -239,8 +239,8 @@ fn not_a_recipient(id: HashedId8) -> Error {
 
 /// The ECIES public key in a certificate's `encryptionKey` field.
 fn cert_encryption_key(cert: &Cert) -> Result<PublicKey> {
-    match &cert.tbs().encryption_key {
-        Some(key) => encryption_key(key),
+    match cert.encryption_key()? {
+        Some(key) => Ok(key),
         None => Err(Error::InvalidRequest(format!(
             "certificate {} has no encryption key",
             cert.hashed_id8()

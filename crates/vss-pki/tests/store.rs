@@ -48,6 +48,15 @@ fn records_survive_reopening_and_concurrent_writers_lose_nothing() {
 }
 
 #[test]
+fn deferred_records_are_records_and_replays_cross_over() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("pki.sqlite");
+    store_checks::deferred_records_are_records_and_replays_cross_over(&|| {
+        Box::new(SqliteStore::open(&path).expect("open"))
+    });
+}
+
+#[test]
 fn a_request_id_raced_by_two_writers_is_recorded_once() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("pki.sqlite");

@@ -58,6 +58,15 @@ fn records_survive_reopening_and_concurrent_writers_lose_nothing() {
 }
 
 #[test]
+fn deferred_records_are_records_and_replays_cross_over() {
+    let Some(db) = TestDatabase::create("deferred_records_are_records_and_replays_cross_over")
+    else {
+        return;
+    };
+    store_checks::deferred_records_are_records_and_replays_cross_over(&|| db.open());
+}
+
+#[test]
 fn a_request_id_raced_by_two_writers_is_recorded_once() {
     let Some(db) = TestDatabase::create("a_request_id_raced_by_two_writers_is_recorded_once")
     else {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Subcommand;
 use serde_json::json;
 use vss_crypto::{Curve, PublicKey};
@@ -225,8 +225,9 @@ pub struct RoleArgs {
     /// Serve the EA and the AA, or only one of them (several processes on one --database).
     #[arg(long, value_name = "both|ea|aa", default_value = "both")]
     role: Serving,
-    /// Where the AA reaches the PKI's EA for authorization validation; repeatable, asked in
-    /// order, the next one only when the one before cannot be connected to [default: --url].
+    /// With --role aa: where the AA reaches the PKI's EA for authorization validation;
+    /// repeatable, asked in order, the next one only when the one before cannot be connected
+    /// to [default: --url]. Serving both, the AA asks the EA in its own process.
     #[arg(long = "ea-url", value_name = "URL")]
     ea_urls: Vec<String>,
 }
@@ -234,6 +235,9 @@ pub struct RoleArgs {
 impl RoleArgs {
     /// What the process serves, its own URL the EA's when no --ea-url is given.
     fn served(&self, own_url: &str) -> Result<ServedPki> {
+        if self.role != Serving::Aa && !self.ea_urls.is_empty() {
+            bail!("--ea-url is for --role aa: an EA asks no EA, and serving both, the AA asks the EA in its own process");
+        }
         for url in &self.ea_urls {
             check_base_url(url).context("--ea-url")?;
         }

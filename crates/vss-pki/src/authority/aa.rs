@@ -13,7 +13,7 @@ use vss_its::{
 };
 
 use super::conclude::{conclude, respond};
-use super::ea::Answer;
+use super::ea::{Answer, Ea};
 use super::intake::open_request;
 use super::labels;
 use crate::messages::{
@@ -30,6 +30,24 @@ use crate::Result;
 pub trait EaLink: Send + Sync {
     /// Sends `request` to the EA; the response bytes, or why the EA could not be reached.
     fn validate(&self, request: &[u8]) -> std::result::Result<Vec<u8>, String>;
+}
+
+/// The PKI's EA in the AA's own process, asked without a transport. Its record of a
+/// validation need not be durable on its own ([`Ea::validate_in_process`]): the AA records
+/// every request it validated, synchronously, before its answer leaves; only a replay
+/// refusal, for a request already recorded, leaves without that commit.
+pub struct LocalEa(pub Arc<Ea>);
+
+impl EaLink for LocalEa {
+    fn validate(&self, request: &[u8]) -> std::result::Result<Vec<u8>, String> {
+        match self.0.validate_in_process(request, ItsTime::now()) {
+            Ok(Answer::Response { body, .. }) => Ok(body),
+            Ok(Answer::Refused(code)) => {
+                Err(format!("refused: {}", crate::messages::code_name(&code)))
+            }
+            Err(e) => Err(e.to_string()),
+        }
+    }
 }
 
 /// An EA whose enrolment credentials the AA accepts, and the way to reach it.

@@ -23,7 +23,7 @@ use crate::messages::{
     EtsiTs102941DataContent, InnerEcRequest, InnerEcResponse,
 };
 use crate::protocol::{self, request_hash};
-use crate::store::{Outcome, PkiStore, Role};
+use crate::store::{Outcome, PkiStore, Role, StoreError};
 use crate::Result;
 
 /// An authority's answer to a request, with the response code type of its protocol.
@@ -134,6 +134,21 @@ impl Ea {
     /// signature over the `SharedAtRequest` must be by a valid EC this EA issued, name this
     /// EA, and ask only for PSIDs the station may have.
     pub fn validate(&self, request: &[u8], now: ItsTime) -> Result<Answer<VCode>> {
+        self.validate_recorded(request, now, false)
+    }
+
+    /// Answers as [`Ea::validate`] does, for an AA in this process: the record's commit
+    /// rides on the AA's synchronous one that follows ([`PkiStore::record_deferred`]).
+    pub fn validate_in_process(&self, request: &[u8], now: ItsTime) -> Result<Answer<VCode>> {
+        self.validate_recorded(request, now, true)
+    }
+
+    fn validate_recorded(
+        &self,
+        request: &[u8],
+        now: ItsTime,
+        deferred: bool,
+    ) -> Result<Answer<VCode>> {
         let hash = request_hash(request);
         let opened = match self.open(request) {
             Ok(o) => o,
@@ -150,9 +165,14 @@ impl Ea {
             VCode::Ok => Outcome::Answered("ok".into()),
             _ => Outcome::Refused(format!("{}: {why}", messages::code_name(&code))),
         };
-        let (code, confirmed) = match self.store.record(Role::Ea, &request_id, &outcome) {
+        let recorded = if deferred {
+            self.store.record_deferred(Role::Ea, &request_id, &outcome)
+        } else {
+            self.store.record(Role::Ea, &request_id, &outcome)
+        };
+        let (code, confirmed) = match recorded {
             Ok(()) => (code, confirmed),
-            Err(crate::store::StoreError::Replay(_)) => (VCode::DeniedRequest, None),
+            Err(StoreError::Replay(_)) => (VCode::DeniedRequest, None),
             Err(e) => return Err(e.into()),
         };
         let response = AuthorizationValidationResponse::new(hash, code, confirmed);

@@ -10,7 +10,7 @@ mod lists;
 mod tlm;
 mod trust_list;
 
-pub use aa::{Aa, EaLink, KnownEa};
+pub use aa::{Aa, EaLink, KnownEa, LocalEa};
 pub use ea::{Answer, Ea};
 pub use layout::{init, labels, Authorities, InitRequest, PkiDir};
 pub use lists::{CtlRequest, MAX_LIST_VALIDITY};

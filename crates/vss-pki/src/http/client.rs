@@ -1,8 +1,12 @@
 //! The client side of the HTTP transport: posting a request message to an authority, the
 //! AA's [`EaLink`] to an EA over HTTP, and getting a list from a distribution centre.
 
+use std::net::{IpAddr, SocketAddr};
 use std::sync::OnceLock;
 use std::time::Duration;
+
+use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
+use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 
 use super::is_media_type;
 use super::server::{CODE_HEADER, REQUEST_TYPE, RESPONSE_TYPE};
@@ -50,15 +54,45 @@ pub enum HttpError {
     },
 }
 
+/// Resolves an IP literal in place and any other host as ureq does. ureq's own resolver
+/// starts a thread per call when a timeout is set, even for a literal (and a kept-alive
+/// connection); a PKI's authorities are usually named by address.
+#[derive(Debug, Default)]
+struct LiteralFirst(DefaultResolver);
+
+impl Resolver for LiteralFirst {
+    fn resolve(
+        &self,
+        uri: &ureq::http::Uri,
+        config: &ureq::config::Config,
+        timeout: NextTimeout,
+    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        let host = uri
+            .host()
+            .map(|h| h.trim_start_matches('[').trim_end_matches(']'));
+        let port = uri
+            .port_u16()
+            .or_else(|| (uri.scheme_str() == Some("http")).then_some(80));
+        match (host.and_then(|h| h.parse::<IpAddr>().ok()), port) {
+            (Some(ip), Some(port)) => {
+                let mut addresses = self.empty();
+                addresses.push(SocketAddr::new(ip, port));
+                Ok(addresses)
+            }
+            _ => self.0.resolve(uri, config, timeout),
+        }
+    }
+}
+
 /// One agent per process, so connections are kept alive between requests.
 fn agent() -> &'static ureq::Agent {
     static AGENT: OnceLock<ureq::Agent> = OnceLock::new();
     AGENT.get_or_init(|| {
-        ureq::Agent::config_builder()
+        let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_global(Some(Duration::from_secs(30)))
-            .build()
-            .into()
+            .build();
+        ureq::Agent::with_parts(config, DefaultConnector::default(), LiteralFirst::default())
     })
 }
 
@@ -184,5 +218,31 @@ impl EaLink for HttpEaLink {
             "no EA could be reached: {}",
             unreachable.join("; ")
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resolved(url: &str) -> Vec<SocketAddr> {
+        let uri: ureq::http::Uri = url.parse().expect("a URI");
+        let config = ureq::config::Config::default();
+        LiteralFirst::default()
+            .resolve(&uri, &config, NextTimeout::default())
+            .expect("resolved")
+            .iter()
+            .copied()
+            .collect()
+    }
+
+    #[test]
+    fn literals_resolve_to_themselves_and_names_through_the_system() {
+        let v4: SocketAddr = "127.0.0.1:8080".parse().expect("an address");
+        assert_eq!(resolved("http://127.0.0.1:8080/ea/enrolment"), vec![v4]);
+        let v6: SocketAddr = "[::1]:80".parse().expect("an address");
+        assert_eq!(resolved("http://[::1]/aa/authorization"), vec![v6]);
+        let named = resolved("http://localhost:9/health");
+        assert!(!named.is_empty() && named.iter().all(|a| a.ip().is_loopback() && a.port() == 9));
     }
 }

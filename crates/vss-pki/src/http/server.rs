@@ -169,7 +169,7 @@ where
         Ok(body) => body,
         Err(refused) => return refused,
     };
-    match tokio::task::spawn_blocking(move || handle(&body)).await {
+    match off_the_async_threads(move || handle(&body)).await {
         Ok(Ok(Answer::Response { body, .. })) => {
             ([(header::CONTENT_TYPE, RESPONSE_TYPE)], body).into_response()
         }
@@ -184,6 +184,20 @@ where
         }
         Ok(Err(e)) => (StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n")).into_response(),
         Err(_) => (StatusCode::INTERNAL_SERVER_ERROR, "the handler failed\n").into_response(),
+    }
+}
+
+/// Runs `work`, which blocks, where it keeps the async threads free: in place on a
+/// multi-threaded runtime (its other tasks move to another worker, and the request does not
+/// hop threads), else on the blocking pool.
+async fn off_the_async_threads<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, tokio::task::JoinError> {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    if Handle::current().runtime_flavor() == RuntimeFlavor::MultiThread {
+        Ok(tokio::task::block_in_place(work))
+    } else {
+        tokio::task::spawn_blocking(work).await
     }
 }
 
@@ -262,14 +276,15 @@ impl ServedPki {
 
 /// The EA and AA of the PKI in `dir`, as `served` says one process serves them: the EA
 /// accepts AAs chained to this PKI's root or a trusted PKI's; the AA accepts the ECs of this
-/// PKI's EA and of trusted EAs, and reaches each EA over HTTP.
+/// PKI's EA and of trusted EAs. It asks a trusted PKI's EA over HTTP, and its own PKI's EA
+/// in this process when serving both, else at `served.ea_urls`.
 pub fn services(
     dir: &crate::authority::PkiDir,
     hsm: Arc<dyn vss_hsm::Hsm>,
     store: Arc<dyn crate::store::PkiStore>,
     served: &ServedPki,
 ) -> crate::Result<Services> {
-    use crate::authority::KnownEa;
+    use crate::authority::{EaLink, KnownEa, LocalEa};
     use crate::store::Role;
 
     let (root, ea, aa) = (
@@ -277,29 +292,38 @@ pub fn services(
         dir.cert(Role::Ea)?,
         dir.cert(Role::Aa)?,
     );
-    let trusted = dir.trusted()?;
-    let mut anchors = vss_its::TrustStore::new();
-    anchors.add(root)?;
-    if served.serving != Serving::Ea && served.ea_urls.is_empty() {
+    if served.serving == Serving::Aa && served.ea_urls.is_empty() {
         return Err(crate::Error::InvalidRequest(
             "an AA needs the URL of its PKI's EA".into(),
         ));
     }
-    let mut eas = vec![KnownEa {
-        cert: ea.clone(),
-        link: Arc::new(super::HttpEaLink::with_failover(&served.ea_urls)),
-    }];
-    for other in trusted {
+    let mut anchors = vss_its::TrustStore::new();
+    anchors.add(root)?;
+    let mut trusted_eas = Vec::new();
+    for other in dir.trusted()? {
         anchors.add(other.root)?;
-        eas.push(KnownEa {
+        trusted_eas.push(KnownEa {
             cert: other.ea,
             link: Arc::new(super::HttpEaLink::new(&other.ea_url)),
         });
     }
-    let serves = |role: Serving| served.serving == Serving::Both || served.serving == role;
+    let own_ea = (served.serving != Serving::Aa)
+        .then(|| Arc::new(Ea::new(ea.clone(), hsm.clone(), store.clone(), anchors)));
+    let aa = match served.serving {
+        Serving::Ea => None,
+        serving => {
+            let link: Arc<dyn EaLink> = match &own_ea {
+                Some(local) if serving == Serving::Both => Arc::new(LocalEa(local.clone())),
+                _ => Arc::new(super::HttpEaLink::with_failover(&served.ea_urls)),
+            };
+            let mut eas = vec![KnownEa { cert: ea, link }];
+            eas.extend(trusted_eas);
+            Some(Arc::new(Aa::new(aa, hsm, store, eas)))
+        }
+    };
     Ok(Services {
         dc: None,
-        ea: serves(Serving::Ea).then(|| Arc::new(Ea::new(ea, hsm.clone(), store.clone(), anchors))),
-        aa: serves(Serving::Aa).then(|| Arc::new(Aa::new(aa, hsm, store, eas))),
+        ea: own_ea,
+        aa,
     })
 }

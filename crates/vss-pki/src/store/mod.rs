@@ -6,6 +6,7 @@
 //! (one PostgreSQL database shared by several authority processes); [`open_store`] picks one
 //! from a path or a URL.
 
+mod group_commit;
 mod postgres;
 mod sqlite;
 
@@ -207,6 +208,19 @@ pub trait PkiStore: Send + Sync {
     /// transaction; [`StoreError::Replay`] (and nothing written) if the id was seen.
     fn record(&self, role: Role, request_id: &[u8], outcome: &Outcome) -> Result<(), StoreError>;
 
+    /// Records as [`PkiStore::record`] does, but the commit need not be durable on its own:
+    /// the next synchronous commit to this store, from any process, makes it so (a
+    /// database's log is flushed in order). For a record whose answer stays in the process
+    /// until such a commit follows, as the EA's in an AA's process ([`crate::authority::LocalEa`]).
+    fn record_deferred(
+        &self,
+        role: Role,
+        request_id: &[u8],
+        outcome: &Outcome,
+    ) -> Result<(), StoreError> {
+        self.record(role, request_id, outcome)
+    }
+
     /// The certificate with this HashedId8, if this PKI issued it.
     fn issued(&self, hashed_id8: &[u8; 8]) -> Result<Option<IssuedCertificate>, StoreError>;
 
@@ -366,6 +380,15 @@ impl PkiStore for Timed {
 
     fn record(&self, role: Role, request_id: &[u8], outcome: &Outcome) -> Result<(), StoreError> {
         self.time(|s| s.record(role, request_id, outcome))
+    }
+
+    fn record_deferred(
+        &self,
+        role: Role,
+        request_id: &[u8],
+        outcome: &Outcome,
+    ) -> Result<(), StoreError> {
+        self.time(|s| s.record_deferred(role, request_id, outcome))
     }
 
     fn issued(&self, hashed_id8: &[u8; 8]) -> Result<Option<IssuedCertificate>, StoreError> {

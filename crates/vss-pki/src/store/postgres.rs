@@ -260,43 +260,21 @@ impl PkiStore for PostgresStore {
     }
 
     fn record(&self, role: Role, request_id: &[u8], outcome: &Outcome) -> Result<(), StoreError> {
+        self.with(|c| record_in(transaction(c)?, role, request_id, outcome))
+    }
+
+    fn record_deferred(
+        &self,
+        role: Role,
+        request_id: &[u8],
+        outcome: &Outcome,
+    ) -> Result<(), StoreError> {
+        // An asynchronous commit: the next synchronous one flushes the log past it.
         self.with(|c| {
             let mut tx = transaction(c)?;
-            // Racing another process with this id, the insert waits for its transaction:
-            // if that commits, nothing is inserted here and this is a replay.
-            let inserted = tx
-                .execute(
-                    "INSERT INTO requests (role, request_id, received_at, outcome)
-                     VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
-                    &[&role.name(), &request_id, &now(), &outcome_name(outcome)],
-                )
+            tx.batch_execute("SET LOCAL synchronous_commit TO OFF")
                 .map_err(db)?;
-            if inserted == 0 {
-                return Err(StoreError::Replay(hex::encode(request_id)));
-            }
-            if let Outcome::Issued(cert) = outcome {
-                tx.execute(
-                    "INSERT INTO certificates
-                     (hashed_id8, role, station, request_id, certificate, issued_at)
-                     VALUES ($1, $2, $3, $4, $5, $6)",
-                    &[
-                        &cert.hashed_id8.as_slice(),
-                        &role.name(),
-                        &cert.station,
-                        &request_id,
-                        &cert.certificate,
-                        &now(),
-                    ],
-                )
-                .map_err(db)?;
-            }
-            let (event, detail) = audit_line(outcome, request_id);
-            tx.execute(
-                "INSERT INTO audit (at, role, event, detail) VALUES ($1, $2, $3, $4)",
-                &[&now(), &role.name(), &event, &detail],
-            )
-            .map_err(db)?;
-            tx.commit().map_err(db)
+            record_in(tx, role, request_id, outcome)
         })
     }
 
@@ -396,6 +374,50 @@ impl PkiStore for PostgresStore {
             Ok(issued)
         })
     }
+}
+
+/// The transaction of [`PkiStore::record`], begun as `tx`.
+fn record_in(
+    mut tx: Transaction<'_>,
+    role: Role,
+    request_id: &[u8],
+    outcome: &Outcome,
+) -> Result<(), StoreError> {
+    // Racing another process with this id, the insert waits for its transaction:
+    // if that commits, nothing is inserted here and this is a replay.
+    let inserted = tx
+        .execute(
+            "INSERT INTO requests (role, request_id, received_at, outcome)
+             VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+            &[&role.name(), &request_id, &now(), &outcome_name(outcome)],
+        )
+        .map_err(db)?;
+    if inserted == 0 {
+        return Err(StoreError::Replay(hex::encode(request_id)));
+    }
+    if let Outcome::Issued(cert) = outcome {
+        tx.execute(
+            "INSERT INTO certificates
+             (hashed_id8, role, station, request_id, certificate, issued_at)
+             VALUES ($1, $2, $3, $4, $5, $6)",
+            &[
+                &cert.hashed_id8.as_slice(),
+                &role.name(),
+                &cert.station,
+                &request_id,
+                &cert.certificate,
+                &now(),
+            ],
+        )
+        .map_err(db)?;
+    }
+    let (event, detail) = audit_line(outcome, request_id);
+    tx.execute(
+        "INSERT INTO audit (at, role, event, detail) VALUES ($1, $2, $3, $4)",
+        &[&now(), &role.name(), &event, &detail],
+    )
+    .map_err(db)?;
+    tx.commit().map_err(db)
 }
 
 fn revoked_in(tx: &mut Transaction<'_>) -> Result<Vec<[u8; 8]>, StoreError> {

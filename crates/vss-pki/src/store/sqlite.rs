@@ -1,5 +1,6 @@
 //! The SQLite store: one file, WAL journal, synchronous commits, so an acknowledged record
-//! survives a crash; several processes may open it.
+//! survives a crash; several processes may open it. Records made at once by several threads
+//! share a transaction and its fsync (group commit).
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -8,6 +9,7 @@ use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use crate::lists::ListKind;
 
+use super::group_commit::{GroupCommit, Job};
 use super::{
     audit_line, audit_of, hashed_id8_of, issued_of, now, outcome_name, psids_text,
     registration_detail, revocation_detail, station_of, AuditEntry, IssueList, IssuedCertificate,
@@ -61,6 +63,7 @@ CREATE TABLE IF NOT EXISTS lists (
 /// A PKI store in one SQLite file.
 pub struct SqliteStore {
     connection: Mutex<Connection>,
+    records: GroupCommit,
 }
 
 fn db(e: rusqlite::Error) -> StoreError {
@@ -79,6 +82,7 @@ impl SqliteStore {
         connection.execute_batch(SCHEMA).map_err(db)?;
         Ok(SqliteStore {
             connection: Mutex::new(connection),
+            records: GroupCommit::default(),
         })
     }
 
@@ -152,55 +156,39 @@ impl PkiStore for SqliteStore {
 
     fn seen(&self, role: Role, request_id: &[u8]) -> Result<bool, StoreError> {
         self.with(|c| {
-            c.query_row(
-                "SELECT 1 FROM requests WHERE role = ?1 AND request_id = ?2",
-                params![role.name(), request_id],
-                |_| Ok(()),
-            )
-            .optional()
-            .map(|found| found.is_some())
-            .map_err(db)
+            c.prepare_cached("SELECT 1 FROM requests WHERE role = ?1 AND request_id = ?2")
+                .and_then(|mut s| s.query_row(params![role.name(), request_id], |_| Ok(())))
+                .optional()
+                .map(|found| found.is_some())
+                .map_err(db)
         })
     }
 
     fn record(&self, role: Role, request_id: &[u8], outcome: &Outcome) -> Result<(), StoreError> {
+        let job = Job {
+            role,
+            request_id: request_id.to_vec(),
+            outcome: outcome.clone(),
+        };
+        self.records.submit(job, |jobs| {
+            self.with(|c| Ok::<_, StoreError>(commit_jobs(c, jobs)))
+                .unwrap_or_else(|e| jobs.iter().map(|_| Err(copy(&e))).collect())
+        })
+    }
+
+    fn record_deferred(
+        &self,
+        role: Role,
+        request_id: &[u8],
+        outcome: &Outcome,
+    ) -> Result<(), StoreError> {
+        // With synchronous = NORMAL a WAL commit is not fsynced; the next FULL commit's fsync
+        // of the WAL, or a checkpoint, makes it durable with everything before it.
         self.with(|c| {
-            let tx = c
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(db)?;
-            let inserted = tx
-                .execute(
-                    "INSERT OR IGNORE INTO requests (role, request_id, received_at, outcome)
-                     VALUES (?1, ?2, ?3, ?4)",
-                    params![role.name(), request_id, now(), outcome_name(outcome)],
-                )
-                .map_err(db)?;
-            if inserted == 0 {
-                return Err(StoreError::Replay(hex::encode(request_id)));
-            }
-            if let Outcome::Issued(cert) = outcome {
-                tx.execute(
-                    "INSERT INTO certificates
-                     (hashed_id8, role, station, request_id, certificate, issued_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                    params![
-                        cert.hashed_id8.as_slice(),
-                        role.name(),
-                        cert.station,
-                        request_id,
-                        cert.certificate,
-                        now()
-                    ],
-                )
-                .map_err(db)?;
-            }
-            let (event, detail) = audit_line(outcome, request_id);
-            tx.execute(
-                "INSERT INTO audit (at, role, event, detail) VALUES (?1, ?2, ?3, ?4)",
-                params![now(), role.name(), event, detail],
-            )
-            .map_err(db)?;
-            tx.commit().map_err(db)
+            c.execute_batch("PRAGMA synchronous = NORMAL").map_err(db)?;
+            let recorded = record_in(c, role, request_id, outcome);
+            c.execute_batch("PRAGMA synchronous = FULL").map_err(db)?;
+            recorded
         })
     }
 
@@ -301,6 +289,99 @@ impl PkiStore for SqliteStore {
             Ok(issued)
         })
     }
+}
+
+/// One record in a transaction of its own on `c`.
+fn record_in(
+    c: &mut Connection,
+    role: Role,
+    request_id: &[u8],
+    outcome: &Outcome,
+) -> Result<(), StoreError> {
+    let tx = c
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(db)?;
+    record_rows(&tx, role, request_id, outcome)?;
+    tx.commit().map_err(db)
+}
+
+/// The same error again, for each record of a failed group.
+fn copy(e: &StoreError) -> StoreError {
+    StoreError::Database(e.to_string())
+}
+
+/// The records of `jobs` in one transaction, each in a savepoint so that a replay or a
+/// failure leaves the others; each one's result, in order.
+fn commit_jobs(c: &mut Connection, jobs: &[Job]) -> Vec<Result<(), StoreError>> {
+    let fail_all = |e: rusqlite::Error| {
+        let e = db(e);
+        jobs.iter().map(|_| Err(copy(&e))).collect()
+    };
+    let mut tx = match c.transaction_with_behavior(TransactionBehavior::Immediate) {
+        Ok(tx) => tx,
+        Err(e) => return fail_all(e),
+    };
+    let mut results = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        let result = tx.savepoint().map_err(db).and_then(|savepoint| {
+            record_rows(&savepoint, job.role, &job.request_id, &job.outcome)?;
+            savepoint.commit().map_err(db)
+        });
+        results.push(result);
+    }
+    match tx.commit() {
+        Ok(()) => results,
+        Err(e) => fail_all(e),
+    }
+}
+
+/// The rows of one record: the request, its certificate, an audit line.
+fn record_rows(
+    tx: &Connection,
+    role: Role,
+    request_id: &[u8],
+    outcome: &Outcome,
+) -> Result<(), StoreError> {
+    let inserted = tx
+        .prepare_cached(
+            "INSERT OR IGNORE INTO requests (role, request_id, received_at, outcome)
+             VALUES (?1, ?2, ?3, ?4)",
+        )
+        .and_then(|mut s| {
+            s.execute(params![
+                role.name(),
+                request_id,
+                now(),
+                outcome_name(outcome)
+            ])
+        })
+        .map_err(db)?;
+    if inserted == 0 {
+        return Err(StoreError::Replay(hex::encode(request_id)));
+    }
+    if let Outcome::Issued(cert) = outcome {
+        tx.prepare_cached(
+            "INSERT INTO certificates
+             (hashed_id8, role, station, request_id, certificate, issued_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )
+        .and_then(|mut s| {
+            s.execute(params![
+                cert.hashed_id8.as_slice(),
+                role.name(),
+                cert.station,
+                request_id,
+                cert.certificate,
+                now()
+            ])
+        })
+        .map_err(db)?;
+    }
+    let (event, detail) = audit_line(outcome, request_id);
+    tx.prepare_cached("INSERT INTO audit (at, role, event, detail) VALUES (?1, ?2, ?3, ?4)")
+        .and_then(|mut s| s.execute(params![now(), role.name(), event, detail]))
+        .map_err(db)?;
+    Ok(())
 }
 
 fn revoked_in(c: &Connection) -> Result<Vec<[u8; 8]>, StoreError> {

@@ -145,6 +145,50 @@ pub fn records_survive_reopening_and_concurrent_writers_lose_nothing(open: Open<
     assert_eq!(reopened.audit().expect("audit").len(), 16 * 20);
 }
 
+/// Deferred records (the EA's in an AA's process) are records like any other: 8 threads on
+/// one handle, alternating deferred and synchronous, lose nothing, and an id recorded one way
+/// is a replay the other way.
+pub fn deferred_records_are_records_and_replays_cross_over(open: Open<'_>) {
+    let store: Arc<dyn PkiStore> = Arc::from(open());
+    let threads: Vec<_> = (0..8u8)
+        .map(|t| {
+            let store = Arc::clone(&store);
+            std::thread::spawn(move || {
+                for i in 0..10u8 {
+                    let id = [0xde, t, i];
+                    let outcome = Outcome::Answered("ok".into());
+                    let recorded = if (t + i) % 2 == 0 {
+                        store.record_deferred(Role::Ea, &id, &outcome)
+                    } else {
+                        store.record(Role::Ea, &id, &outcome)
+                    };
+                    recorded.expect("record");
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("thread");
+    }
+    let answered = Outcome::Answered("ok".into());
+    assert!(matches!(
+        store.record(Role::Ea, &[0xde, 0, 0], &answered),
+        Err(StoreError::Replay(_))
+    ));
+    assert!(matches!(
+        store.record_deferred(Role::Ea, &[0xde, 0, 1], &answered),
+        Err(StoreError::Replay(_))
+    ));
+    drop(store);
+    let reopened = open();
+    for t in 0..8u8 {
+        for i in 0..10u8 {
+            assert!(reopened.seen(Role::Ea, &[0xde, t, i]).expect("seen"));
+        }
+    }
+    assert_eq!(reopened.audit().expect("audit").len(), 80);
+}
+
 /// Two handles record the same request id at the same moment, 20 times over: each time
 /// exactly one succeeds and the other is a replay that wrote nothing.
 pub fn a_request_id_raced_by_two_writers_is_recorded_once(open: Open<'_>) {

@@ -14,7 +14,7 @@ use serde_json::json;
 use vss_crypto::{Curve, PrivateKey};
 use vss_hsm::{Hsm, SoftHsm};
 use vss_its::{Cert, ItsTime, TrustStore};
-use vss_pki::authority::{init, Aa, Answer, Ea, EaLink, InitRequest, KnownEa, PkiDir};
+use vss_pki::authority::{init, Aa, Answer, Ea, InitRequest, KnownEa, LocalEa, PkiDir};
 use vss_pki::station::{authorization_request, enrolment_request, Outer};
 use vss_pki::store::{open_store, PkiStore, Station, Timed};
 
@@ -34,25 +34,25 @@ pub struct PkiArgs {
     /// Where the records go: a postgres://… URL [default: SQLite in a temporary directory].
     #[arg(long, value_name = "URL|PATH")]
     database: Option<String>,
+    /// Also measure tickets over HTTP with the records in this PostgreSQL database, from one
+    /// client and from --clients clients.
+    #[arg(long, value_name = "URL", value_parser = postgres_url)]
+    postgres: Option<String>,
     /// Concurrent HTTP clients for a further ticket measurement (1: none beyond the
     /// sequential one).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=256))]
     clients: u32,
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
 }
 
-/// The EA called in-process: the AA's path without HTTP.
-struct InProcess(Arc<Ea>);
-
-impl EaLink for InProcess {
-    fn validate(&self, request: &[u8]) -> std::result::Result<Vec<u8>, String> {
-        match self.0.validate(request, ItsTime::now()) {
-            Ok(Answer::Response { body, .. }) => Ok(body),
-            Ok(Answer::Refused(code)) => Err(format!("refused: {code:?}")),
-            Err(e) => Err(e.to_string()),
-        }
+/// A `postgres://…` or `postgresql://…` URL, as `--postgres` takes.
+fn postgres_url(text: &str) -> std::result::Result<String, String> {
+    if text.starts_with("postgres://") || text.starts_with("postgresql://") {
+        Ok(text.to_string())
+    } else {
+        Err("a postgres://… or postgresql://… URL".into())
     }
 }
 
@@ -120,6 +120,46 @@ impl Bench {
             self.store.clone(),
             trust,
         ))
+    }
+
+    /// An EC of the bench station from `ea`, and its key.
+    fn enrolled(&self, ea: &Ea) -> Result<(Cert, PrivateKey)> {
+        let ec_key = PrivateKey::generate(Curve::P256)?;
+        let request = enrolment_request(
+            &self.station,
+            &ec_key,
+            Outer::Canonical(&self.canonical),
+            &self.ea,
+            ItsTime::now(),
+        )?;
+        let Answer::Response { body, .. } = ea.enrol(&request.bytes, ItsTime::now())? else {
+            return Err(anyhow!("the bench EA did not answer"));
+        };
+        let ec = request
+            .read_response(&body, &self.ea)?
+            .certificate
+            .context("the bench EA refused to enrol")?;
+        Ok((ec, ec_key))
+    }
+
+    /// Serves the PKI over HTTP on loopback as `vss pki serve` does; the runtime and URL.
+    fn serve(&self) -> Result<(tokio::runtime::Runtime, String)> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?;
+        let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;
+        let url = format!("http://{}", listener.local_addr()?);
+        let store: Arc<dyn PkiStore> = self.store.clone();
+        let services = vss_pki::http::services(
+            &self.dir,
+            self.hsm.clone(),
+            store,
+            &vss_pki::http::ServedPki::both(&url),
+        )?;
+        runtime.spawn(async move {
+            vss_pki::http::serve(listener, services, vss_pki::http::ServeConfig::default()).await
+        });
+        Ok((runtime, url))
     }
 
     fn enrolment_requests(&self, n: u32) -> Result<Vec<Vec<u8>>> {
@@ -196,13 +236,96 @@ fn measure_concurrent(requests: &[Vec<u8>], clients: u32, url: &str) -> Result<(
     Ok((elapsed, all_ok))
 }
 
+/// The time of one ticket's crypto floor as the issue and TS 102 941 count it: one P-256
+/// signature, two verifications and two ECDH agreements, each timed on its own.
+struct CryptoFloor {
+    sign: Duration,
+    verify: Duration,
+    ecdh: Duration,
+}
+
+impl CryptoFloor {
+    const ROUNDS: u32 = 2000;
+
+    fn measure() -> Result<Self> {
+        let key = PrivateKey::generate(Curve::P256)?;
+        let peer = PrivateKey::generate(Curve::P256)?;
+        let digest = [7u8; 32];
+        let signature = key.sign_digest(&digest)?;
+        let verifying = key.public_key().verifying_key()?;
+        let each = |op: &mut dyn FnMut() -> Result<()>| -> Result<Duration> {
+            let started = Instant::now();
+            for _ in 0..Self::ROUNDS {
+                op()?;
+            }
+            Ok(started.elapsed() / Self::ROUNDS)
+        };
+        Ok(CryptoFloor {
+            sign: each(&mut || key.sign_digest(&digest).map(drop).map_err(Into::into))?,
+            verify: each(&mut || {
+                verifying
+                    .verify_digest(&digest, &signature)
+                    .then_some(())
+                    .context("the floor's signature does not verify")
+            })?,
+            ecdh: each(&mut || {
+                key.diffie_hellman(peer.public_key())
+                    .map(drop)
+                    .map_err(Into::into)
+            })?,
+        })
+    }
+
+    fn per_ticket(&self) -> Duration {
+        self.sign + 2 * self.verify + 2 * self.ecdh
+    }
+}
+
+/// Tickets over HTTP: from one client, then from `clients` at once (when more than one).
+struct HttpTickets {
+    sequential: (Duration, bool),
+    concurrent: Option<(Duration, bool)>,
+}
+
+fn http_tickets(requests: [Vec<Vec<u8>>; 2], clients: u32, url: &str) -> Result<HttpTickets> {
+    let [sequential, concurrent] = requests;
+    let ticket_url = format!("{url}/aa/authorization");
+    let sequential = measure(&sequential, true, "tickets over HTTP", |r| {
+        Ok(vss_pki::http::post(&ticket_url, r).is_ok())
+    })?;
+    let concurrent = (clients > 1)
+        .then(|| measure_concurrent(&concurrent, clients, &ticket_url))
+        .transpose()?;
+    Ok(HttpTickets {
+        sequential,
+        concurrent,
+    })
+}
+
+/// Tickets over HTTP from `bench`, a PKI with its records in PostgreSQL.
+fn postgres_tickets(bench: &Bench, tickets: u32, clients: u32) -> Result<HttpTickets> {
+    let (ec, ec_key) = bench.enrolled(&bench.ea())?;
+    let (_runtime, served) = bench.serve()?;
+    let requests = [
+        bench.ticket_requests(tickets, &ec, &ec_key)?,
+        bench.ticket_requests(if clients > 1 { tickets } else { 0 }, &ec, &ec_key)?,
+    ];
+    http_tickets(requests, clients, &served)
+}
+
 impl PkiArgs {
     /// Runs the benchmark.
     pub fn run(self) -> Result<ExitCode> {
         let bench = Bench::new(self.database.as_deref())?;
+        // Connected first, so that a database out of reach fails the run at once.
+        let postgres_bench = self
+            .postgres
+            .as_deref()
+            .map(|url| Bench::new(Some(url)))
+            .transpose()?;
         let (e, t) = (self.enrolments, self.tickets);
 
-        // The reference: raw P-256 signatures, the same run.
+        // The references: raw P-256 signatures and the crypto floor, the same run.
         let key = PrivateKey::generate(Curve::P256)?;
         let digest = [7u8; 32];
         let started = Instant::now();
@@ -210,36 +333,24 @@ impl PkiArgs {
             key.sign_digest(&digest)?;
         }
         let raw_sign = 2000.0 / started.elapsed().as_secs_f64();
+        let floor = CryptoFloor::measure()?;
 
-        // In-process: the authorities without HTTP.
+        // In-process: the authorities without HTTP, the AA asking its EA in-process as
+        // `pki serve` does when it serves both.
         let ea = bench.ea();
         let enrolments = bench.enrolment_requests(e)?;
         let ok_enrol = vss_pki::messages::EnrolmentResponseCode::Ok;
         let (enrol_time, enrol_ok) = measure(&enrolments, ok_enrol, "enrolments", |r| {
             Ok(ea.enrol(r, ItsTime::now())?.code())
         })?;
-        let ec_key = PrivateKey::generate(Curve::P256)?;
-        let request = enrolment_request(
-            &bench.station,
-            &ec_key,
-            Outer::Canonical(&bench.canonical),
-            &bench.ea,
-            ItsTime::now(),
-        )?;
-        let Answer::Response { body, .. } = ea.enrol(&request.bytes, ItsTime::now())? else {
-            return Err(anyhow!("the bench EA did not answer"));
-        };
-        let ec = request
-            .read_response(&body, &bench.ea)?
-            .certificate
-            .context("the bench EA refused to enrol")?;
+        let (ec, ec_key) = bench.enrolled(&ea)?;
         let aa = Aa::new(
             bench.aa.clone(),
             bench.hsm.clone(),
             bench.store.clone(),
             vec![KnownEa {
                 cert: bench.ea.clone(),
-                link: Arc::new(InProcess(ea.clone())),
+                link: Arc::new(LocalEa(ea.clone())),
             }],
         );
         let tickets = bench.ticket_requests(t, &ec, &ec_key)?;
@@ -251,42 +362,26 @@ impl PkiArgs {
         let store_time = bench.store.spent() - store_before;
 
         // Over HTTP on loopback, as `vss pki serve` runs.
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()?;
-        let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;
-        let url = format!("http://{}", listener.local_addr()?);
-        let store: Arc<dyn PkiStore> = bench.store.clone();
-        let services = vss_pki::http::services(
-            &bench.dir,
-            bench.hsm.clone(),
-            store,
-            &vss_pki::http::ServedPki::both(&url),
-        )?;
-        runtime.spawn(async move {
-            vss_pki::http::serve(listener, services, vss_pki::http::ServeConfig::default()).await
-        });
+        let (_runtime, url) = bench.serve()?;
         let enrolments = bench.enrolment_requests(e)?;
         let enrol_url = format!("{url}/ea/enrolment");
         let (http_enrol_time, http_enrol_ok) =
             measure(&enrolments, true, "enrolments over HTTP", |r| {
                 Ok(vss_pki::http::post(&enrol_url, r).is_ok())
             })?;
-        let tickets = bench.ticket_requests(t, &ec, &ec_key)?;
-        let ticket_url = format!("{url}/aa/authorization");
-        let (http_ticket_time, http_ticket_ok) =
-            measure(&tickets, true, "tickets over HTTP", |r| {
-                Ok(vss_pki::http::post(&ticket_url, r).is_ok())
-            })?;
-
-        let concurrent = if self.clients > 1 {
-            let tickets = bench.ticket_requests(t, &ec, &ec_key)?;
-            Some(measure_concurrent(&tickets, self.clients, &ticket_url)?)
-        } else {
-            None
-        };
+        let concurrent_count = if self.clients > 1 { t } else { 0 };
+        let requests = [
+            bench.ticket_requests(t, &ec, &ec_key)?,
+            bench.ticket_requests(concurrent_count, &ec, &ec_key)?,
+        ];
+        let http = http_tickets(requests, self.clients, &url)?;
+        let postgres = postgres_bench
+            .as_ref()
+            .map(|pg| postgres_tickets(pg, t, self.clients))
+            .transpose()?;
 
         let per = |time: Duration, n: u32| f64::from(n) / time.as_secs_f64();
+        let http_ticket_time = http.sequential.0;
         let (enrol_rate, ticket_rate) = (per(enrol_time, e), per(ticket_time, t));
         let (http_enrol_rate, http_ticket_rate) =
             (per(http_enrol_time, e), per(http_ticket_time, t));
@@ -295,16 +390,19 @@ impl PkiArgs {
         let store_share = store_time.as_secs_f64() / whole;
         let crypto_share = ticket_time.saturating_sub(store_time).as_secs_f64() / whole;
         let http_share = 1.0 - ticket_time.as_secs_f64() / whole;
-        let concurrent_rate = concurrent.map(|(time, _)| per(time, t));
+        let floor_share = floor.per_ticket().as_secs_f64() * f64::from(t) / whole;
+        let concurrent_rate = http.concurrent.map(|(time, _)| per(time, t));
+        let all_answered = |h: &HttpTickets| h.sequential.1 && h.concurrent.is_none_or(|c| c.1);
         let success = enrol_ok
             && ticket_ok
             && http_enrol_ok
-            && http_ticket_ok
-            && concurrent.is_none_or(|(_, ok)| ok);
+            && all_answered(&http)
+            && postgres.as_ref().is_none_or(all_answered);
         let store_kind = match self.database.as_deref() {
             Some(url) if url.starts_with("postgres") => "postgresql",
             _ => "sqlite",
         };
+        let micros = |d: Duration| d.as_secs_f64() * 1e6;
         let mut json = json!({
             "store": store_kind,
             "raw_p256_sign_per_second": raw_sign,
@@ -322,6 +420,13 @@ impl PkiArgs {
                 "tickets_ratio_to_raw_sign": http_ticket_rate / raw_sign,
             },
             "ticket_time_share": {"store": store_share, "crypto_and_codec": crypto_share, "http": http_share},
+            "crypto_floor": {
+                "sign_us": micros(floor.sign),
+                "verify_us": micros(floor.verify),
+                "ecdh_us": micros(floor.ecdh),
+                "per_ticket_us": micros(floor.per_ticket()),
+                "share_of_http_ticket": floor_share,
+            },
             "success": success,
         });
         if let Some(rate) = concurrent_rate {
@@ -331,12 +436,27 @@ impl PkiArgs {
                 "tickets_ratio_to_raw_sign": rate / raw_sign,
             });
         }
+        let postgres_rates = postgres.as_ref().map(|p| {
+            (
+                per(p.sequential.0, t),
+                p.concurrent.map(|(time, _)| per(time, t)),
+            )
+        });
+        if let Some((one, many)) = postgres_rates {
+            json["postgresql_http"] = json!({
+                "tickets_per_second_1_client": one,
+                "clients": self.clients,
+                "tickets_per_second_concurrent": many,
+            });
+        }
         let mut table = Table::new(&["measurement", "per second", "ratio to raw P-256 sign"]);
         table.row(vec![
             "raw P-256 sign".into(),
             format!("{raw_sign:.0}"),
             "1.000".into(),
         ]);
+        let concurrent_name = format!("tickets over HTTP, {} clients", self.clients);
+        let postgres_name = format!("PostgreSQL: tickets over HTTP, {} clients", self.clients);
         for (name, rate) in [
             ("enrolments, in-process", enrol_rate),
             ("tickets, in-process", ticket_rate),
@@ -344,8 +464,13 @@ impl PkiArgs {
             ("tickets over HTTP", http_ticket_rate),
         ]
         .into_iter()
-        .chain(concurrent_rate.map(|r| ("tickets over HTTP, concurrent clients", r)))
-        {
+        .chain(concurrent_rate.map(|r| (concurrent_name.as_str(), r)))
+        .chain(postgres_rates.map(|(r, _)| ("PostgreSQL: tickets over HTTP", r)))
+        .chain(
+            postgres_rates
+                .and_then(|(_, r)| r)
+                .map(|r| (postgres_name.as_str(), r)),
+        ) {
             table.row(vec![
                 name.into(),
                 format!("{rate:.0}"),
@@ -353,13 +478,14 @@ impl PkiArgs {
             ]);
         }
         let text = format!(
-            "store: {store_kind}; concurrent clients: {}\n{}\nticket time over HTTP: store {:.0}%, \
-             crypto and codec {:.0}%, HTTP {:.0}%\n",
-            self.clients,
+            "store: {store_kind}\n{}\nticket time over HTTP: store {:.0}%, crypto and codec {:.0}%, \
+             HTTP {:.0}%; the crypto floor (1 sign, 2 verify, 2 ECDH: {:.0} µs) is {:.0}%\n",
             table.render(),
             store_share * 100.0,
             crypto_share * 100.0,
-            http_share * 100.0
+            http_share * 100.0,
+            micros(floor.per_ticket()),
+            floor_share * 100.0,
         );
         finish(
             self.format,
