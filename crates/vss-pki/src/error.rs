@@ -2,6 +2,15 @@
 
 use std::path::PathBuf;
 
+/// Why butterfly alternatives are refused.
+fn butterfly_note(content: &str) -> &'static str {
+    if content.contains("butterfly") {
+        ": butterfly key expansion (IEEE 1609.2.1) is not part of the EU C-ITS profile"
+    } else {
+        ""
+    }
+}
+
 /// Why a PKI operation failed. A request that a service refuses is not an error: it gets
 /// the standard's response code.
 #[derive(Debug, thiserror::Error)]
@@ -14,6 +23,16 @@ pub enum Error {
         what: &'static str,
         /// What is wrong.
         detail: String,
+    },
+    /// A TS 102 941 V2.x alternative of `EtsiTs102941DataContent` that VSS does not
+    /// implement ([`crate::messages::extension_alternative`]).
+    #[error(
+        "{content} (TS 102 941 V2.x) is not implemented{}",
+        butterfly_note(content)
+    )]
+    UnsupportedContent {
+        /// The alternative's name in the standard.
+        content: &'static str,
     },
     /// A value that cannot be encoded.
     #[error("cannot encode {what}: {detail}")]

@@ -65,7 +65,16 @@ pub(crate) fn envelope(message: &SignedMessage) -> Result<EtsiTs102941Data> {
         what: "TS 102 941 message",
         detail: "the signed data carries no payload".into(),
     })?;
-    messages::decode("EtsiTs102941Data", payload)
+    messages::decode_data(payload)
+}
+
+/// The code for an envelope that did not decode: `bad_content` for a V2.x alternative VSS
+/// does not implement (it parsed, as far as its tag), else `cant_parse`.
+pub(crate) fn undecoded<C>(e: &Error, bad_content: C, cant_parse: C) -> C {
+    match e {
+        Error::UnsupportedContent { .. } => bad_content,
+        _ => cant_parse,
+    }
 }
 
 /// Whether `message` is signed by the key of `cert` and names it (by digest or in full).

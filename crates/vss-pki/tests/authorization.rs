@@ -14,7 +14,7 @@ use vss_hsm::Hsm;
 use vss_its::{Cert, ItsTime, TrustStore, Validator, Verdict};
 use vss_pki::authority::{Aa, Answer, Ea, EaLink, KnownEa};
 use vss_pki::messages::AuthorizationResponseCode as Code;
-use vss_pki::station::{authorization_request, enrolment_request, Outer};
+use vss_pki::station::{authorization_request, enrolment_request, Outer, TicketKeys};
 use vss_pki::store::{PkiStore, Role, SqliteStore};
 
 /// The EA, called directly instead of over HTTP, with its own clock: [`now`] plus `skew`
@@ -122,7 +122,7 @@ fn ask_at(
     at: ItsTime,
 ) -> (Code, Option<Cert>) {
     let request = authorization_request(
-        ticket_key,
+        TicketKeys::signing(ticket_key),
         &f.ec,
         &f.ec_key,
         f.ea.cert(),
@@ -166,6 +166,74 @@ fn tickets_are_issued_with_the_permissions_the_ea_confirms() {
     );
 }
 
+/// TS 102 941 V2.x: a ticket asked for with an encryption key carries it (the station can
+/// then be sent data encrypted to its pseudonym); a ticket asked for without one has none.
+#[test]
+fn a_ticket_asked_with_an_encryption_key_carries_it_and_can_be_encrypted_to() {
+    let f = fixture();
+    let key = PrivateKey::generate(Curve::P256).expect("key");
+    let encryption = PrivateKey::generate(Curve::P256).expect("key");
+    let keys = TicketKeys::with_encryption(&key, encryption.public_key());
+    let request = authorization_request(
+        keys,
+        &f.ec,
+        &f.ec_key,
+        f.ea.cert(),
+        f.aa.cert(),
+        &[36],
+        now(),
+    )
+    .expect("request");
+    let Answer::Response { code, body } = f.aa.authorize(&request.bytes, now()).expect("authorize")
+    else {
+        panic!("the AA did not answer");
+    };
+    assert_eq!(code, Code::Ok);
+    let ticket = request
+        .read_response(&body, f.aa.cert())
+        .expect("response")
+        .certificate
+        .expect("ticket");
+    assert_eq!(
+        ticket.encryption_key().expect("key").as_ref(),
+        Some(encryption.public_key())
+    );
+    let secret = vss_its::unsecured(b"for the pseudonym only");
+    let data_key = vss_its::DataEncryptionKey::generate().expect("key");
+    let sealed = vss_its::encrypt_data(
+        &secret,
+        &[vss_its::Recipient::Certificate(&ticket)],
+        &data_key,
+    )
+    .expect("encrypt");
+    let opened = vss_its::decrypt_data(
+        &sealed,
+        vss_its::Decryptor::Certificate(&ticket, &encryption),
+    )
+    .expect("decrypt");
+    assert_eq!(opened.data, secret);
+
+    let plain = authorization_request(
+        TicketKeys::signing(&key),
+        &f.ec,
+        &f.ec_key,
+        f.ea.cert(),
+        f.aa.cert(),
+        &[36],
+        now(),
+    )
+    .expect("request");
+    let Answer::Response { body, .. } = f.aa.authorize(&plain.bytes, now()).expect("authorize")
+    else {
+        panic!("the AA did not answer");
+    };
+    let ticket = plain
+        .read_response(&body, f.aa.cert())
+        .expect("response")
+        .certificate;
+    assert_eq!(ticket.expect("ticket").encryption_key().expect("key"), None);
+}
+
 /// A request for a ticket for `ticket_key` with credential `ec` (signed by `ec_key`),
 /// encrypted to `to`, for PSID 36.
 fn request_with(
@@ -175,9 +243,17 @@ fn request_with(
     f: &Fixture,
     to: &Cert,
 ) -> Vec<u8> {
-    authorization_request(ticket_key, ec, ec_key, f.ea.cert(), to, &[36], now())
-        .expect("request")
-        .bytes
+    authorization_request(
+        TicketKeys::signing(ticket_key),
+        ec,
+        ec_key,
+        f.ea.cert(),
+        to,
+        &[36],
+        now(),
+    )
+    .expect("request")
+    .bytes
 }
 
 /// The code `aa` answers `request` with.
@@ -206,6 +282,52 @@ fn bad_requests_get_their_codes_and_nothing_is_issued() {
     assert_eq!(code(&f.aa, b"garbage"), Code::ItsAaCantParse);
     // Only the one good request was answered with a ticket.
     assert_eq!(f.store.issued_by(Role::Aa).expect("records").len(), 1);
+}
+
+/// TS 102 941 V2.2.1 butterfly authorization (IEEE 1609.2.1) is not in the EU profile: the
+/// AA says so with badcontenttype rather than failing to parse, and issues nothing; an
+/// enrolment request where an authorization request belongs is named too.
+#[test]
+fn a_butterfly_request_is_refused_by_name_as_bad_content() {
+    let f = fixture();
+    let to_aa = |envelope: &[u8]| {
+        let key = vss_its::DataEncryptionKey::generate().expect("key");
+        let sealed = vss_its::encrypt_data(
+            &vss_its::unsecured(envelope),
+            &[vss_its::Recipient::Certificate(f.aa.cert())],
+            &key,
+        )
+        .expect("encrypt");
+        vss_its::encode_data(&sealed).expect("encode")
+    };
+    let butterfly = to_aa(&[0x01, 0x8D, 0x03, 0xAA, 0xBB, 0xCC]);
+    assert_eq!(code(&f.aa, &butterfly), Code::ItsAaBadContentType);
+    let enrolment_response = vss_pki::messages::InnerEcResponse::new(
+        [0; 16],
+        vss_pki::messages::EnrolmentResponseCode::Ok,
+        None,
+    );
+    let envelope = vss_pki::messages::EtsiTs102941Data::new(
+        vss_pki::messages::EtsiTs102941DataContent::EnrolmentResponse(Box::new(enrolment_response)),
+    );
+    let misplaced = to_aa(&vss_pki::messages::encode("envelope", &envelope).expect("encode"));
+    assert_eq!(code(&f.aa, &misplaced), Code::ItsAaBadContentType);
+    let audit = f.store.audit().expect("audit");
+    let reasons: Vec<&str> = audit.iter().map(|a| a.detail.as_str()).collect();
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.contains("butterflyAuthorizationRequest")
+                && r.contains("not part of the EU C-ITS profile")),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.contains("enrolmentResponse where authorizationRequest")),
+        "{reasons:?}"
+    );
+    assert!(f.store.issued_by(Role::Aa).expect("records").is_empty());
 }
 
 #[test]
@@ -253,7 +375,7 @@ fn a_request_generated_outside_the_acceptable_limits_is_out_of_sync() {
     let answer_to_request_made_at = |made: ItsTime| {
         let key = PrivateKey::generate(Curve::P256).expect("key");
         let request = authorization_request(
-            &key,
+            TicketKeys::signing(&key),
             &f.ec,
             &f.ec_key,
             f.ea.cert(),

@@ -12,7 +12,7 @@ use vss_crypto::{Curve, PrivateKey};
 use vss_its::ItsTime;
 use vss_pki::http::{post, HttpError, ServeConfig, REQUEST_TYPE};
 use vss_pki::messages::{code_name, AuthorizationResponseCode, EnrolmentResponseCode};
-use vss_pki::station::{authorization_request, enrolment_request, Outer};
+use vss_pki::station::{authorization_request, enrolment_request, Outer, TicketKeys};
 use vss_pki::store::{PkiStore, Role};
 
 #[test]
@@ -50,8 +50,16 @@ fn a_station_enrols_and_gets_tickets_over_http() {
 
     for _ in 0..3 {
         let key = PrivateKey::generate(Curve::P256).expect("key");
-        let request = authorization_request(&key, &ec, &ec_key, &ea, &aa, &[36], ItsTime::now())
-            .expect("request");
+        let request = authorization_request(
+            TicketKeys::signing(&key),
+            &ec,
+            &ec_key,
+            &ea,
+            &aa,
+            &[36],
+            ItsTime::now(),
+        )
+        .expect("request");
         let body = post(&format!("{url}/aa/authorization"), &request.bytes).expect("post");
         let response = request.read_response(&body, &aa).expect("response");
         assert_eq!(response.code, AuthorizationResponseCode::Ok);
@@ -164,8 +172,16 @@ fn refusals_over_http_carry_the_standards_codes_and_issue_nothing() {
     // The AA asks the EA over HTTP: a PSID the station may not have is refused there.
     let ticket_key = PrivateKey::generate(Curve::P256).expect("key");
     let ticket = |psids: &[u64], to: &vss_its::Cert| {
-        authorization_request(&ticket_key, &ec, &key, &ea, to, psids, ItsTime::now())
-            .expect("request")
+        authorization_request(
+            TicketKeys::signing(&ticket_key),
+            &ec,
+            &key,
+            &ea,
+            to,
+            psids,
+            ItsTime::now(),
+        )
+        .expect("request")
     };
     assert_eq!(
         authorization_over_http(&url, &ticket(&[36, 138], &aa), &aa),

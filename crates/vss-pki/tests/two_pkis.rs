@@ -124,6 +124,17 @@ fn pseudonyms_from_both_pkis_with_one_enrolment() {
             valid_under(&t.cert, &pki.certs.root, pki.aa());
             hsm.key(&t.meta.verification_key)
                 .expect("ticket key in the HSM");
+            // Each ticket carries the encryption key the station made for it (V2.x).
+            let label = t
+                .meta
+                .encryption_key
+                .as_deref()
+                .expect("an encryption key label");
+            let encryption = hsm.key(label).expect("ticket encryption key in the HSM");
+            assert_eq!(
+                t.cert.encryption_key().expect("key"),
+                Some(hsm.public_key(&encryption.handle).expect("public key"))
+            );
         }
     }
     assert_eq!(

@@ -137,25 +137,33 @@ impl Aa {
         request_id: &[u8; 16],
         now: ItsTime,
     ) -> std::result::Result<Cert, Refusal> {
+        let undecoded = |e: crate::Error| {
+            let code = protocol::undecoded(&e, Code::ItsAaBadContentType, Code::ItsAaCantParse);
+            refuse(code, e.to_string())
+        };
         // With proof of possession the request is signed by the ticket's key; without, it is
         // EtsiTs102941Data carried as unsecured data.
         let (envelope, pop) = match &data.content {
             Ieee1609Dot2Content::SignedData(_) => {
                 let message = SignedMessage::from_asn(data)
                     .or_else(|e| refuse(Code::ItsAaCantParse, e.to_string()))?;
-                let envelope = protocol::envelope(&message)
-                    .or_else(|e| refuse(Code::ItsAaCantParse, e.to_string()))?;
+                let envelope = protocol::envelope(&message).or_else(undecoded)?;
                 (envelope, Some(message))
             }
             Ieee1609Dot2Content::UnsecuredData(bytes) => (
-                crate::messages::decode::<EtsiTs102941Data>("EtsiTs102941Data", &bytes.0)
-                    .or_else(|e| refuse(Code::ItsAaCantParse, e.to_string()))?,
+                crate::messages::decode_data(&bytes.0).or_else(undecoded)?,
                 None,
             ),
             _ => return refuse(Code::ItsAaBadContentType, "neither signed nor unsecured"),
         };
-        let EtsiTs102941DataContent::AuthorizationRequest(inner) = envelope.content else {
-            return refuse(Code::ItsAaBadContentType, "not an authorization request");
+        let inner = match envelope.content {
+            EtsiTs102941DataContent::AuthorizationRequest(inner) => inner,
+            other => {
+                return refuse(
+                    Code::ItsAaBadContentType,
+                    other.unexpected("authorizationRequest"),
+                )
+            }
         };
         let ticket_key =
             vss_its::verification_key(&inner.public_keys.verification_key).or_else(|_| {

@@ -205,14 +205,18 @@ impl Ea {
             Verdict::FalseSignature => return refuse(VCode::InvalidAaSignature, report.reason),
             _ => return refuse(VCode::InvalidAa, report.reason),
         }
-        let envelope =
-            protocol::envelope(&outer).or_else(|e| refuse(VCode::CantParse, e.to_string()))?;
-        let EtsiTs102941DataContent::AuthorizationValidationRequest(request) = envelope.content
-        else {
-            return refuse(
-                VCode::BadContentType,
-                "not an authorization validation request",
-            );
+        let envelope = protocol::envelope(&outer).or_else(|e| {
+            let code = protocol::undecoded(&e, VCode::BadContentType, VCode::CantParse);
+            refuse(code, e.to_string())
+        })?;
+        let request = match envelope.content {
+            EtsiTs102941DataContent::AuthorizationValidationRequest(request) => request,
+            other => {
+                return refuse(
+                    VCode::BadContentType,
+                    other.unexpected("authorizationValidationRequest"),
+                )
+            }
         };
         if self.store.seen(Role::Ea, request_id).unwrap_or(false) {
             return refuse(VCode::DeniedRequest, "a replay");
@@ -304,10 +308,13 @@ impl Ea {
             Ok(m) => m,
             Err(_) => return refuse(Code::BadContentType, "the decrypted data is not signed"),
         };
-        let envelope =
-            protocol::envelope(&outer).or_else(|e| refuse(Code::CantParse, e.to_string()))?;
-        let EtsiTs102941DataContent::EnrolmentRequest(pop) = envelope.content else {
-            return refuse(Code::BadContentType, "not an enrolment request");
+        let envelope = protocol::envelope(&outer).or_else(|e| {
+            let code = protocol::undecoded(&e, Code::BadContentType, Code::CantParse);
+            refuse(code, e.to_string())
+        })?;
+        let pop = match envelope.content {
+            EtsiTs102941DataContent::EnrolmentRequest(pop) => pop,
+            other => return refuse(Code::BadContentType, other.unexpected("enrolmentRequest")),
         };
         let pop = SignedMessage::from_asn(*pop)
             .or_else(|_| refuse(Code::BadContentType, "the request is not signed for PoP"))?;

@@ -1,10 +1,12 @@
-//! The messages of ETSI TS 102 941 v2.1.1 (Annex A) that the enrolment and authorization
-//! protocols and the trust lists use, as `rasn` types on top of `rasn-its`' IEEE 1609.2 types. The
+//! The messages of ETSI TS 102 941 (Annex A) that the enrolment and authorization protocols
+//! and the trust lists use, as `rasn` types on top of `rasn-its`' IEEE 1609.2 types. The
 //! `EtsiTs103097Data-*` parameterised types are `Ieee1609Dot2Data` on the wire.
 //!
-//! Field order, optionality, extension markers and enumeration values follow the ASN.1 of
-//! TS 102 941 v2.1.1 as quoted in bc-java's OER templates (MIT), with `PublicKeys.
-//! encryptionKey` a `PublicEncryptionKey` as the standard has it.
+//! These types are the same bytes from V1.3.1 to V2.2.1: `EtsiTs102941Data.version` is v1 in
+//! every version (nothing on the wire names the standard's version), and V2.x only adds
+//! alternatives after the `...` of `EtsiTs102941DataContent` (link certificates, butterfly
+//! key expansion), which [`decode_data`] names and refuses. The interop suite checks the
+//! types against the pinned V1.3.1 and V2.2.1 ASN.1 (`tests/vectors/asn1/ts102941`).
 
 mod authorization;
 mod base_types;
@@ -20,7 +22,9 @@ pub use base_types::{
     CertificateFormat, CertificateResponse, CertificateSubjectAttributes, EcSignature, PublicKeys,
     TS103097V131,
 };
-pub use data::{EtsiTs102941Data, EtsiTs102941DataContent};
+pub use data::{
+    extension_alternative, CaCertificateRequest, EtsiTs102941Data, EtsiTs102941DataContent,
+};
 pub use enrolment::{EnrolmentResponseCode, InnerEcRequest, InnerEcResponse};
 pub use trust_lists::{
     AaEntry, CtlCommand, CtlDelete, CtlEntry, CtlFormat, DcEntry, EaEntry, RootCaEntry, TlmEntry,
@@ -51,6 +55,15 @@ pub fn decode<T: rasn::Decode + rasn::Encode>(what: &'static str, bytes: &[u8]) 
         return Err(malformed("not canonical COER".into()));
     }
     Ok(value)
+}
+
+/// Decodes an `EtsiTs102941Data` as [`decode`] does; one carrying a V2.x extension alternative
+/// is [`Error::UnsupportedContent`], named.
+pub fn decode_data(bytes: &[u8]) -> Result<EtsiTs102941Data> {
+    decode("EtsiTs102941Data", bytes).map_err(|e| match extension_alternative(bytes) {
+        Some(content) => Error::UnsupportedContent { content },
+        None => e,
+    })
 }
 
 /// Encodes COER.

@@ -134,3 +134,68 @@ fn trailing_truncated_and_oversized_input_is_malformed() {
     // An alternative VSS does not implement (certificateRevocationList, [4]).
     assert!(decode::<EtsiTs102941Data>("EtsiTs102941Data", &[0x01, 0x84, 0x00]).is_err());
 }
+
+#[test]
+fn the_v2_extension_alternatives_are_named_by_their_tags_and_refused() {
+    // X.696 20: an extension addition is its tag, then its value as an open type (length,
+    // encoding). butterflyAuthorizationRequest is [13], 8D; linkCertificateTlm [10], 8A.
+    let butterfly = [0x01, 0x8D, 0x03, 0xAA, 0xBB, 0xCC];
+    assert_eq!(
+        extension_alternative(&butterfly),
+        Some("butterflyAuthorizationRequest")
+    );
+    let e = decode_data(&butterfly).expect_err("not implemented");
+    assert!(
+        matches!(
+            e,
+            Error::UnsupportedContent {
+                content: "butterflyAuthorizationRequest"
+            }
+        ),
+        "{e}"
+    );
+    assert!(
+        e.to_string().contains("not part of the EU C-ITS profile"),
+        "{e}"
+    );
+    let link = [0x01, 0x8A, 0x01, 0x00];
+    let e = decode_data(&link).expect_err("not implemented");
+    assert_eq!(
+        e.to_string(),
+        "linkCertificateTlm (TS 102 941 V2.x) is not implemented"
+    );
+    assert_eq!(
+        extension_alternative(&[0x01, 0x92, 0x00]),
+        Some("butterflyAtDownloadRequest")
+    );
+    // Past V2.2.1's last alternative, a root alternative, or no envelope at all: malformed.
+    for other in [
+        &[0x01, 0x93, 0x01, 0x00][..],
+        &[0x01, 0x81, 0x00],
+        &[0x02, 0x8D],
+        &[],
+    ] {
+        assert_eq!(extension_alternative(other), None, "{other:02x?}");
+        assert!(
+            matches!(decode_data(other), Err(Error::Malformed { .. })),
+            "{other:02x?}"
+        );
+    }
+}
+
+#[test]
+fn a_ca_certificate_request_is_the_root_alternative_9() {
+    let request = CaCertificateRequest {
+        public_keys: PublicKeys {
+            verification_key: key(0x11),
+            encryption_key: None,
+        },
+        requested_subject_attributes: attributes(),
+    };
+    let data = EtsiTs102941Data::new(EtsiTs102941DataContent::CaCertificateRequest(Box::new(
+        request,
+    )));
+    let bytes = round_trip(&data);
+    assert_eq!(&bytes[..2], [0x01, 0x89]);
+    assert_eq!(data.content.name(), "caCertificateRequest");
+}

@@ -3,6 +3,7 @@
 //! credential (detached) and encrypted to the EA, the whole signed with the ticket's key
 //! (proof of possession) and encrypted to the AA — and the reading of the answer.
 
+use vss_crypto::PublicKey;
 use vss_its::{Cert, DataEncryptionKey, ItsTime, Recipient, Signer};
 
 use crate::messages::{
@@ -19,6 +20,37 @@ pub struct AuthorizationRequest {
     /// Its `requestHash`.
     pub hash: [u8; 16],
     key: DataEncryptionKey,
+    /// The encryption key the ticket is to carry.
+    encryption_key: Option<PublicKey>,
+}
+
+/// The keys of a ticket to ask for: the verification key's signer (which also signs the
+/// request, proof of possession) and, when the ticket is to be an ECIES recipient too, its
+/// encryption key (`PublicKeys.encryptionKey`, covered by the `keyTag`).
+#[derive(Clone, Copy)]
+pub struct TicketKeys<'a> {
+    /// Signs with the ticket's verification key.
+    pub signer: &'a dyn Signer,
+    /// The ticket's encryption key (p256 or bp256).
+    pub encryption: Option<&'a PublicKey>,
+}
+
+impl<'a> TicketKeys<'a> {
+    /// A ticket with a verification key only.
+    pub fn signing(signer: &'a dyn Signer) -> Self {
+        TicketKeys {
+            signer,
+            encryption: None,
+        }
+    }
+
+    /// A ticket with a verification key and an encryption key.
+    pub fn with_encryption(signer: &'a dyn Signer, encryption: &'a PublicKey) -> Self {
+        TicketKeys {
+            signer,
+            encryption: Some(encryption),
+        }
+    }
 }
 
 /// What the AA answered.
@@ -43,10 +75,10 @@ pub fn app_permissions(psids: &[u64]) -> CertificateSubjectAttributes {
     ))
 }
 
-/// Builds a request for a ticket for the key of `ticket_signer`, with `psids`, by the
-/// holder of enrolment credential `ec` (key `ec_signer`) issued by `ea`, to the AA `aa`.
+/// Builds a request for a ticket with the keys `ticket`, with `psids`, by the holder of
+/// enrolment credential `ec` (key `ec_signer`) issued by `ea`, to the AA `aa`.
 pub fn authorization_request(
-    ticket_signer: &dyn Signer,
+    ticket: TicketKeys<'_>,
     ec: &Cert,
     ec_signer: &dyn Signer,
     ea: &Cert,
@@ -55,8 +87,11 @@ pub fn authorization_request(
     now: ItsTime,
 ) -> Result<AuthorizationRequest> {
     let public_keys = PublicKeys {
-        verification_key: vss_its::public_verification_key(&ticket_signer.public_key()?)?,
-        encryption_key: None,
+        verification_key: vss_its::public_verification_key(&ticket.signer.public_key()?)?,
+        encryption_key: ticket
+            .encryption
+            .map(vss_its::public_encryption_key)
+            .transpose()?,
     };
     let mut hmac_key = [0u8; 32];
     vss_crypto::random_bytes(&mut hmac_key)?;
@@ -84,7 +119,7 @@ pub fn authorization_request(
     let envelope = EtsiTs102941Data::new(EtsiTs102941DataContent::AuthorizationRequest(Box::new(
         inner,
     )));
-    let signed = protocol::sign_envelope(&envelope, None, ticket_signer, now)?;
+    let signed = protocol::sign_envelope(&envelope, None, ticket.signer, now)?;
     let key = DataEncryptionKey::generate()?;
     let encrypted = vss_its::encrypt_data(&signed, &[Recipient::Certificate(aa)], &key)?;
     let bytes = vss_its::encode_data(&encrypted)?;
@@ -92,6 +127,7 @@ pub fn authorization_request(
         hash: request_hash(&bytes),
         bytes,
         key,
+        encryption_key: ticket.encryption.cloned(),
     })
 }
 
@@ -114,6 +150,13 @@ impl AuthorizationRequest {
             AuthorizationResponseCode::Ok,
             "authorization response",
         )?;
+        if let Some(ticket) = &certificate {
+            if ticket.encryption_key()? != self.encryption_key {
+                return Err(bad(
+                    "the ticket does not carry the encryption key asked for",
+                ));
+            }
+        }
         Ok(AuthorizationResponse {
             code: response.response_code,
             certificate,

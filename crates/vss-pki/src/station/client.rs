@@ -4,9 +4,11 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use vss_hsm::{GenerateKeyRequest, Hsm};
-use vss_its::{Cert, HsmKey, ItsTime};
+use vss_its::{Cert, HsmKey, ItsTime, Signer};
 
-use super::{authorization_request, enrolment_request, CertKind, Entry, Outer, Repository};
+use super::{
+    authorization_request, enrolment_request, CertKind, Entry, Outer, Repository, TicketKeys,
+};
 use crate::messages::{code_name, AuthorizationResponseCode, EnrolmentResponseCode};
 use crate::{http, Error, Result};
 
@@ -161,25 +163,22 @@ fn one_ticket(
     psids: &[u64],
 ) -> Result<Entry> {
     with_new_key(hsm, "at", |label| {
-        let ticket_signer = HsmKey::new(hsm, label)?;
-        let ec_signer = HsmKey::new(hsm, &ec.meta.verification_key)?;
-        let request = authorization_request(
-            &ticket_signer,
-            &ec.cert,
-            &ec_signer,
-            ea,
-            aa,
-            psids,
-            ItsTime::now(),
-        )?;
-        let body = post(url, &request.bytes)?;
-        let response = request.read_response(&body, aa)?;
-        match response.certificate {
-            Some(cert) if response.code == AuthorizationResponseCode::Ok => {
-                Ok(repository.store(CertKind::Pseudonym, &cert, label, None)?)
+        with_new_key(hsm, "at-enc", |encryption_label| {
+            let ticket_signer = HsmKey::new(hsm, label)?;
+            let encryption_key = HsmKey::new(hsm, encryption_label)?.public_key()?;
+            let ec_signer = HsmKey::new(hsm, &ec.meta.verification_key)?;
+            let keys = TicketKeys::with_encryption(&ticket_signer, &encryption_key);
+            let request =
+                authorization_request(keys, &ec.cert, &ec_signer, ea, aa, psids, ItsTime::now())?;
+            let body = post(url, &request.bytes)?;
+            let response = request.read_response(&body, aa)?;
+            match response.certificate {
+                Some(cert) if response.code == AuthorizationResponseCode::Ok => Ok(
+                    repository.store(CertKind::Pseudonym, &cert, label, Some(encryption_label))?
+                ),
+                _ => Err(refused("AA", &response.code)),
             }
-            _ => Err(refused("AA", &response.code)),
-        }
+        })
     })
 }
 

@@ -8,7 +8,7 @@ mod repository;
 mod trust_store;
 
 pub use authorization::{
-    app_permissions, authorization_request, AuthorizationRequest, AuthorizationResponse,
+    app_permissions, authorization_request, AuthorizationRequest, AuthorizationResponse, TicketKeys,
 };
 pub use client::{
     enroll, pseudonyms, TicketBatch, DEFAULT_TICKET_CONCURRENCY, MAX_TICKETS,

@@ -15,7 +15,7 @@ use vss_crypto::{Curve, PrivateKey};
 use vss_hsm::{Hsm, SoftHsm};
 use vss_its::{Cert, ItsTime, TrustStore};
 use vss_pki::authority::{init, Aa, Answer, Ea, InitRequest, KnownEa, LocalEa, PkiDir};
-use vss_pki::station::{authorization_request, enrolment_request, Outer};
+use vss_pki::station::{authorization_request, enrolment_request, Outer, TicketKeys};
 use vss_pki::store::{open_store, PkiStore, Station, Timed};
 
 use super::finish;
@@ -177,7 +177,7 @@ impl Bench {
             .map(|_| {
                 let key = PrivateKey::generate(Curve::P256)?;
                 let request = authorization_request(
-                    &key,
+                    TicketKeys::signing(&key),
                     ec,
                     ec_key,
                     &self.ea,
