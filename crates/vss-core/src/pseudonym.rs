@@ -416,7 +416,7 @@ impl PseudonymManager {
         }
     }
 
-    /// Removes a used (or expired) ticket from the repository and its key from the HSM.
+    /// Removes a used (or expired) ticket from the repository and its keys from the HSM.
     fn retire(&self, state: &mut State, entry: &Entry) {
         let removed = self
             .inner
@@ -424,8 +424,10 @@ impl PseudonymManager {
             .remove(CertKind::Pseudonym, entry.cert.hashed_id8())
             .map_err(Error::from)
             .and_then(|_| {
-                let key = self.inner.hsm.key(&entry.meta.verification_key)?;
-                Ok(self.inner.hsm.delete_key(&key.handle)?)
+                entry.meta.key_labels().try_for_each(|label| {
+                    let key = self.inner.hsm.key(label)?;
+                    Ok(self.inner.hsm.delete_key(&key.handle)?)
+                })
             });
         match removed {
             Ok(()) => state.stats.retired += 1,

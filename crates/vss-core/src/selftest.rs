@@ -250,14 +250,13 @@ impl Suite {
                 .repository
                 .remove(CertKind::Pseudonym, entry.cert.hashed_id8())
                 .map_err(because("repository"))?;
-            let key = station
-                .hsm
-                .key(&entry.meta.verification_key)
-                .map_err(because("HSM"))?;
-            station
-                .hsm
-                .delete_key(&key.handle)
-                .map_err(because("HSM"))?;
+            for label in entry.meta.key_labels() {
+                let key = station.hsm.key(label).map_err(because("HSM"))?;
+                station
+                    .hsm
+                    .delete_key(&key.handle)
+                    .map_err(because("HSM"))?;
+            }
         }
         let a = self.pki(PKI_A);
         station
@@ -382,13 +381,18 @@ impl Suite {
             Self::rules(false),
             VerificationConfig::default(),
         )?;
-        let labels: Vec<(HashedId8, String)> = self
+        let labels: Vec<(HashedId8, Vec<String>)> = self
             .car_a
             .repository
             .list(CertKind::Pseudonym)
             .map_err(because("repository"))?
             .into_iter()
-            .map(|e| (e.cert.hashed_id8(), e.meta.verification_key))
+            .map(|e| {
+                (
+                    e.cert.hashed_id8(),
+                    e.meta.key_labels().map(String::from).collect(),
+                )
+            })
             .collect();
         let network = Arc::new(NetworkId::default());
         vss.register_network_id_listener(network.clone());
@@ -411,22 +415,24 @@ impl Suite {
             .repository
             .list(CertKind::Pseudonym)
             .map_err(because("repository"))?;
-        let used: Vec<&(HashedId8, String)> = labels
+        let used: Vec<&(HashedId8, Vec<String>)> = labels
             .iter()
             .filter(|(id, _)| body.signers.contains(id) && Some(*id) != current)
             .collect();
-        for (id, label) in &used {
+        for (id, keys) in &used {
             check(
                 !remaining.iter().any(|e| e.cert.hashed_id8() == *id),
                 || format!("used pseudonym {id} is still in the repository"),
             )?;
-            check(self.car_a.hsm.key(label).is_err(), || {
-                format!(
-                    "the key {label} of used pseudonym {id} is still in the HSM ({} retired, \
-                     {} failed: {:?})",
-                    s.retired, s.retire_failures, s.last_error
-                )
-            })?;
+            for label in keys {
+                check(self.car_a.hsm.key(label).is_err(), || {
+                    format!(
+                        "the key {label} of used pseudonym {id} is still in the HSM ({} \
+                         retired, {} failed: {:?})",
+                        s.retired, s.retire_failures, s.last_error
+                    )
+                })?;
+            }
         }
         check(s.refills == 0, || "new pseudonyms were asked for".into())?;
         Ok(format!(

@@ -8,7 +8,7 @@ use rasn::types::{Integer, OctetString};
 use vss_crypto::PublicKey;
 
 use crate::asn::{
-    CertificateBase, CertificateId, CertificateType, CrlSeries, Duration, EndEntityType,
+    BitmapSsp, CertificateBase, CertificateId, CertificateType, CrlSeries, Duration, EndEntityType,
     GeographicRegion, HashedId3 as AsnHashedId3, Hostname, IssuerIdentifier, Psid,
     PsidGroupPermissions, PsidSsp, PsidSspRange, SequenceOfPsidGroupPermissions, SequenceOfPsidSsp,
     SequenceOfPsidSspRange, ServiceSpecificPermissions, SubjectAssurance, SubjectPermissions,
@@ -93,31 +93,77 @@ impl FromStr for Profile {
     }
 }
 
-/// An application permission: a PSID with an optional opaque SSP.
+/// An application permission: a PSID with an optional SSP.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Permission {
     /// The PSID (ITS-AID).
     pub psid: u64,
-    /// Service-specific permissions, opaque bytes.
+    /// Service-specific permissions.
     pub ssp: Option<Vec<u8>>,
+    /// How the SSP is carried: `opaque` or `bitmapSsp`.
+    pub ssp_form: SspForm,
+}
+
+/// The `ServiceSpecificPermissions` alternative an SSP is carried in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SspForm {
+    /// `opaque`: bytes the application interprets.
+    #[default]
+    Opaque,
+    /// `bitmapSsp`: bits that certificate chains constrain with `bitmapSspRange`, as the
+    /// EU profile's CTL and CRL permissions are.
+    Bitmap,
 }
 
 impl Permission {
     /// A PSID without SSP.
     pub fn psid(psid: u64) -> Self {
-        Permission { psid, ssp: None }
+        Permission {
+            psid,
+            ssp: None,
+            ssp_form: SspForm::Opaque,
+        }
+    }
+
+    /// A PSID with an opaque SSP (none when `ssp` is `None`).
+    pub fn opaque(psid: u64, ssp: Option<Vec<u8>>) -> Self {
+        Permission {
+            psid,
+            ssp,
+            ssp_form: SspForm::Opaque,
+        }
+    }
+
+    /// A PSID with a bitmap SSP.
+    pub fn bitmap(psid: u64, ssp: &[u8]) -> Self {
+        Permission {
+            psid,
+            ssp: Some(ssp.to_vec()),
+            ssp_form: SspForm::Bitmap,
+        }
     }
 
     fn to_asn(&self) -> PsidSsp {
         PsidSsp {
             psid: Psid(Integer::from(self.psid)),
-            ssp: self
-                .ssp
-                .as_ref()
-                .map(|s| ServiceSpecificPermissions::Opaque(OctetString::from_slice(s))),
+            ssp: self.ssp.as_ref().map(|s| {
+                let bytes = OctetString::from_slice(s);
+                match self.ssp_form {
+                    SspForm::Opaque => ServiceSpecificPermissions::Opaque(bytes),
+                    SspForm::Bitmap => ServiceSpecificPermissions::BitmapSsp(BitmapSsp(bytes)),
+                }
+            }),
         }
     }
 }
+
+/// The EU profile's SSP of a root CA for CRLs (PSID 622): version 1.
+pub const SSP_ROOT_CRL: [u8; 1] = [0x01];
+/// The EU profile's SSP of a root CA for CTLs (PSID 624): version 1; EA, AA and DC entries.
+pub const SSP_ROOT_CTL: [u8; 2] = [0x01, 0x38];
+/// The EU profile's SSP of the TLM for the ECTL (PSID 624): version 1; TLM, root CA and DC
+/// entries.
+pub const SSP_TLM_CTL: [u8; 2] = [0x01, 0xC8];
 
 /// What a new certificate says.
 #[derive(Debug, Clone)]
@@ -195,7 +241,10 @@ fn profile_permissions(
         // Two groups: EA and AA certificates (chains of two below the root), and the
         // authorities' own permission to sign certificate requests (one below).
         Profile::Root => (
-            vec![Permission::psid(PSID_CRL), Permission::psid(PSID_CTL)],
+            vec![
+                Permission::bitmap(PSID_CRL, &SSP_ROOT_CRL),
+                Permission::bitmap(PSID_CTL, &SSP_ROOT_CTL),
+            ],
             vec![
                 group(SubjectPermissions::All(()), 2, both),
                 group(explicit_psids(&[PSID_CERT_REQUEST]), 1, both),
@@ -219,7 +268,7 @@ fn profile_permissions(
         Profile::Ec => (vec![Permission::psid(PSID_CERT_REQUEST)], Vec::new()),
         Profile::At => (Vec::new(), Vec::new()),
         // The ECTL only; it issues no certificates.
-        Profile::Tlm => (vec![Permission::psid(PSID_CTL)], Vec::new()),
+        Profile::Tlm => (vec![Permission::bitmap(PSID_CTL, &SSP_TLM_CTL)], Vec::new()),
     };
     // Each PSID once (1609.2): a requested permission replaces the profile's for that PSID.
     let mut app: Vec<Permission> = own

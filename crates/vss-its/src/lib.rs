@@ -69,8 +69,8 @@ pub mod asn {
 }
 
 pub use builder::{
-    issue_certificate, CertificateRequest, Permission, Profile, PSID_CERT_REQUEST, PSID_CRL,
-    PSID_CTL,
+    issue_certificate, CertificateRequest, Permission, Profile, SspForm, PSID_CERT_REQUEST,
+    PSID_CRL, PSID_CTL, SSP_ROOT_CRL, SSP_ROOT_CTL, SSP_TLM_CTL,
 };
 pub use cache::{CacheStats, CertCache, ValidatedCert, DEFAULT_CAPACITY};
 pub use cert::{Cert, Issuer};

@@ -256,6 +256,18 @@ fn a_tlm_signs_an_ectl_of_two_roots_that_verifies_under_its_certificate() {
     let tlm = init_tlm(&tlm_dir, &hsm, &InitRequest::new("test-tlm")).expect("TLM");
     assert_eq!(tlm.name(), Some("test-tlm"));
     assert!(init_tlm(&tlm_dir, &hsm, &InitRequest::new("again")).is_err());
+    // The EU profile's permissions, as the real TLM and root CA certificates carry them: the
+    // TLM 624 with bitmap SSP 01C8, a root 622 with 01 and 624 with 0138.
+    let eu_tlm = Cert::from_bytes(&vector("eu_tlm_L2_cert_E7A4B2B045E7ACF9.oer")).expect("cert");
+    let eu_root = Cert::from_bytes(&vector(
+        "extracted/eu_rca_L2_1_EU-ROOT-CA_L2_624E2E81B7945C4F.oer",
+    ))
+    .expect("cert");
+    assert_eq!(tlm.tbs().app_permissions, eu_tlm.tbs().app_permissions);
+    assert_eq!(
+        alpha.certs.root.tbs().app_permissions,
+        eu_root.tbs().app_permissions
+    );
 
     let roots = [alpha.certs.root.clone(), beta.certs.root.clone()];
     let now = ItsTime::now();

@@ -190,23 +190,18 @@ impl SoftHsm {
 
     fn stored_key(&self, handle: &KeyHandle) -> Result<Arc<StoredKey>> {
         let label = handle.id();
-        if let Some(key) = self.loaded_key(label)? {
-            return Ok(key);
+        if let Some(key) = self
+            .loaded
+            .read()
+            .map_err(|_| Error::Unsupported("key cache poisoned".into()))?
+            .get(label)
+        {
+            return Ok(Arc::clone(key));
         }
         check_label(label)?;
         let key = Arc::new(key_file::open(&self.master, &self.key_path(label), label)?);
         self.cache()?.insert(label.to_owned(), Arc::clone(&key));
         Ok(key)
-    }
-
-    /// The key of `label` if it has been read already.
-    fn loaded_key(&self, label: &str) -> Result<Option<Arc<StoredKey>>> {
-        Ok(self
-            .loaded
-            .read()
-            .map_err(|_| Error::Unsupported("key cache poisoned".into()))?
-            .get(label)
-            .cloned())
     }
 
     fn cache(&self) -> Result<std::sync::RwLockWriteGuard<'_, HashMap<String, Arc<StoredKey>>>> {
@@ -267,10 +262,9 @@ impl Hsm for SoftHsm {
 
     fn key(&self, label: &str) -> Result<KeyInfo> {
         check_label(label)?;
-        let algorithm = match self.loaded_key(label)? {
-            Some(key) => key.algorithm(),
-            None => key_file::algorithm(&self.key_path(label), label)?,
-        };
+        // Read from the file, not the cache of loaded keys: another handle on the store (or
+        // another process) may have deleted the key since.
+        let algorithm = key_file::algorithm(&self.key_path(label), label)?;
         Ok(info(label, algorithm))
     }
 

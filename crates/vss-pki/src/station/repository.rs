@@ -49,6 +49,14 @@ pub struct Meta {
     pub issuer: String,
 }
 
+impl Meta {
+    /// The labels of the certificate's keys in the station's HSM: the signing key, then the
+    /// decryption key if there is one.
+    pub fn key_labels(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.verification_key.as_str()).chain(self.encryption_key.as_deref())
+    }
+}
+
 /// A certificate with its `.meta`.
 #[derive(Debug, Clone)]
 pub struct Entry {

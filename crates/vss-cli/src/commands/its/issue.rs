@@ -285,7 +285,7 @@ fn parse_permission(s: &str) -> Result<Permission, String> {
     let psid = psid
         .parse()
         .map_err(|_| format!("'{psid}' is not a PSID number"))?;
-    Ok(Permission { psid, ssp })
+    Ok(Permission::opaque(psid, ssp))
 }
 
 /// `5y`, `7d`, `168h`, `30m`, `90s`: a length that one of 1609.2's `Duration` choices holds
