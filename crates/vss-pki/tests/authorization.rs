@@ -111,26 +111,14 @@ fn fixture_with_ec_lifetime(ec_lifetime: vss_its::asn::Duration) -> Fixture {
 }
 
 fn ask(f: &Fixture, ticket_key: &PrivateKey, psids: &[u64]) -> (Code, Option<Cert>) {
-    ask_at(f, ticket_key, psids, now())
+    ask_at(f, TicketKeys::signing(ticket_key), psids, now())
 }
 
-/// Asks for a ticket with a request made and answered at `at`.
-fn ask_at(
-    f: &Fixture,
-    ticket_key: &PrivateKey,
-    psids: &[u64],
-    at: ItsTime,
-) -> (Code, Option<Cert>) {
-    let request = authorization_request(
-        TicketKeys::signing(ticket_key),
-        &f.ec,
-        &f.ec_key,
-        f.ea.cert(),
-        f.aa.cert(),
-        psids,
-        at,
-    )
-    .expect("request");
+/// Asks for a ticket with `keys`, with a request made and answered at `at`.
+fn ask_at(f: &Fixture, keys: TicketKeys<'_>, psids: &[u64], at: ItsTime) -> (Code, Option<Cert>) {
+    let request =
+        authorization_request(keys, &f.ec, &f.ec_key, f.ea.cert(), f.aa.cert(), psids, at)
+            .expect("request");
     match f.aa.authorize(&request.bytes, at).expect("authorize") {
         Answer::Response { code, body } => {
             let response = request.read_response(&body, f.aa.cert()).expect("response");
@@ -174,26 +162,9 @@ fn a_ticket_asked_with_an_encryption_key_carries_it_and_can_be_encrypted_to() {
     let key = PrivateKey::generate(Curve::P256).expect("key");
     let encryption = PrivateKey::generate(Curve::P256).expect("key");
     let keys = TicketKeys::with_encryption(&key, encryption.public_key());
-    let request = authorization_request(
-        keys,
-        &f.ec,
-        &f.ec_key,
-        f.ea.cert(),
-        f.aa.cert(),
-        &[36],
-        now(),
-    )
-    .expect("request");
-    let Answer::Response { code, body } = f.aa.authorize(&request.bytes, now()).expect("authorize")
-    else {
-        panic!("the AA did not answer");
-    };
+    let (code, ticket) = ask_at(&f, keys, &[36], now());
     assert_eq!(code, Code::Ok);
-    let ticket = request
-        .read_response(&body, f.aa.cert())
-        .expect("response")
-        .certificate
-        .expect("ticket");
+    let ticket = ticket.expect("ticket");
     assert_eq!(
         ticket.encryption_key().expect("key").as_ref(),
         Some(encryption.public_key())
@@ -213,25 +184,9 @@ fn a_ticket_asked_with_an_encryption_key_carries_it_and_can_be_encrypted_to() {
     .expect("decrypt");
     assert_eq!(opened.data, secret);
 
-    let plain = authorization_request(
-        TicketKeys::signing(&key),
-        &f.ec,
-        &f.ec_key,
-        f.ea.cert(),
-        f.aa.cert(),
-        &[36],
-        now(),
-    )
-    .expect("request");
-    let Answer::Response { body, .. } = f.aa.authorize(&plain.bytes, now()).expect("authorize")
-    else {
-        panic!("the AA did not answer");
-    };
-    let ticket = plain
-        .read_response(&body, f.aa.cert())
-        .expect("response")
-        .certificate;
-    assert_eq!(ticket.expect("ticket").encryption_key().expect("key"), None);
+    let (code, plain) = ask(&f, &key, &[36]);
+    assert_eq!(code, Code::Ok);
+    assert_eq!(plain.expect("ticket").encryption_key().expect("key"), None);
 }
 
 /// A request for a ticket for `ticket_key` with credential `ec` (signed by `ec_key`),
@@ -354,13 +309,24 @@ fn an_expired_enrolment_credential_gets_no_ticket() {
     f.skew.store(half_hour, Ordering::SeqCst);
     let key = PrivateKey::generate(Curve::P256).expect("key");
     assert_eq!(
-        ask_at(&f, &key, &[36], now().plus_micros(half_hour)).0,
+        ask_at(
+            &f,
+            TicketKeys::signing(&key),
+            &[36],
+            now().plus_micros(half_hour)
+        )
+        .0,
         Code::Ok
     );
     let two_hours = 2 * 3_600_000_000;
     f.skew.store(two_hours, Ordering::SeqCst);
     let key = PrivateKey::generate(Curve::P256).expect("key");
-    let (code, ticket) = ask_at(&f, &key, &[36], now().plus_micros(two_hours));
+    let (code, ticket) = ask_at(
+        &f,
+        TicketKeys::signing(&key),
+        &[36],
+        now().plus_micros(two_hours),
+    );
     assert_eq!(code, Code::InvalidSignature);
     assert!(ticket.is_none());
     assert_eq!(f.store.issued_by(Role::Aa).expect("records").len(), 2);
