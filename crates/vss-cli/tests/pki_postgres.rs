@@ -28,6 +28,7 @@ use vss_crypto::Curve;
 use vss_hsm::{GenerateKeyRequest, Hsm, SoftHsm};
 use vss_its::{Cert, ItsTime, TrustStore, Validator, Verdict};
 use vss_pki::http::HttpError;
+use vss_pki::lists::ListKind;
 use vss_pki::station::{enroll, pseudonyms, CertKind, Repository, TicketBatch};
 use vss_pki::store::Role;
 use vss_pki::Error;
@@ -433,4 +434,43 @@ fn lists_issued_from_two_hosts_on_one_database_form_one_sequence() {
     assert_eq!(sequences, (1..=2 * EACH as u64).collect::<HashSet<_>>());
     let revoked = db.open().revoked().expect("revoked");
     assert_eq!(revoked.len(), 1);
+
+    // A distribution centre on either host serves the last CRL and CTL issued on any host:
+    // it reads them from the database, not from its own `lists/`. The last CRL and CTL are
+    // issued on host A, so host B's files are older.
+    run(&mut at(&a, &["pki", "crl", "issue"])).success();
+    run(&mut at(&a, &ctl)).success();
+    for name in ["crl.oer", "ctl.oer"] {
+        let (on_a, on_b) = (a.join("lists").join(name), b.join("lists").join(name));
+        assert_ne!(
+            std::fs::read(on_a).expect("A"),
+            std::fs::read(on_b).expect("B")
+        );
+    }
+    let latest = |kind| {
+        db.open()
+            .last_list(kind)
+            .expect("store")
+            .expect("issued")
+            .bytes
+    };
+    let root = read_cert(&a.join("root.cert")).hashed_id8().to_string();
+    for host in [&a, &b] {
+        let served = common::served::listening(&[
+            "pki".into(),
+            "dc".into(),
+            "serve".into(),
+            "--dir".into(),
+            host.clone().into(),
+            "--database".into(),
+            db.url.clone().into(),
+        ]);
+        for (path, kind) in [("getcrl", ListKind::Crl), ("getctl", ListKind::Ctl)] {
+            let mut response = ureq::get(&format!("{}/{path}/{root}", served.url))
+                .call()
+                .expect("served");
+            let body = response.body_mut().read_to_vec().expect("body");
+            assert_eq!(body, latest(kind), "{path} on {}", host.display());
+        }
+    }
 }

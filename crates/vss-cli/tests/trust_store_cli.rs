@@ -216,12 +216,19 @@ fn a_revoked_aa_s_tickets_are_refused_after_a_trust_update_and_the_other_root_s_
         "{refused}"
     );
 
-    // A forged CTL: the update fails in one line, and the store stays as it was.
-    let ctl = alpha.dir.join("lists/ctl.oer");
-    let mut forged = std::fs::read(&ctl).expect("CTL");
+    // A forged CTL where the distribution centre reads it (the PKI's store): the update
+    // fails in one line, and the store stays as it was.
+    let mut forged = std::fs::read(alpha.dir.join("lists/ctl.oer")).expect("CTL");
     let last = forged.len() - 1;
     forged[last] ^= 1;
-    std::fs::write(&ctl, forged).expect("forge");
+    let db = rusqlite::Connection::open(alpha.dir.join("pki.sqlite")).expect("store");
+    let changed = db
+        .execute(
+            "UPDATE lists SET list = ?1 WHERE name = 'ctl'",
+            rusqlite::params![forged],
+        )
+        .expect("forge");
+    assert_eq!(changed, 1);
     let err = update().failure().one_line_stderr().stderr;
     assert!(err.contains("trust store is unchanged"), "{err}");
     assert!(err.contains("FalseSignature"), "{err}");

@@ -177,6 +177,19 @@ fn an_update_verifies_every_list_and_a_revoked_aa_is_refused_after_the_next_one(
     assert_eq!(generations, ["gen-2"], "the older generation is removed");
 }
 
+/// Replaces the last list of `kind` in the store of `pki` (its SQLite file), which its
+/// distribution centre serves: a forger at the centre.
+fn replace_served_list(pki: &PkiDir, kind: ListKind, bytes: &[u8]) {
+    let db = rusqlite::Connection::open(pki.database()).expect("store");
+    let changed = db
+        .execute(
+            "UPDATE lists SET list = ?1 WHERE name = ?2",
+            rusqlite::params![bytes, kind.name()],
+        )
+        .expect("update");
+    assert_eq!(changed, 1, "no {} in the store", kind.name());
+}
+
 #[test]
 fn a_forged_stale_or_wrongly_signed_list_fails_the_update_and_the_last_good_store_stays() {
     let lists = Lists::new();
@@ -190,13 +203,13 @@ fn a_forged_stale_or_wrongly_signed_list_fails_the_update_and_the_last_good_stor
             .bytes
     };
 
-    // A CTL whose signature no longer verifies.
-    let ctl_path = lists.alpha.pki().ctl_path();
-    let ctl = std::fs::read(&ctl_path).expect("CTL");
+    // A CTL whose signature no longer verifies, as the distribution centre serves it.
+    let alpha_pki = lists.alpha.pki();
+    let ctl = std::fs::read(alpha_pki.ctl_path()).expect("CTL");
     let mut forged = ctl.clone();
     let last = forged.len() - 1;
     forged[last] ^= 1;
-    std::fs::write(&ctl_path, &forged).expect("forge");
+    replace_served_list(&alpha_pki, ListKind::Ctl, &forged);
     match lists.update(&store, later(1)) {
         Err(Error::UntrustedList { list, verdict, .. }) => {
             assert!(list.starts_with("CTL of root CA"), "{list}");
@@ -205,7 +218,7 @@ fn a_forged_stale_or_wrongly_signed_list_fails_the_update_and_the_last_good_stor
         other => panic!("a forged CTL: {other:?}"),
     }
     assert_eq!(kept(), good.ectl.bytes);
-    std::fs::write(&ctl_path, &ctl).expect("restore");
+    replace_served_list(&alpha_pki, ListKind::Ctl, &ctl);
 
     // A CRL past its next update.
     match lists.update(&store, later(2 * 86_400)) {

@@ -379,4 +379,24 @@ fn a_station_gets_a_roots_lists_from_a_distribution_centre_on_loopback() {
         get_list(&list_url(closed, ListKind::Ctl, &root)),
         Err(HttpError::Unreachable { .. })
     ));
+    // A store that cannot be read: 503, and the centre goes on.
+    let db = rusqlite::Connection::open(pki.database()).expect("store");
+    db.execute_batch("ALTER TABLE lists RENAME TO lists_elsewhere")
+        .expect("hide");
+    match get_list(&list_url(&dc, ListKind::Ctl, &root)) {
+        Err(HttpError::Status { status: 503, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+    db.execute_batch("ALTER TABLE lists_elsewhere RENAME TO lists")
+        .expect("restore");
+    assert_eq!(
+        get_list(&list_url(&dc, ListKind::Ctl, &root)).expect("CTL"),
+        ctl
+    );
+    // One database is one PKI's store.
+    let two = [pki.path().to_path_buf(), pki.path().to_path_buf()];
+    assert!(matches!(
+        DistributionCentre::open(&two, Some("postgres://127.0.0.1:9/x")),
+        Err(vss_pki::Error::InvalidRequest(_))
+    ));
 }

@@ -262,6 +262,11 @@ pub struct DatabaseArgs {
 }
 
 impl DatabaseArgs {
+    /// --database as given.
+    pub(super) fn given(&self) -> Option<&str> {
+        self.database.as_deref()
+    }
+
     /// The store of the PKI (or TLM) in `dir`: --database, or its SQLite file.
     pub(super) fn open(&self, dir: &PkiDir) -> Result<Box<dyn vss_pki::store::PkiStore>> {
         Ok(open_store(

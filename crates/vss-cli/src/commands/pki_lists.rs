@@ -121,11 +121,15 @@ pub enum CrlCommand {
 pub enum DcCommand {
     /// Serve the lists of each --dir over HTTP until stopped: a PKI's root CTL and CRL at
     /// /getctl/<root HashedId8> and /getcrl/<root HashedId8>, a TLM's ECTL at
-    /// /getectl/<TLM HashedId8>. Each request reads the current file.
+    /// /getectl/<TLM HashedId8>. Each request reads the last list issued from the
+    /// directory's store, so lists issued on any host sharing it are served at once.
     Serve {
         /// A PKI or TLM directory. Repeatable; at least one.
         #[arg(long = "dir", value_name = "DIR", required = true)]
         dirs: Vec<PathBuf>,
+        /// The store of the one --dir, when not DIR/pki.sqlite.
+        #[command(flatten)]
+        database: DatabaseArgs,
         /// Address to listen on.
         #[arg(long)]
         listen: SocketAddr,
@@ -139,12 +143,13 @@ impl DcCommand {
     pub fn run(self) -> Result<ExitCode> {
         let DcCommand::Serve {
             dirs,
+            database,
             listen,
             limits,
         } = self;
         let open_files = raise_open_file_limit().context("cannot raise the open-file limit")?;
         let config = limits.config().fitted(open_files);
-        let dc = DistributionCentre::new(&dirs)?;
+        let dc = DistributionCentre::open(&dirs, database.given())?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()
@@ -154,8 +159,8 @@ impl DcCommand {
                 .await
                 .with_context(|| format!("cannot listen on {listen}"))?;
             let address = listener.local_addr()?;
-            for (kind, id, file) in dc.served() {
-                tracing::info!(list = ?kind, cert = %id, file = %file.display(), "serving");
+            for (kind, id) in dc.served() {
+                tracing::info!(list = ?kind, cert = %id, "serving");
             }
             tracing::info!(url = %format!("http://{address}"), "serving the distribution centre");
             let services = Services {

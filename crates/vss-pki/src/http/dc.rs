@@ -1,18 +1,20 @@
 //! A distribution centre (TS 102 941 v2.1.1, §6.3): the lists of root CAs and of a TLM over
 //! HTTP GET at the standard's paths, `/getctl/<HashedId8>` and `/getcrl/<HashedId8>` for a
 //! root (its CTL and CRL) and `/getectl/<HashedId8>` for a TLM (its ECTL). Each request reads
-//! the list's current file, so a list issued again is served at once.
+//! the last list of its kind from the store of the PKI or TLM ([`PkiStore::last_list`]), so a
+//! list issued again, from any host on that store, is served at once.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use vss_its::HashedId8;
 
 use crate::authority::PkiDir;
 use crate::lists::ListKind;
 use crate::messages::MAX_MESSAGE_LEN;
-use crate::store::Role;
-use crate::Result;
+use crate::store::{open_store, PkiStore, Role};
+use crate::{Error, Result};
 
 /// The paths a distribution centre serves, each followed by `/<HashedId8>` in hex.
 pub const GET_CTL: &str = "/getctl";
@@ -42,10 +44,11 @@ pub fn list_url(dc: &str, kind: ListKind, id: &HashedId8) -> String {
     format!("{}{}/{id}", dc.trim_end_matches('/'), kind.path())
 }
 
-/// The lists of the PKI and TLM directories it was given, by certificate.
-#[derive(Debug, Clone, Default)]
+/// The lists of the PKI and TLM directories it was given, by certificate, each read from
+/// the store it is issued into.
+#[derive(Clone, Default)]
 pub struct DistributionCentre {
-    files: HashMap<(ListKind, HashedId8), PathBuf>,
+    stores: HashMap<(ListKind, HashedId8), Arc<dyn PkiStore>>,
 }
 
 /// Why a list is not served.
@@ -55,42 +58,60 @@ pub enum NotServed {
     Unknown,
     /// It serves it, but none has been issued yet (404).
     NotIssued,
+    /// Its store could not be read (503).
+    Unavailable,
 }
 
 impl DistributionCentre {
-    /// Serves the lists of each directory: a PKI's root CTL and CRL, a TLM's ECTL.
+    /// Serves the lists of each directory, a PKI's root CTL and CRL or a TLM's ECTL, from
+    /// the directory's own store (`DIR/pki.sqlite`).
     pub fn new(dirs: &[PathBuf]) -> Result<DistributionCentre> {
-        let mut files = HashMap::new();
+        DistributionCentre::open(dirs, None)
+    }
+
+    /// As [`DistributionCentre::new`], with `database` (a `postgres://…` URL or an SQLite
+    /// path) the store of the one directory given, as its authorities and list issuers use.
+    pub fn open(dirs: &[PathBuf], database: Option<&str>) -> Result<DistributionCentre> {
+        if database.is_some() && dirs.len() != 1 {
+            return Err(Error::InvalidRequest(
+                "a database is the store of one PKI or TLM: give one directory with it".into(),
+            ));
+        }
+        let mut stores = HashMap::new();
         for path in dirs {
             let dir = PkiDir::new(path);
-            if dir.holds_tlm() {
-                let tlm = dir.tlm_cert()?.hashed_id8();
-                files.insert((ListKind::Ectl, tlm), dir.ectl_path());
+            let kinds: Vec<(ListKind, HashedId8)> = if dir.holds_tlm() {
+                vec![(ListKind::Ectl, dir.tlm_cert()?.hashed_id8())]
             } else {
                 dir.check()?;
                 let root = dir.cert(Role::Root)?.hashed_id8();
-                files.insert((ListKind::Ctl, root), dir.ctl_path());
-                files.insert((ListKind::Crl, root), dir.crl_path());
+                vec![(ListKind::Ctl, root), (ListKind::Crl, root)]
+            };
+            let store: Arc<dyn PkiStore> =
+                Arc::from(open_store(database.unwrap_or(""), &dir.database())?);
+            for key in kinds {
+                stores.insert(key, store.clone());
             }
         }
-        Ok(DistributionCentre { files })
+        Ok(DistributionCentre { stores })
     }
 
     /// The current list of `kind` for the certificate named `id` (16 hex digits).
     pub fn list(&self, kind: ListKind, id: &str) -> std::result::Result<Vec<u8>, NotServed> {
         let id: HashedId8 = id.parse().map_err(|_| NotServed::Unknown)?;
-        let path = self.files.get(&(kind, id)).ok_or(NotServed::Unknown)?;
-        read(path).ok_or(NotServed::NotIssued)
+        let store = self.stores.get(&(kind, id)).ok_or(NotServed::Unknown)?;
+        match store.last_list(kind) {
+            Ok(Some(list)) => Ok(list.bytes),
+            Ok(None) => Err(NotServed::NotIssued),
+            Err(e) => {
+                tracing::warn!(list = ?kind, cert = %id, error = %e, "a list's store failed");
+                Err(NotServed::Unavailable)
+            }
+        }
     }
 
-    /// What it serves: kind, certificate and file.
-    pub fn served(&self) -> impl Iterator<Item = (ListKind, HashedId8, &Path)> {
-        self.files
-            .iter()
-            .map(|((kind, id), path)| (*kind, *id, path.as_path()))
+    /// What it serves: kind and certificate.
+    pub fn served(&self) -> impl Iterator<Item = (ListKind, HashedId8)> + '_ {
+        self.stores.keys().copied()
     }
-}
-
-fn read(path: &Path) -> Option<Vec<u8>> {
-    vss_hsm::read_bounded(path, MAX_LIST_FILE).ok()
 }

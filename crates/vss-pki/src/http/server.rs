@@ -83,18 +83,27 @@ async fn health(State(Routes { services, .. }): State<Routes>) -> Json<serde_jso
 pub const LIST_TYPE: &str = "application/octet-stream";
 
 async fn ctl(State(r): State<Routes>, Path(id): Path<String>) -> Response {
-    list(r, crate::lists::ListKind::Ctl, &id)
+    list(r, crate::lists::ListKind::Ctl, id).await
 }
 
 async fn crl(State(r): State<Routes>, Path(id): Path<String>) -> Response {
-    list(r, crate::lists::ListKind::Crl, &id)
+    list(r, crate::lists::ListKind::Crl, id).await
 }
 
 async fn ectl(State(r): State<Routes>, Path(id): Path<String>) -> Response {
-    list(r, crate::lists::ListKind::Ectl, &id)
+    list(r, crate::lists::ListKind::Ectl, id).await
 }
 
-fn list(r: Routes, kind: crate::lists::ListKind, id: &str) -> Response {
+/// The list of `kind` for `id`, read from its store off the async threads.
+async fn list(r: Routes, kind: crate::lists::ListKind, id: String) -> Response {
+    off_the_async_threads(move || list_now(r, kind, &id))
+        .await
+        .unwrap_or_else(|_| {
+            (StatusCode::INTERNAL_SERVER_ERROR, "the handler failed\n").into_response()
+        })
+}
+
+fn list_now(r: Routes, kind: crate::lists::ListKind, id: &str) -> Response {
     use super::dc::NotServed;
     let Some(dc) = r.services.dc else {
         return (
@@ -109,6 +118,11 @@ fn list(r: Routes, kind: crate::lists::ListKind, id: &str) -> Response {
         Err(NotServed::NotIssued) => {
             (StatusCode::NOT_FOUND, "that list has not been issued yet\n").into_response()
         }
+        Err(NotServed::Unavailable) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the list's store cannot be read now\n",
+        )
+            .into_response(),
     }
 }
 
