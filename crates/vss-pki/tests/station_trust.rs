@@ -190,6 +190,32 @@ fn replace_served_list(pki: &PkiDir, kind: ListKind, bytes: &[u8]) {
     assert_eq!(changed, 1, "no {} in the store", kind.name());
 }
 
+/// Each root's distribution centre is kept with its lists: a load names the one they came
+/// from, refuses a store that names one the ECTL does not list, and takes the first for a
+/// store saved without it.
+#[test]
+fn a_loaded_store_names_the_distribution_centre_its_lists_came_from() {
+    let lists = Lists::new();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = dir.path().join("trust");
+    lists.update(&store, later(1)).expect("update");
+    let loaded = StationTrust::load(&store, later(1)).expect("load");
+    assert!(loaded.roots.iter().all(|r| r.dc_url == lists.dc));
+    let alpha = lists.alpha.certs.root.hashed_id8();
+    let named = store.join("current").join(format!("{alpha}.dc"));
+    assert_eq!(std::fs::read_to_string(&named).expect("kept"), lists.dc);
+    std::fs::write(&named, "http://elsewhere.example").expect("tamper");
+    match StationTrust::load(&store, later(1)) {
+        Err(Error::Malformed { detail, .. }) => {
+            assert!(detail.contains("the ECTL does not list"), "{detail}")
+        }
+        other => panic!("{other:?}"),
+    }
+    std::fs::remove_file(&named).expect("remove");
+    let loaded = StationTrust::load(&store, later(1)).expect("load");
+    assert!(loaded.roots.iter().all(|r| r.dc_url == lists.dc));
+}
+
 #[test]
 fn a_forged_stale_or_wrongly_signed_list_fails_the_update_and_the_last_good_store_stays() {
     let lists = Lists::new();

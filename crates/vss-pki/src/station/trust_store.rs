@@ -142,6 +142,7 @@ impl StationTrust {
                 &generation.join(list_file(&id, ListKind::Crl)),
                 &root.crl.bytes,
             )?;
+            write(&generation.join(dc_file(&id)), root.dc_url.as_bytes())?;
         }
         vss_hsm::sync_dir(&generation)?;
         vss_hsm::replace_link(&dir.join(CURRENT), Path::new(&name))?;
@@ -171,7 +172,7 @@ impl StationTrust {
             .map(|root| {
                 let id = root.hashed_id8();
                 let lists = |kind| read(&current.join(list_file(&id, kind)));
-                let dc_url = ectl.list.dc_urls(&id).first().copied().unwrap_or_default();
+                let dc_url = used_dc(&current, &id, &ectl.list.dc_urls(&id))?;
                 verify_root(
                     root,
                     dc_url,
@@ -354,6 +355,33 @@ fn check_current(
 /// The file of a root's list in a generation.
 fn list_file(id: &HashedId8, kind: ListKind) -> String {
     format!("{id}.{}.oer", kind.name())
+}
+
+/// The file naming the distribution centre a root's lists came from, in a generation.
+fn dc_file(id: &HashedId8) -> String {
+    format!("{id}.dc")
+}
+
+/// The distribution centre root `id`'s lists came from, as the generation `current` names
+/// it; it must be one the ECTL lists for the root. A store saved before the file existed
+/// names the first.
+fn used_dc<'a>(current: &Path, id: &HashedId8, listed: &[&'a str]) -> Result<&'a str> {
+    let path = current.join(dc_file(id));
+    if std::fs::symlink_metadata(&path).is_err() {
+        return Ok(listed.first().copied().unwrap_or_default());
+    }
+    let named = vss_hsm::read_bounded(&path, crate::http::MAX_URL_LEN as u64).map_err(io(&path))?;
+    listed
+        .iter()
+        .copied()
+        .find(|url| url.as_bytes() == named.as_slice())
+        .ok_or_else(|| Error::Malformed {
+            what: "trust store",
+            detail: format!(
+                "{} names a distribution centre the ECTL does not list for root {id}",
+                path.display()
+            ),
+        })
 }
 
 /// The number of the generation `DIR/current` points at, if any.
