@@ -224,12 +224,18 @@ fn bench_pki_reports_rates_against_the_raw_sign_rate() {
             "{path}: {out}"
         );
     }
+    // Each part of a ticket's time is measured on its own (crypto and codec is the rest).
     let shares = &out["ticket_time_share"];
-    let sum: f64 = ["store", "crypto_and_codec", "http"]
-        .iter()
-        .map(|k| shares[k].as_f64().expect("share"))
-        .sum();
-    assert!((sum - 1.0).abs() < 0.05, "{shares}");
+    for part in ["store", "crypto_and_codec", "http"] {
+        let share = shares[part].as_f64().expect("share");
+        assert!(share > 0.0 && share < 1.0, "{part}: {shares}");
+    }
+    assert!(
+        out["http_round_trip_us"]
+            .as_f64()
+            .is_some_and(|us| us > 0.0),
+        "{out}"
+    );
     let floor = &out["crypto_floor"];
     let part = |k: &str| floor[k].as_f64().unwrap_or_else(|| panic!("{k}: {floor}"));
     let sum = part("sign_us") + 2.0 * part("verify_us") + 2.0 * part("ecdh_us");

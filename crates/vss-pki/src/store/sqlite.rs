@@ -184,10 +184,15 @@ impl PkiStore for SqliteStore {
     ) -> Result<(), StoreError> {
         // With synchronous = NORMAL a WAL commit is not fsynced; the next FULL commit's fsync
         // of the WAL, or a checkpoint, makes it durable with everything before it.
+        let synchronous = |c: &Connection, level: &str| {
+            c.prepare_cached(&format!("PRAGMA synchronous = {level}"))
+                .and_then(|mut s| s.execute([]))
+                .map_err(db)
+        };
         self.with(|c| {
-            c.execute_batch("PRAGMA synchronous = NORMAL").map_err(db)?;
+            synchronous(c, "NORMAL")?;
             let recorded = record_in(c, role, request_id, outcome);
-            c.execute_batch("PRAGMA synchronous = FULL").map_err(db)?;
+            synchronous(c, "FULL")?;
             recorded
         })
     }
@@ -313,6 +318,10 @@ fn copy(e: &StoreError) -> StoreError {
 /// The records of `jobs` in one transaction, each in a savepoint so that a replay or a
 /// failure leaves the others; each one's result, in order.
 fn commit_jobs(c: &mut Connection, jobs: &[Job]) -> Vec<Result<(), StoreError>> {
+    if let [job] = jobs {
+        // Alone, a record needs no savepoint.
+        return vec![record_in(c, job.role, &job.request_id, &job.outcome)];
+    }
     let fail_all = |e: rusqlite::Error| {
         let e = db(e);
         jobs.iter().map(|_| Err(copy(&e))).collect()
