@@ -92,3 +92,34 @@ fn open_store_opens_sqlite_at_a_path_or_at_the_default() {
         );
     }
 }
+
+/// A database made with the schema before the request table lost its rowid and the
+/// sequences their AUTOINCREMENT (2026-11-26), opened as a store.
+fn with_earlier_schema(dir: &TempDir, name: &str) -> SqliteStore {
+    let path = dir.path().join(name);
+    let old = rusqlite::Connection::open(&path).expect("old");
+    old.execute_batch(
+        "CREATE TABLE requests (role TEXT NOT NULL, request_id BLOB NOT NULL,
+             received_at INTEGER NOT NULL, outcome TEXT NOT NULL, PRIMARY KEY (role, request_id));
+         CREATE TABLE certificates (seq INTEGER PRIMARY KEY AUTOINCREMENT,
+             hashed_id8 BLOB NOT NULL UNIQUE, role TEXT NOT NULL, station TEXT,
+             request_id BLOB NOT NULL, certificate BLOB NOT NULL, issued_at INTEGER NOT NULL);
+         CREATE TABLE audit (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL,
+             role TEXT NOT NULL, event TEXT NOT NULL, detail TEXT NOT NULL);",
+    )
+    .expect("the earlier schema");
+    drop(old);
+    SqliteStore::open(&path).expect("open")
+}
+
+/// A database made with the earlier schema opens and behaves the same.
+#[test]
+fn a_store_made_with_the_earlier_schema_still_works() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    store_checks::a_replayed_request_is_refused_and_writes_nothing(&with_earlier_schema(
+        &dir, "a.sqlite",
+    ));
+    store_checks::refusals_and_answers_are_audited_and_count_as_seen(&with_earlier_schema(
+        &dir, "b.sqlite",
+    ));
+}

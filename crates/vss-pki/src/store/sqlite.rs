@@ -30,9 +30,9 @@ CREATE TABLE IF NOT EXISTS requests (
     received_at INTEGER NOT NULL,
     outcome     TEXT NOT NULL,
     PRIMARY KEY (role, request_id)
-);
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS certificates (
-    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    seq         INTEGER PRIMARY KEY,
     hashed_id8  BLOB NOT NULL UNIQUE,
     role        TEXT NOT NULL,
     station     TEXT,
@@ -41,7 +41,7 @@ CREATE TABLE IF NOT EXISTS certificates (
     issued_at   INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS audit (
-    seq    INTEGER PRIMARY KEY AUTOINCREMENT,
+    seq    INTEGER PRIMARY KEY,
     at     INTEGER NOT NULL,
     role   TEXT NOT NULL,
     event  TEXT NOT NULL,
