@@ -423,12 +423,7 @@ impl PseudonymManager {
             .repository
             .remove(CertKind::Pseudonym, entry.cert.hashed_id8())
             .map_err(Error::from)
-            .and_then(|_| {
-                entry.meta.key_labels().try_for_each(|label| {
-                    let key = self.inner.hsm.key(label)?;
-                    Ok(self.inner.hsm.delete_key(&key.handle)?)
-                })
-            });
+            .and_then(|_| Ok(entry.meta.delete_keys(self.inner.hsm.as_ref())?));
         match removed {
             Ok(()) => state.stats.retired += 1,
             Err(e) => {

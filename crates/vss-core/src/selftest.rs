@@ -250,13 +250,10 @@ impl Suite {
                 .repository
                 .remove(CertKind::Pseudonym, entry.cert.hashed_id8())
                 .map_err(because("repository"))?;
-            for label in entry.meta.key_labels() {
-                let key = station.hsm.key(label).map_err(because("HSM"))?;
-                station
-                    .hsm
-                    .delete_key(&key.handle)
-                    .map_err(because("HSM"))?;
-            }
+            entry
+                .meta
+                .delete_keys(station.hsm.as_ref())
+                .map_err(because("HSM"))?;
         }
         let a = self.pki(PKI_A);
         station

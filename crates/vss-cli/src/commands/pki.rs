@@ -233,7 +233,8 @@ pub struct RoleArgs {
 }
 
 impl RoleArgs {
-    /// What the process serves, its own URL the EA's when no --ea-url is given.
+    /// What the process serves; an AA alone reaches the EA at its own URL when no --ea-url
+    /// is given.
     fn served(&self, own_url: &str) -> Result<ServedPki> {
         if self.role != Serving::Aa && !self.ea_urls.is_empty() {
             bail!("--ea-url is for --role aa: an EA asks no EA, and serving both, the AA asks the EA in its own process");
@@ -241,7 +242,7 @@ impl RoleArgs {
         for url in &self.ea_urls {
             check_base_url(url).context("--ea-url")?;
         }
-        let ea_urls = if self.ea_urls.is_empty() {
+        let ea_urls = if self.role == Serving::Aa && self.ea_urls.is_empty() {
             vec![own_url.to_string()]
         } else {
             self.ea_urls.clone()

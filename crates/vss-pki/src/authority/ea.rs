@@ -67,6 +67,19 @@ fn refuse<T, C>(code: C, why: impl Into<String>) -> std::result::Result<T, Refus
     Err(Refusal(code, why.into()))
 }
 
+/// The refusal of an envelope that did not decode: `bad_content` for a V2.x alternative VSS
+/// does not implement, else `cant_parse`.
+fn undecoded<T, C>(
+    e: crate::Error,
+    bad_content: C,
+    cant_parse: C,
+) -> std::result::Result<T, Refusal<C>> {
+    refuse(
+        protocol::undecoded(&e, bad_content, cant_parse),
+        e.to_string(),
+    )
+}
+
 impl Ea {
     /// The EA with certificate `cert`, its keys in `hsm` (labels `ea`, `ea-enc`), records in
     /// `store`, accepting validation requests from AAs that chain to `trust`; enrolment
@@ -205,10 +218,8 @@ impl Ea {
             Verdict::FalseSignature => return refuse(VCode::InvalidAaSignature, report.reason),
             _ => return refuse(VCode::InvalidAa, report.reason),
         }
-        let envelope = protocol::envelope(&outer).or_else(|e| {
-            let code = protocol::undecoded(&e, VCode::BadContentType, VCode::CantParse);
-            refuse(code, e.to_string())
-        })?;
+        let envelope = protocol::envelope(&outer)
+            .or_else(|e| undecoded(e, VCode::BadContentType, VCode::CantParse))?;
         let request = match envelope.content {
             EtsiTs102941DataContent::AuthorizationValidationRequest(request) => request,
             other => {
@@ -308,10 +319,8 @@ impl Ea {
             Ok(m) => m,
             Err(_) => return refuse(Code::BadContentType, "the decrypted data is not signed"),
         };
-        let envelope = protocol::envelope(&outer).or_else(|e| {
-            let code = protocol::undecoded(&e, Code::BadContentType, Code::CantParse);
-            refuse(code, e.to_string())
-        })?;
+        let envelope = protocol::envelope(&outer)
+            .or_else(|e| undecoded(e, Code::BadContentType, Code::CantParse))?;
         let pop = match envelope.content {
             EtsiTs102941DataContent::EnrolmentRequest(pop) => pop,
             other => return refuse(Code::BadContentType, other.unexpected("enrolmentRequest")),

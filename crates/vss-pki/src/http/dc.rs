@@ -23,7 +23,7 @@ pub const GET_CRL: &str = "/getcrl";
 /// A TLM's ECTL.
 pub const GET_ECTL: &str = "/getectl";
 
-/// The largest list a distribution centre serves (a signed list with its certificates:
+/// The largest list a station fetches or reads back (a signed list with its certificates:
 /// the message bound and 4 KiB of envelope).
 pub const MAX_LIST_FILE: u64 = MAX_MESSAGE_LEN as u64 + 4096;
 

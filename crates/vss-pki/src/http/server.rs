@@ -274,16 +274,16 @@ impl std::str::FromStr for Serving {
 pub struct ServedPki {
     /// The authorities served.
     pub serving: Serving,
-    /// The base URLs of the PKI's EA, for the AA's authorization validation.
+    /// The base URLs of the PKI's EA, for an AA served alone ([`Serving::Aa`]).
     pub ea_urls: Vec<String>,
 }
 
 impl ServedPki {
-    /// The EA and AA in one process reached at `own_url`, the AA asking that EA.
-    pub fn both(own_url: &str) -> ServedPki {
+    /// The EA and AA in one process, the AA asking that EA in-process.
+    pub fn both() -> ServedPki {
         ServedPki {
             serving: Serving::Both,
-            ea_urls: vec![own_url.to_string()],
+            ea_urls: Vec::new(),
         }
     }
 }

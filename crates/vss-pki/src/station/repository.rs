@@ -55,6 +55,12 @@ impl Meta {
     pub fn key_labels(&self) -> impl Iterator<Item = &str> {
         std::iter::once(self.verification_key.as_str()).chain(self.encryption_key.as_deref())
     }
+
+    /// Deletes the certificate's keys from `hsm`, as when its certificate is retired.
+    pub fn delete_keys(&self, hsm: &dyn vss_hsm::Hsm) -> vss_hsm::Result<()> {
+        self.key_labels()
+            .try_for_each(|label| hsm.delete_key(&hsm.key(label)?.handle))
+    }
 }
 
 /// A certificate with its `.meta`.

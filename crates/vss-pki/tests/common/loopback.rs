@@ -33,7 +33,7 @@ impl Loopback {
             &self.pki(),
             self.made.hsm.clone(),
             store,
-            &ServedPki::both(&self.url),
+            &ServedPki::both(),
         )
         .expect("services");
         self.server.serve(services, config).expect("served once");

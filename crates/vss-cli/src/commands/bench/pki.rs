@@ -159,7 +159,7 @@ impl Bench {
             &self.dir,
             self.hsm.clone(),
             store,
-            &vss_pki::http::ServedPki::both(&url),
+            &vss_pki::http::ServedPki::both(),
         )?;
         runtime.spawn(async move {
             vss_pki::http::serve(listener, services, vss_pki::http::ServeConfig::default()).await
