@@ -2,7 +2,8 @@
 //! served by `vss pki dc serve`; a station trust store made by `vss station trust-update`
 //! accepts tickets of both PKIs (`vss its verify --trust-store`), and after one root revokes
 //! its AA and the store is updated, refuses that AA's tickets (`Revoked`) and keeps accepting
-//! the other's. A forged CTL fails the update and the last good store stays.
+//! the other's. A forged CTL fails the update and the last good store stays. A delta CTL
+//! delists a revoked AA before any CRL says so.
 
 mod common;
 
@@ -289,4 +290,128 @@ fn trust_update_refuses_a_wrong_tlm_and_trust_show_an_empty_directory() {
         Some(2),
         "--stale-crl needs --trust-store"
     );
+}
+
+#[test]
+fn a_delta_ctl_delists_a_revoked_aa_before_the_next_crl_and_a_forged_one_keeps_the_store() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = |name: &str| tmp.path().join(name);
+    let alpha = Pki::new(dir("alpha"), "alpha");
+    let tlm = init(&dir("tlm"), &["--name", "tlm", "--role", "tlm"]);
+    let tlm_id = tlm["tlm"].as_str().expect("the TLM's HashedId8");
+    let dc = listening(&[
+        "pki".into(),
+        "dc".into(),
+        "serve".into(),
+        "--dir".into(),
+        alpha.dir.clone().into(),
+        "--dir".into(),
+        dir("tlm").into(),
+    ]);
+    alpha.issue_lists(&dc.url);
+    let a_root = alpha.cert("root.cert");
+    let ectl = [
+        "pki", "ctl", "issue", "--root", &a_root, "--dc-url", &dc.url,
+    ];
+    at_dir(&dir("tlm"), &ectl).success();
+    let cam = dir("cam.oer");
+    alpha.signed_cam(&dir("station"), &cam);
+    let store = dir("trust");
+    let tlm_cert = dir("tlm").join("tlm.cert");
+    let ectl_url = format!("{}/getectl/{tlm_id}", dc.url);
+    let update = || trust_update(&store, &tlm_cert, &ectl_url);
+    let shown_root = || {
+        let shown = vss_run(&["station", "trust-show", "--trust-store", path(&store)])
+            .success()
+            .json();
+        shown["roots"][0].clone()
+    };
+    update().success();
+    assert_eq!(verdict(&cam, &store), "Valid");
+    assert_eq!(shown_root()["ctl_delta"], false);
+
+    // The AA is revoked, no CRL issued yet: the delta CTL on CTL 1 deletes it.
+    let aa = alpha.cert("aa.cert");
+    let ctl = alpha.dir.join("lists/ctl.oer");
+    let aa_id = vss_run(&["pki", "ctl", "show", path(&ctl)])
+        .success()
+        .json()["aas"][0]["hashed_id8"]
+        .as_str()
+        .expect("the AA's HashedId8")
+        .to_string();
+    at_dir(&alpha.dir, &["pki", "crl", "revoke", "--cert", &aa]).success();
+    let url = alpha.served.url.as_str();
+    let delta = [
+        "pki", "ctl", "issue", "--delta", "--url", url, "--dc-url", &dc.url,
+    ];
+    let issued = at_dir(&alpha.dir, &delta).success().json();
+    assert_eq!(issued["full"], false, "{issued}");
+    assert_eq!(issued["sequence"], 1, "{issued}");
+    assert_eq!(issued["deletions"], serde_json::json!([{"cert": aa_id}]));
+    assert_eq!(issued["aas"], serde_json::json!([]), "{issued}");
+    assert!(
+        issued["file"]
+            .as_str()
+            .is_some_and(|f| f.ends_with("deltactl.oer")),
+        "{issued}"
+    );
+    update().success();
+    assert_eq!(verdict(&cam, &store), "UnlistedCa");
+    let root = shown_root();
+    assert_eq!(root["ctl_delta"], true, "{root}");
+    assert!(
+        !root["authorities"]
+            .as_array()
+            .expect("authorities")
+            .iter()
+            .any(|a| a == aa_id.as_str()),
+        "{root}"
+    );
+
+    // A forged delta where the distribution centre reads it: the update fails, the store
+    // stays as it was.
+    let mut forged = std::fs::read(alpha.dir.join("lists/deltactl.oer")).expect("delta");
+    let last = forged.len() - 1;
+    forged[last] ^= 1;
+    let db = rusqlite::Connection::open(alpha.dir.join("pki.sqlite")).expect("store");
+    let changed = db
+        .execute(
+            "UPDATE lists SET list = ?1 WHERE name = 'deltactl'",
+            rusqlite::params![forged],
+        )
+        .expect("forge");
+    assert_eq!(changed, 1);
+    let err = update().failure().one_line_stderr().stderr;
+    assert!(err.contains("trust store is unchanged"), "{err}");
+    assert!(err.contains("delta CTL"), "{err}");
+    assert_eq!(shown_root()["ctl_delta"], true);
+    assert_eq!(verdict(&cam, &store), "UnlistedCa");
+
+    // The next full CTL leaves the revoked AA off, and the delta on CTL 1 is served no more:
+    // the station knows no such AA now.
+    let full = ["pki", "ctl", "issue", "--url", url, "--dc-url", &dc.url];
+    let issued = at_dir(&alpha.dir, &full).success().json();
+    assert_eq!(
+        (issued["full"].clone(), issued["sequence"].clone()),
+        (serde_json::json!(true), serde_json::json!(2))
+    );
+    assert_eq!(issued["aas"], serde_json::json!([]), "{issued}");
+    update().success();
+    let root = shown_root();
+    assert_eq!(
+        (root["ctl_delta"].clone(), root["ctl_sequence"].clone()),
+        (serde_json::json!(false), serde_json::json!(2)),
+        "{root}"
+    );
+    assert_eq!(verdict(&cam, &store), "SignerNotFound");
+
+    // A TLM issues its ECTL full.
+    let err = at_dir(
+        &dir("tlm"),
+        &["pki", "ctl", "issue", "--delta", "--dc-url", &dc.url],
+    )
+    .failure()
+    .one_line_stderr()
+    .stderr;
+    assert!(err.contains("issued full"), "{err}");
 }

@@ -12,11 +12,13 @@ use crate::messages::{
 };
 use crate::{Error, Result};
 
-/// The three lists: a root's CTL and CRL, a TLM's ECTL.
+/// The lists: a root's CTL (full or delta) and CRL, a TLM's ECTL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ListKind {
-    /// A root's CTL.
+    /// A root's full CTL.
     Ctl,
+    /// A root's delta CTL: what changed since the full CTL of the same sequence.
+    DeltaCtl,
     /// A root's CRL.
     Crl,
     /// A TLM's ECTL.
@@ -24,10 +26,12 @@ pub enum ListKind {
 }
 
 impl ListKind {
-    /// Its short name: `ctl`, `crl` or `ectl` (the store's key, a station's file names).
+    /// Its short name: `ctl`, `deltactl`, `crl` or `ectl` (the store's key, a station's
+    /// file names).
     pub fn name(self) -> &'static str {
         match self {
             ListKind::Ctl => "ctl",
+            ListKind::DeltaCtl => "deltactl",
             ListKind::Crl => "crl",
             ListKind::Ectl => "ectl",
         }
@@ -44,7 +48,7 @@ pub enum ListIssuer {
 }
 
 /// What a trust list adds.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ListEntry {
     /// A root CA (ECTL).
     RootCa {
@@ -180,7 +184,7 @@ fn cert(asn: &rasn_its::ieee1609dot2::Certificate) -> Result<Cert> {
 }
 
 /// The typed view of an entry (an unknown extension alternative does not decode).
-fn entry(entry: &CtlEntry) -> Result<ListEntry> {
+pub(crate) fn entry(entry: &CtlEntry) -> Result<ListEntry> {
     Ok(match entry {
         CtlEntry::Rca(e) => ListEntry::RootCa {
             cert: cert(&e.selfsigned_root_ca)?,
@@ -208,6 +212,18 @@ fn entry(entry: &CtlEntry) -> Result<ListEntry> {
 }
 
 impl ListEntry {
+    /// What removes it from a list, and what a delta list names to replace it: a
+    /// certificate entry's HashedId8, a distribution centre's URL.
+    pub fn deletion(&self) -> ListDeletion {
+        match self {
+            ListEntry::Dc { url, .. } => ListDeletion::Dc(url.clone()),
+            ListEntry::RootCa { cert, .. }
+            | ListEntry::Tlm { cert, .. }
+            | ListEntry::Ea { cert, .. }
+            | ListEntry::Aa { cert, .. } => ListDeletion::Cert(cert.hashed_id8()),
+        }
+    }
+
     /// Whether a list of `issuer` may add it: the ECTL root CAs, the TLM and distribution
     /// centres; a root's CTL EAs, AAs and distribution centres.
     fn allowed_in(&self, issuer: ListIssuer) -> bool {
@@ -270,6 +286,67 @@ impl TrustList {
             additions,
             deletions,
         })
+    }
+
+    /// The full list in force after `delta`, a delta on this full list (the same issuer and
+    /// sequence): its entries, less those the delta deletes or adds anew (an entry is
+    /// replaced by one of the same certificate, or of the same URL for a distribution
+    /// centre), then the delta's additions; current until the delta's next update.
+    pub fn apply(&self, delta: &TrustList) -> Result<TrustList> {
+        let refuse = |detail: String| Error::Malformed {
+            what: "delta CTL",
+            detail,
+        };
+        if !self.full || delta.full {
+            return Err(refuse("a delta applies to a full list".into()));
+        }
+        if delta.issuer != self.issuer || delta.signer != self.signer {
+            return Err(refuse("it is not signed by the full list's signer".into()));
+        }
+        if delta.sequence != self.sequence {
+            return Err(refuse(format!(
+                "it follows the full list of sequence {}, not {}",
+                delta.sequence, self.sequence
+            )));
+        }
+        let replaced: Vec<ListDeletion> = delta
+            .additions
+            .iter()
+            .map(ListEntry::deletion)
+            .chain(delta.deletions.iter().cloned())
+            .collect();
+        let additions = self
+            .additions
+            .iter()
+            .filter(|entry| !replaced.contains(&entry.deletion()))
+            .chain(&delta.additions)
+            .cloned()
+            .collect();
+        Ok(TrustList {
+            generated: delta.generated,
+            next_update: delta.next_update,
+            full: true,
+            additions,
+            deletions: Vec::new(),
+            ..self.clone()
+        })
+    }
+
+    /// What a delta on this full list says to reach the entries `to`: the entries of `to`
+    /// it does not hold as they are (by index in `to`), and the deletions of its entries
+    /// `to` has nothing of the same certificate or URL for.
+    pub fn changes_to(&self, to: &[ListEntry]) -> (Vec<usize>, Vec<ListDeletion>) {
+        let added = (0..to.len())
+            .filter(|&i| !self.additions.contains(&to[i]))
+            .collect();
+        let kept: Vec<ListDeletion> = to.iter().map(ListEntry::deletion).collect();
+        let deleted = self
+            .additions
+            .iter()
+            .map(ListEntry::deletion)
+            .filter(|d| !kept.contains(d))
+            .collect();
+        (added, deleted)
     }
 
     /// The root CAs it adds (an ECTL's).

@@ -400,3 +400,140 @@ fn a_station_gets_a_roots_lists_from_a_distribution_centre_on_loopback() {
         Err(vss_pki::Error::InvalidRequest(_))
     ));
 }
+
+#[test]
+fn a_delta_ctl_says_what_changed_since_the_last_full_ctl_and_is_served_until_the_next() {
+    use std::sync::Arc;
+    use std::time::Duration;
+    use vss_its::ItsTime;
+    use vss_pki::authority::CtlRequest;
+    use vss_pki::http::{
+        get_list, list_url, DistributionCentre, HttpError, ListKind, LoopbackServer, ServeConfig,
+        Services,
+    };
+    use vss_pki::lists::{ListDeletion, ListEntry, TrustList};
+
+    let made = made_pki::MadePki::new("alpha");
+    let pki = made.pki();
+    let (hsm, store) = (made.hsm.as_ref(), made.store.as_ref());
+    let mut server = LoopbackServer::bind().expect("bind");
+    let dc = server.url().to_string();
+    let request = CtlRequest {
+        ea_url: "http://127.0.0.1:8081".into(),
+        aa_url: "http://127.0.0.1:8081".into(),
+        dc_url: dc.clone(),
+        now: ItsTime::now(),
+        validity: Duration::from_secs(86_400),
+    };
+    // No full CTL yet: nothing to be a delta on.
+    assert!(matches!(
+        pki.issue_delta_ctl(hsm, store, &request),
+        Err(vss_pki::Error::InvalidRequest(_))
+    ));
+    let full = TrustList::parse(&pki.issue_ctl(hsm, store, &request).expect("CTL")).expect("CTL");
+    let unchanged = pki.issue_delta_ctl(hsm, store, &request).expect("delta");
+    assert_eq!(
+        std::fs::read(pki.delta_ctl_path()).expect("kept"),
+        unchanged
+    );
+    let unchanged = TrustList::parse(&unchanged).expect("delta");
+    assert_eq!(
+        (
+            unchanged.full,
+            unchanged.sequence,
+            unchanged.additions.len()
+        ),
+        (false, full.sequence, 0)
+    );
+    assert!(unchanged.deletions.is_empty());
+    assert_eq!(
+        full.apply(&unchanged).expect("apply").additions,
+        full.additions
+    );
+
+    // The AA revoked and the EA moved: the delta deletes the one and adds the other anew.
+    assert!(pki.revoke(store, made.aa()).expect("revoke"));
+    let moved = CtlRequest {
+        ea_url: "http://127.0.0.1:9091".into(),
+        ..request.clone()
+    };
+    let bytes = pki.issue_delta_ctl(hsm, store, &moved).expect("delta");
+    let delta = TrustList::parse(&bytes).expect("delta");
+    assert_eq!(delta.sequence, full.sequence);
+    assert_eq!(
+        delta.deletions,
+        [ListDeletion::Cert(made.aa().hashed_id8())]
+    );
+    assert!(
+        matches!(delta.additions.as_slice(),
+            [ListEntry::Ea { cert, aa_access_point, .. }]
+                if cert == made.ea() && aa_access_point == "http://127.0.0.1:9091"),
+        "{:?}",
+        delta.additions
+    );
+    let in_force = full.apply(&delta).expect("apply");
+    assert!(in_force.full && in_force.deletions.is_empty());
+    assert_eq!(in_force.next_update, delta.next_update);
+    let kinds: Vec<&str> = in_force
+        .additions
+        .iter()
+        .map(|e| match e {
+            ListEntry::Dc { .. } => "dc",
+            ListEntry::Ea {
+                aa_access_point, ..
+            } => aa_access_point.as_str(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(kinds, ["dc", "http://127.0.0.1:9091"]);
+    // A delta applies to a full list of its sequence and signer only.
+    for (on, with) in [(&delta, &delta), (&full, &full)] {
+        assert!(matches!(
+            on.apply(with),
+            Err(vss_pki::Error::Malformed { .. })
+        ));
+    }
+    let other_sequence = TrustList {
+        sequence: full.sequence + 1,
+        ..full.clone()
+    };
+    assert!(other_sequence.apply(&delta).is_err());
+    let other_signer = TrustList {
+        signer: Some(made.ea().hashed_id8()),
+        ..full.clone()
+    };
+    assert!(other_signer.apply(&delta).is_err());
+
+    // Served while CTL 1 is the last full list; a full CTL after it ends that.
+    let centre = DistributionCentre::new(&[pki.path().to_path_buf()]).expect("DC");
+    let services = Services {
+        dc: Some(Arc::new(centre)),
+        ..Services::default()
+    };
+    server
+        .serve(services, ServeConfig::default())
+        .expect("serve");
+    let root = made.certs.root.hashed_id8();
+    let delta_url = list_url(&dc, ListKind::DeltaCtl, &root);
+    assert!(delta_url.ends_with(&format!("/getdeltactl/{root}")));
+    assert_eq!(get_list(&delta_url).expect("delta"), bytes);
+    let next = TrustList::parse(&pki.issue_ctl(hsm, store, &moved).expect("CTL")).expect("CTL");
+    assert_eq!(next.sequence, full.sequence + 1);
+    assert!(
+        next.additions
+            .iter()
+            .all(|e| !matches!(e, ListEntry::Aa { .. })),
+        "a revoked AA is left off: {:?}",
+        next.additions
+    );
+    match get_list(&delta_url) {
+        Err(HttpError::Status { status: 404, .. }) => {}
+        other => panic!("a delta on an earlier full list: {other:?}"),
+    }
+    let after = pki.issue_delta_ctl(hsm, store, &moved).expect("delta");
+    assert_eq!(
+        TrustList::parse(&after).expect("delta").sequence,
+        next.sequence
+    );
+    assert_eq!(get_list(&delta_url).expect("delta"), after);
+}

@@ -52,10 +52,12 @@ pub struct ShowArgs {
 /// `vss pki ctl …`: certificate trust lists.
 #[derive(Subcommand)]
 pub enum CtlCommand {
-    /// Issue the root CA's CTL of the PKI in DIR (its EA and AA, served at --url, and the
-    /// distribution centre of its lists), kept as DIR/lists/ctl.oer; or, where DIR holds a
-    /// TLM, the ECTL of the --root certificates, kept as DIR/lists/ectl.oer. One sequence
-    /// number after the last.
+    /// Issue the root CA's CTL of the PKI in DIR (its EA and AA unless revoked, served at
+    /// --url, and the distribution centre of its lists), kept as DIR/lists/ctl.oer, one
+    /// sequence number after the last; with --delta, a delta CTL on the last full one (what
+    /// changed since), kept as DIR/lists/deltactl.oer under the full CTL's sequence number.
+    /// Where DIR holds a TLM, the ECTL of the --root certificates, kept as
+    /// DIR/lists/ectl.oer.
     Issue {
         #[command(flatten)]
         pki: PkiArgs,
@@ -68,6 +70,9 @@ pub enum CtlCommand {
         /// The distribution centre that serves the lists (a root's CTL and CRL; the ECTL).
         #[arg(long, value_name = "URL")]
         dc_url: String,
+        /// Issue a delta CTL on the root's last full CTL instead of a full one.
+        #[arg(long, conflicts_with = "roots")]
+        delta: bool,
         /// Also write the list here.
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
@@ -120,7 +125,8 @@ pub enum CrlCommand {
 #[derive(Subcommand)]
 pub enum DcCommand {
     /// Serve the lists of each --dir over HTTP until stopped: a PKI's root CTL and CRL at
-    /// /getctl/<root HashedId8> and /getcrl/<root HashedId8>, a TLM's ECTL at
+    /// /getctl/<root HashedId8> and /getcrl/<root HashedId8>, its delta CTL on the current
+    /// full CTL at /getdeltactl/<root HashedId8>, a TLM's ECTL at
     /// /getectl/<TLM HashedId8>. Each request reads the last list issued from the
     /// directory's store, so lists issued on any host sharing it are served at once.
     Serve {
@@ -184,6 +190,7 @@ impl CtlCommand {
                 url,
                 roots,
                 dc_url,
+                delta,
                 out,
                 database,
                 validity,
@@ -197,9 +204,10 @@ impl CtlCommand {
                 let store = database.open(&dir)?;
                 let now = ItsTime::now();
                 let (bytes, kept) = if dir.holds_tlm() {
-                    if url.is_some() {
+                    if url.is_some() || delta {
                         bail!(
-                            "{} holds a TLM: its ECTL lists --root certificates, not a --url",
+                            "{} holds a TLM: its ECTL lists --root certificates and is issued \
+                             full (no --url, no --delta)",
                             dir.path().display()
                         );
                     }
@@ -229,10 +237,17 @@ impl CtlCommand {
                         now,
                         validity: validity.validity,
                     };
-                    (
-                        dir.issue_ctl(&hsm, store.as_ref(), &request)?,
-                        dir.ctl_path(),
-                    )
+                    if delta {
+                        (
+                            dir.issue_delta_ctl(&hsm, store.as_ref(), &request)?,
+                            dir.delta_ctl_path(),
+                        )
+                    } else {
+                        (
+                            dir.issue_ctl(&hsm, store.as_ref(), &request)?,
+                            dir.ctl_path(),
+                        )
+                    }
                 };
                 if let Some(out) = &out {
                     vss_hsm::write_atomic(out, &bytes)

@@ -1,6 +1,6 @@
 //! A root CA's lists (TS 102 941 v2.1.1, §6.3.3–6.3.4): its CTL of its EA and AA (with their
-//! access points and the distribution centre that serves its lists) and its CRL of revoked
-//! CA certificates, signed with the root's key. The revocations and each list's sequence are
+//! access points and the distribution centre that serves its lists), full or a delta on the
+//! last full one, and its CRL of revoked CA certificates, signed with the root's key. The revocations and each list's sequence are
 //! kept in the PKI's store (SQLite, or PostgreSQL shared by several processes), the current
 //! lists also as `ctl.oer` and `crl.oer` in `lists/` of the PKI directory.
 
@@ -14,13 +14,65 @@ use vss_its::{Cert, HashedId8, HsmKey, ItsTime, SignedDataRequest, PSID_CRL, PSI
 
 use super::labels;
 use super::PkiDir;
-use crate::lists::ListKind;
+use crate::lists::{ListDeletion, ListKind, TrustList};
 use crate::messages::{
-    encode, AaEntry, CtlCommand, CtlEntry, CtlFormat, DcEntry, EaEntry, EtsiTs102941Data,
-    EtsiTs102941DataContent, ToBeSignedCrl,
+    encode, AaEntry, CtlCommand, CtlDelete, CtlEntry, CtlFormat, DcEntry, EaEntry,
+    EtsiTs102941Data, EtsiTs102941DataContent, ToBeSignedCrl,
 };
 use crate::store::{IssuedList, PkiStore, Role};
 use crate::{Error, Result};
+
+/// A root CTL's content: its EA and AA with their access points, and the distribution
+/// centre of the root's lists, read and checked before any list is issued.
+struct CtlContent {
+    ea: Cert,
+    aa: Cert,
+    root: Cert,
+    ea_url: Ia5String,
+    aa_url: Ia5String,
+    dc_url: Ia5String,
+}
+
+impl CtlContent {
+    fn new(dir: &PkiDir, request: &CtlRequest) -> Result<CtlContent> {
+        dir.check()?;
+        window(request.now, request.validity)?;
+        Ok(CtlContent {
+            ea_url: list_url(&request.ea_url)?,
+            aa_url: list_url(&request.aa_url)?,
+            dc_url: list_url(&request.dc_url)?,
+            ea: dir.cert(Role::Ea)?,
+            aa: dir.cert(Role::Aa)?,
+            root: dir.cert(Role::Root)?,
+        })
+    }
+
+    /// The entries of a full CTL while `revoked` are revoked: the EA and the AA unless
+    /// revoked (a station then finds them unlisted as well as revoked), and the
+    /// distribution centre.
+    fn entries(&self, revoked: &[HashedId8]) -> Vec<CtlEntry> {
+        let listed = |cert: &Cert| !revoked.contains(&cert.hashed_id8());
+        let mut entries = Vec::new();
+        if listed(&self.ea) {
+            entries.push(CtlEntry::Ea(Box::new(EaEntry {
+                ea_certificate: self.ea.asn().clone(),
+                aa_access_point: self.ea_url.clone(),
+                its_access_point: Some(self.ea_url.clone()),
+            })));
+        }
+        if listed(&self.aa) {
+            entries.push(CtlEntry::Aa(Box::new(AaEntry {
+                aa_certificate: self.aa.asn().clone(),
+                access_point: self.aa_url.clone(),
+            })));
+        }
+        entries.push(CtlEntry::Dc(DcEntry {
+            url: self.dc_url.clone(),
+            cert: vec![self.root.hashed_id8().to_asn()],
+        }));
+        entries
+    }
+}
 
 /// The longest a list may stay current (its next update at most this far ahead): a year.
 pub const MAX_LIST_VALIDITY: Duration = Duration::from_secs(365 * 24 * 3600);
@@ -97,6 +149,11 @@ impl PkiDir {
         self.lists().join("ctl.oer")
     }
 
+    /// The root CA's current delta CTL.
+    pub fn delta_ctl_path(&self) -> PathBuf {
+        self.lists().join("deltactl.oer")
+    }
+
     /// The root CA's current CRL.
     pub fn crl_path(&self) -> PathBuf {
         self.lists().join("crl.oer")
@@ -104,20 +161,23 @@ impl PkiDir {
 
     /// Issues a list of `kind` through `store`, one issuer at a time across processes:
     /// `make` signs it for its slot and the revocations as they are then. It is kept in the
-    /// store and at `path` in [`PkiDir::lists`] (written atomically, before the store's
-    /// transaction commits, so the file follows the sequence).
+    /// store, numbered one after the last of its kind or `sequence` when given (a delta's,
+    /// its full list's), and at `path` in [`PkiDir::lists`] (written atomically, before the
+    /// store's transaction commits, so the file follows the sequence).
     pub(super) fn issue_kept(
         &self,
         store: &dyn PkiStore,
         kind: ListKind,
         path: &Path,
         now: ItsTime,
+        sequence: Option<i64>,
         make: impl Fn(ListSlot, &[HashedId8]) -> Result<Vec<u8>>,
     ) -> Result<Vec<u8>> {
         let dir = self.lists();
         std::fs::create_dir_all(&dir).map_err(|source| Error::Io { path: dir, source })?;
         let issued = store.issue_list(kind, &mut |last, revoked| {
-            let (sequence, issued_at) = next_slot(last, now)?;
+            let (next, issued_at) = next_slot(last, now)?;
+            let sequence = sequence.unwrap_or(next);
             let slot = ListSlot {
                 sequence: (sequence % 256) as u8,
                 now: ItsTime::from_time32(&Time32(u32::try_from(issued_at).map_err(|_| {
@@ -153,58 +213,100 @@ impl PkiDir {
         Ok(vss_its::encode_data(&data)?)
     }
 
-    /// Issues a full CTL of this PKI's EA and AA and the distribution centre of the root's
-    /// lists, one sequence number after the last in `store`, and keeps it as
-    /// [`PkiDir::ctl_path`].
+    /// Issues a full CTL of this PKI's EA and AA (each unless revoked in `store`) and the
+    /// distribution centre of the root's lists, one sequence number after the last in
+    /// `store`, and keeps it as [`PkiDir::ctl_path`].
     pub fn issue_ctl(
         &self,
         hsm: &dyn Hsm,
         store: &dyn PkiStore,
         request: &CtlRequest,
     ) -> Result<Vec<u8>> {
-        self.check()?;
-        window(request.now, request.validity)?;
-        let ea_url = list_url(&request.ea_url)?;
-        let aa_url = list_url(&request.aa_url)?;
-        let dc_url = list_url(&request.dc_url)?;
-        let (ea, aa, root) = (
-            self.cert(Role::Ea)?,
-            self.cert(Role::Aa)?,
-            self.cert(Role::Root)?,
-        );
+        let content = CtlContent::new(self, request)?;
         self.issue_kept(
             store,
             ListKind::Ctl,
             &self.ctl_path(),
             request.now,
-            |slot, _| {
-                let (_, next_update) = window(slot.now, request.validity)?;
-                let commands = vec![
-                    CtlCommand::Add(CtlEntry::Ea(Box::new(EaEntry {
-                        ea_certificate: ea.asn().clone(),
-                        aa_access_point: ea_url.clone(),
-                        its_access_point: Some(ea_url.clone()),
-                    }))),
-                    CtlCommand::Add(CtlEntry::Aa(Box::new(AaEntry {
-                        aa_certificate: aa.asn().clone(),
-                        access_point: aa_url.clone(),
-                    }))),
-                    CtlCommand::Add(CtlEntry::Dc(DcEntry {
-                        url: dc_url.clone(),
-                        cert: vec![root.hashed_id8().to_asn()],
-                    })),
-                ];
-                let ctl = CtlFormat {
-                    version: Integer::from(1),
-                    next_update,
-                    is_full_ctl: true,
-                    ctl_sequence: slot.sequence,
-                    ctl_commands: commands,
-                };
-                let content = EtsiTs102941DataContent::CertificateTrustListRca(Box::new(ctl));
-                self.sign_list(hsm, PSID_CTL, content, slot.now)
+            None,
+            |slot, revoked| {
+                let commands = content
+                    .entries(revoked)
+                    .into_iter()
+                    .map(CtlCommand::Add)
+                    .collect();
+                self.sign_ctl(hsm, request, slot, true, commands)
             },
         )
+    }
+
+    /// Issues a delta CTL on the last full CTL in `store`: what a full CTL issued now
+    /// ([`PkiDir::issue_ctl`]) would add or no longer hold (an EA or AA revoked since, a
+    /// new access point or distribution centre), under the full list's sequence number. It
+    /// is kept as [`PkiDir::delta_ctl_path`]; a distribution centre serves it until the next
+    /// full CTL.
+    pub fn issue_delta_ctl(
+        &self,
+        hsm: &dyn Hsm,
+        store: &dyn PkiStore,
+        request: &CtlRequest,
+    ) -> Result<Vec<u8>> {
+        let content = CtlContent::new(self, request)?;
+        let full = store.last_list(ListKind::Ctl)?.ok_or_else(|| {
+            invalid("no full CTL has been issued: a delta CTL follows one".into())
+        })?;
+        let full_list = TrustList::parse(&full.bytes)?;
+        self.issue_kept(
+            store,
+            ListKind::DeltaCtl,
+            &self.delta_ctl_path(),
+            request.now,
+            Some(full.sequence),
+            |slot, revoked| {
+                let entries = content.entries(revoked);
+                let typed = entries
+                    .iter()
+                    .map(crate::lists::entry)
+                    .collect::<Result<Vec<_>>>()?;
+                let (added, deleted) = full_list.changes_to(&typed);
+                let mut commands: Vec<CtlCommand> = added
+                    .into_iter()
+                    .map(|i| CtlCommand::Add(entries[i].clone()))
+                    .collect();
+                for deletion in deleted {
+                    commands.push(CtlCommand::Delete(match deletion {
+                        ListDeletion::Cert(id) => CtlDelete::Cert(id.to_asn()),
+                        ListDeletion::Dc(url) => CtlDelete::Dc(list_url(&url)?),
+                    }));
+                }
+                let slot = ListSlot {
+                    sequence: full_list.sequence,
+                    ..slot
+                };
+                self.sign_ctl(hsm, request, slot, false, commands)
+            },
+        )
+    }
+
+    /// Signs a root CTL of `commands`, full or a delta, for `slot`.
+    fn sign_ctl(
+        &self,
+        hsm: &dyn Hsm,
+        request: &CtlRequest,
+        slot: ListSlot,
+        full: bool,
+        commands: Vec<CtlCommand>,
+    ) -> Result<Vec<u8>> {
+        let (_, next_update) = window(slot.now, request.validity)?;
+        let ctl = CtlFormat {
+            version: Integer::from(1),
+            next_update,
+            is_full_ctl: full,
+            ctl_sequence: slot.sequence,
+            ctl_commands: commands,
+        };
+        let content = EtsiTs102941DataContent::CertificateTrustListRca(Box::new(ctl));
+        self.sign_list(hsm, PSID_CTL, content, slot.now)
     }
 
     /// Revokes `cert`, which this root must have issued (its EA or AA), in `store`; whether
@@ -239,6 +341,7 @@ impl PkiDir {
             ListKind::Crl,
             &self.crl_path(),
             now,
+            None,
             |slot, revoked| {
                 let (this_update, next_update) = window(slot.now, validity)?;
                 let crl = ToBeSignedCrl {

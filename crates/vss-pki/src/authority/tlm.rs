@@ -96,31 +96,38 @@ impl PkiDir {
             url: dc_url,
             cert: roots.iter().map(|r| r.hashed_id8().to_asn()).collect(),
         })));
-        self.issue_kept(store, ListKind::Ectl, &self.ectl_path(), now, |slot, _| {
-            let (_, next_update) = window(slot.now, validity)?;
-            let ctl = CtlFormat {
-                version: Integer::from(1),
-                next_update,
-                is_full_ctl: true,
-                ctl_sequence: slot.sequence,
-                ctl_commands: commands.clone(),
-            };
-            let payload = encode(
-                "ECTL",
-                &EtsiTs102941Data::new(EtsiTs102941DataContent::CertificateTrustListTlm(Box::new(
-                    ctl,
-                ))),
-            )?;
-            let mut signed = SignedDataRequest::new(PSID_CTL, &payload);
-            signed.generation_time = Some(slot.now);
-            signed.signer = SignerKind::Certificate;
-            let signer = HsmKey::new(hsm, TLM_KEY)?;
-            Ok(vss_its::encode_data(&vss_its::sign_data(
-                &signed,
-                Some(&tlm),
-                &signer,
-            )?)?)
-        })
+        self.issue_kept(
+            store,
+            ListKind::Ectl,
+            &self.ectl_path(),
+            now,
+            None,
+            |slot, _| {
+                let (_, next_update) = window(slot.now, validity)?;
+                let ctl = CtlFormat {
+                    version: Integer::from(1),
+                    next_update,
+                    is_full_ctl: true,
+                    ctl_sequence: slot.sequence,
+                    ctl_commands: commands.clone(),
+                };
+                let payload = encode(
+                    "ECTL",
+                    &EtsiTs102941Data::new(EtsiTs102941DataContent::CertificateTrustListTlm(
+                        Box::new(ctl),
+                    )),
+                )?;
+                let mut signed = SignedDataRequest::new(PSID_CTL, &payload);
+                signed.generation_time = Some(slot.now);
+                signed.signer = SignerKind::Certificate;
+                let signer = HsmKey::new(hsm, TLM_KEY)?;
+                Ok(vss_its::encode_data(&vss_its::sign_data(
+                    &signed,
+                    Some(&tlm),
+                    &signer,
+                )?)?)
+            },
+        )
     }
 }
 

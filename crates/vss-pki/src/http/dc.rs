@@ -1,8 +1,10 @@
 //! A distribution centre (TS 102 941 v2.1.1, §6.3): the lists of root CAs and of a TLM over
 //! HTTP GET at the standard's paths, `/getctl/<HashedId8>` and `/getcrl/<HashedId8>` for a
-//! root (its CTL and CRL) and `/getectl/<HashedId8>` for a TLM (its ECTL). Each request reads
-//! the last list of its kind from the store of the PKI or TLM ([`PkiStore::last_list`]), so a
-//! list issued again, from any host on that store, is served at once.
+//! root (its CTL and CRL) and `/getectl/<HashedId8>` for a TLM (its ECTL); a root's delta CTL
+//! at `/getdeltactl/<HashedId8>`, while it is a delta on the root's current full CTL. Each
+//! request reads the last list of its kind from the store of the PKI or TLM
+//! ([`PkiStore::last_list`]), so a list issued again, from any host on that store, is served
+//! at once.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -18,6 +20,8 @@ use crate::{Error, Result};
 
 /// The paths a distribution centre serves, each followed by `/<HashedId8>` in hex.
 pub const GET_CTL: &str = "/getctl";
+/// A root's delta CTL.
+pub const GET_DELTA_CTL: &str = "/getdeltactl";
 /// A root's CRL.
 pub const GET_CRL: &str = "/getcrl";
 /// A TLM's ECTL.
@@ -32,6 +36,7 @@ impl ListKind {
     pub fn path(self) -> &'static str {
         match self {
             ListKind::Ctl => GET_CTL,
+            ListKind::DeltaCtl => GET_DELTA_CTL,
             ListKind::Crl => GET_CRL,
             ListKind::Ectl => GET_ECTL,
         }
@@ -85,7 +90,11 @@ impl DistributionCentre {
             } else {
                 dir.check()?;
                 let root = dir.cert(Role::Root)?.hashed_id8();
-                vec![(ListKind::Ctl, root), (ListKind::Crl, root)]
+                vec![
+                    (ListKind::Ctl, root),
+                    (ListKind::DeltaCtl, root),
+                    (ListKind::Crl, root),
+                ]
             };
             let store: Arc<dyn PkiStore> =
                 Arc::from(open_store(database.unwrap_or(""), &dir.database())?);
@@ -96,18 +105,25 @@ impl DistributionCentre {
         Ok(DistributionCentre { stores })
     }
 
-    /// The current list of `kind` for the certificate named `id` (16 hex digits).
+    /// The current list of `kind` for the certificate named `id` (16 hex digits). A delta
+    /// CTL is current while no full CTL has been issued after the one it is a delta on.
     pub fn list(&self, kind: ListKind, id: &str) -> std::result::Result<Vec<u8>, NotServed> {
         let id: HashedId8 = id.parse().map_err(|_| NotServed::Unknown)?;
         let store = self.stores.get(&(kind, id)).ok_or(NotServed::Unknown)?;
-        match store.last_list(kind) {
-            Ok(Some(list)) => Ok(list.bytes),
-            Ok(None) => Err(NotServed::NotIssued),
-            Err(e) => {
+        let last = |kind| {
+            store.last_list(kind).map_err(|e| {
                 tracing::warn!(list = ?kind, cert = %id, error = %e, "a list's store failed");
-                Err(NotServed::Unavailable)
+                NotServed::Unavailable
+            })
+        };
+        let list = last(kind)?.ok_or(NotServed::NotIssued)?;
+        if kind == ListKind::DeltaCtl {
+            let full = last(ListKind::Ctl)?;
+            if full.is_none_or(|full| full.sequence != list.sequence) {
+                return Err(NotServed::NotIssued);
             }
         }
+        Ok(list.bytes)
     }
 
     /// What it serves: kind and certificate.

@@ -12,7 +12,10 @@ mod url;
 
 pub use crate::lists::ListKind;
 pub use client::{get_list, post, HttpEaLink, HttpError};
-pub use dc::{list_url, DistributionCentre, NotServed, GET_CRL, GET_CTL, GET_ECTL, MAX_LIST_FILE};
+pub use dc::{
+    list_url, DistributionCentre, NotServed, GET_CRL, GET_CTL, GET_DELTA_CTL, GET_ECTL,
+    MAX_LIST_FILE,
+};
 pub use loopback::LoopbackServer;
 pub use media_type::is_media_type;
 pub use observe::{HttpMetrics, MAX_LOGGED, OTHER_ENDPOINT};

@@ -11,7 +11,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
 
-use super::dc::{GET_CRL, GET_CTL, GET_ECTL};
+use super::dc::{GET_CRL, GET_CTL, GET_DELTA_CTL, GET_ECTL};
 use super::server::{AUTHORIZATION, ENROLMENT, HEALTH, VALIDATION};
 
 /// The endpoint label of a request to a path the server does not route.
@@ -78,7 +78,11 @@ fn endpoint(path: &str) -> &'static str {
     [HEALTH, ENROLMENT, VALIDATION, AUTHORIZATION]
         .into_iter()
         .find(|route| *route == path)
-        .or_else(|| [GET_CTL, GET_CRL, GET_ECTL].into_iter().find(|p| list(p)))
+        .or_else(|| {
+            [GET_CTL, GET_DELTA_CTL, GET_CRL, GET_ECTL]
+                .into_iter()
+                .find(|p| list(p))
+        })
         .unwrap_or(OTHER_ENDPOINT)
 }
 

@@ -63,6 +63,10 @@ pub(super) fn router(services: Services, body_timeout: Duration) -> Router {
         .route(VALIDATION, post(validation))
         .route(AUTHORIZATION, post(authorization))
         .route(&format!("{}/{{id}}", super::dc::GET_CTL), get(ctl))
+        .route(
+            &format!("{}/{{id}}", super::dc::GET_DELTA_CTL),
+            get(delta_ctl),
+        )
         .route(&format!("{}/{{id}}", super::dc::GET_CRL), get(crl))
         .route(&format!("{}/{{id}}", super::dc::GET_ECTL), get(ectl))
         .with_state(Routes {
@@ -84,6 +88,10 @@ pub const LIST_TYPE: &str = "application/octet-stream";
 
 async fn ctl(State(r): State<Routes>, Path(id): Path<String>) -> Response {
     list(r, crate::lists::ListKind::Ctl, id).await
+}
+
+async fn delta_ctl(State(r): State<Routes>, Path(id): Path<String>) -> Response {
+    list(r, crate::lists::ListKind::DeltaCtl, id).await
 }
 
 async fn crl(State(r): State<Routes>, Path(id): Path<String>) -> Response {

@@ -1,10 +1,12 @@
 //! A station's trust store from the lists of the C-ITS trust model (TS 102 941 v2.1.1,
 //! §6.3): the ECTL verified under a pinned TLM certificate, and for each root CA it lists,
-//! the root's CTL and CRL fetched from its distribution centre and verified under the root.
+//! the root's CTL (with its delta CTL, where the distribution centre serves one) and CRL
+//! fetched from its distribution centre and verified under the root.
 //! [`StationTrust::trust_store`] turns them into the validator's anchors with their lists.
 //!
 //! On disk (`DIR`, see [`StationTrust::save`]) a store is a generation directory
-//! `DIR/gen-N/` with `tlm.cert`, `ectl.oer`, `<root>.ctl.oer` and `<root>.crl.oer`, and the
+//! `DIR/gen-N/` with `tlm.cert`, `ectl.oer`, `<root>.ctl.oer`, `<root>.deltactl.oer` (where
+//! there is a delta), `<root>.crl.oer` and `<root>.dc`, and the
 //! link `DIR/current` to it, replaced atomically: a reader, or a crash, sees the old store or
 //! the new one, and a failed update leaves the last good one in place.
 
@@ -14,7 +16,7 @@ use vss_its::{
     AnchorLists, Cert, HashedId8, ItsTime, StaleCrlPolicy, TrustStore, Validator, Verdict,
 };
 
-use crate::http::{get_list, list_url, MAX_LIST_FILE};
+use crate::http::{get_list, list_url, HttpError, MAX_LIST_FILE};
 use crate::lists::{ListEntry, ListIssuer, ListKind, RevocationList, TrustList};
 use crate::{Error, Result};
 
@@ -75,6 +77,10 @@ pub struct RootTrust {
     pub dc_url: String,
     /// Its CTL (full), signed by it.
     pub ctl: Signed<TrustList>,
+    /// Its delta CTL on that full CTL, signed by it, where one was served.
+    pub delta_ctl: Option<Signed<TrustList>>,
+    /// The CTL in force: the full CTL with the delta applied ([`TrustList::apply`]).
+    pub ctl_in_force: TrustList,
     /// Its CRL, signed by it.
     pub crl: Signed<RevocationList>,
 }
@@ -142,6 +148,12 @@ impl StationTrust {
                 &generation.join(list_file(&id, ListKind::Crl)),
                 &root.crl.bytes,
             )?;
+            if let Some(delta) = &root.delta_ctl {
+                write(
+                    &generation.join(list_file(&id, ListKind::DeltaCtl)),
+                    &delta.bytes,
+                )?;
+            }
             write(&generation.join(dc_file(&id)), root.dc_url.as_bytes())?;
         }
         vss_hsm::sync_dir(&generation)?;
@@ -173,21 +185,26 @@ impl StationTrust {
                 let id = root.hashed_id8();
                 let lists = |kind| read(&current.join(list_file(&id, kind)));
                 let dc_url = used_dc(&current, &id, &ectl.list.dc_urls(&id))?;
-                verify_root(
-                    root,
-                    dc_url,
-                    lists(ListKind::Ctl)?,
-                    lists(ListKind::Crl)?,
-                    now,
-                    Freshness::Tolerated,
-                )
+                let delta = current.join(list_file(&id, ListKind::DeltaCtl));
+                let delta = match std::fs::symlink_metadata(&delta) {
+                    Ok(_) => Some(read(&delta)?),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                    Err(e) => return Err(io(&delta)(e)),
+                };
+                let fetched = RootLists {
+                    ctl: lists(ListKind::Ctl)?,
+                    delta_ctl: delta,
+                    crl: lists(ListKind::Crl)?,
+                };
+                verify_root(root, dc_url, fetched, now, Freshness::Tolerated)
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(StationTrust { tlm, ectl, roots })
     }
 
-    /// The validator's trust store: each root CA an anchor, with what its CTL lists, what
-    /// its CRL revokes and when that CRL is due; the CTLs' EAs and AAs known issuers.
+    /// The validator's trust store: each root CA an anchor, with what its CTL in force lists,
+    /// what its CRL revokes and when that CRL is due; the EAs and AAs of the CTLs and delta
+    /// CTLs known issuers.
     pub fn trust_store(&self, stale_crl: StaleCrlPolicy) -> Result<TrustStore> {
         let mut store = TrustStore::new().with_stale_crl(stale_crl);
         for root in &self.roots {
@@ -199,32 +216,40 @@ impl StationTrust {
             };
             store.set_lists(id, lists)?;
         }
-        for cert in self.authorities() {
+        for cert in self.roots.iter().flat_map(RootTrust::known_authorities) {
             store.add_issuer(cert.clone());
         }
         Ok(store)
     }
 
-    /// The EA and AA certificates of every root's CTL: the issuers the validator knows, so
-    /// that a ticket whose AA the message does not carry resolves (and one under a revoked
-    /// AA is refused as `Revoked`, not as an unknown signer).
+    /// The EA and AA certificates every root's CTL in force lists.
     pub fn authorities(&self) -> Vec<&Cert> {
         self.roots.iter().flat_map(RootTrust::authorities).collect()
     }
 }
 
 impl RootTrust {
-    /// The EA and AA certificates its CTL lists.
+    /// The EA and AA certificates its CTL in force lists.
     pub fn authorities(&self) -> impl Iterator<Item = &Cert> {
-        self.ctl
-            .list
-            .additions
-            .iter()
-            .filter_map(|entry| match entry {
-                ListEntry::Ea { cert, .. } | ListEntry::Aa { cert, .. } => Some(cert),
-                _ => None,
-            })
+        authorities(&self.ctl_in_force)
     }
+
+    /// The EA and AA certificates its CTL or delta CTL carries: the issuers the validator
+    /// knows, so that a ticket whose AA the message does not carry resolves (and one under
+    /// an AA the delta deletes is refused as `UnlistedCa`, one under a revoked AA as
+    /// `Revoked`, not as an unknown signer).
+    pub fn known_authorities(&self) -> impl Iterator<Item = &Cert> {
+        let delta = self.delta_ctl.as_ref().map(|d| &d.list);
+        authorities(&self.ctl.list).chain(delta.into_iter().flat_map(authorities))
+    }
+}
+
+/// The EA and AA certificates `list` adds.
+fn authorities(list: &TrustList) -> impl Iterator<Item = &Cert> {
+    list.additions.iter().filter_map(|entry| match entry {
+        ListEntry::Ea { cert, .. } | ListEntry::Aa { cert, .. } => Some(cert),
+        _ => None,
+    })
 }
 
 /// The ECTL in `bytes` verified under `tlm`: signed by it, a full TLM list, and (when
@@ -249,17 +274,39 @@ fn verify_ectl(
     Ok(Signed { list, bytes })
 }
 
-/// Fetches the CTL and CRL of `root` from the first distribution centre the ECTL names for
-/// it that serves both, and verifies them.
+/// The signed lists of a root, as fetched or read back.
+struct RootLists {
+    ctl: Vec<u8>,
+    delta_ctl: Option<Vec<u8>>,
+    crl: Vec<u8>,
+}
+
+/// Fetches the CTL, delta CTL (where served: a 404 means none) and CRL of `root` from
+/// `dc`.
+fn fetch_lists(dc: &str, id: &HashedId8) -> std::result::Result<RootLists, HttpError> {
+    let ctl = get_list(&list_url(dc, ListKind::Ctl, id))?;
+    let delta_ctl = match get_list(&list_url(dc, ListKind::DeltaCtl, id)) {
+        Ok(delta) => Some(delta),
+        Err(HttpError::Status { status: 404, .. }) => None,
+        Err(e) => return Err(e),
+    };
+    let crl = get_list(&list_url(dc, ListKind::Crl, id))?;
+    Ok(RootLists {
+        ctl,
+        delta_ctl,
+        crl,
+    })
+}
+
+/// Fetches the lists of `root` from the first distribution centre the ECTL names for it
+/// that serves them, and verifies them.
 fn fetch_root(ectl: &TrustList, root: &Cert, now: ItsTime) -> Result<RootTrust> {
     let id = root.hashed_id8();
     let urls = ectl.dc_urls(&id);
     let mut last_error = None;
     for dc in &urls {
-        let fetched = get_list(&list_url(dc, ListKind::Ctl, &id))
-            .and_then(|ctl| Ok((ctl, get_list(&list_url(dc, ListKind::Crl, &id))?)));
-        match fetched {
-            Ok((ctl, crl)) => return verify_root(root, dc, ctl, crl, now, Freshness::Required),
+        match fetch_lists(dc, &id) {
+            Ok(lists) => return verify_root(root, dc, lists, now, Freshness::Required),
             Err(e) => last_error = Some(e),
         }
     }
@@ -272,36 +319,49 @@ fn fetch_root(ectl: &TrustList, root: &Cert, now: ItsTime) -> Result<RootTrust> 
     })
 }
 
-/// The lists of `root` verified under it: signed by it, the CTL a full root list, and (when
-/// required) both current.
+/// The lists of `root` verified under it: signed by it, the CTL a full root list and the
+/// delta CTL a delta on it, and (when required) all current.
 fn verify_root(
     root: &Cert,
     dc_url: &str,
-    ctl_bytes: Vec<u8>,
-    crl_bytes: Vec<u8>,
+    lists: RootLists,
     now: ItsTime,
     freshness: Freshness,
 ) -> Result<RootTrust> {
     let id = root.hashed_id8();
     let ctl_name = format!("CTL of root CA {id}");
-    verify_signed(&ctl_bytes, root, &ctl_name, now)?;
-    let ctl = TrustList::parse(&ctl_bytes)?;
+    verify_signed(&lists.ctl, root, &ctl_name, now)?;
+    let ctl = TrustList::parse(&lists.ctl)?;
     check_full(&ctl, ListIssuer::RootCa, &ctl_name)?;
     check_current(&ctl_name, ctl.next_update, now, freshness)?;
+    let mut ctl_in_force = ctl.clone();
+    let delta_ctl = match lists.delta_ctl {
+        Some(bytes) => {
+            let name = format!("delta CTL of root CA {id}");
+            verify_signed(&bytes, root, &name, now)?;
+            let delta = TrustList::parse(&bytes)?;
+            check_current(&name, delta.next_update, now, freshness)?;
+            ctl_in_force = ctl.apply(&delta)?;
+            Some(Signed { list: delta, bytes })
+        }
+        None => None,
+    };
     let crl_name = format!("CRL of root CA {id}");
-    verify_signed(&crl_bytes, root, &crl_name, now)?;
-    let crl = RevocationList::parse(&crl_bytes)?;
+    verify_signed(&lists.crl, root, &crl_name, now)?;
+    let crl = RevocationList::parse(&lists.crl)?;
     check_current(&crl_name, crl.next_update, now, freshness)?;
     Ok(RootTrust {
         cert: root.clone(),
         dc_url: dc_url.to_string(),
         ctl: Signed {
             list: ctl,
-            bytes: ctl_bytes,
+            bytes: lists.ctl,
         },
+        delta_ctl,
+        ctl_in_force,
         crl: Signed {
             list: crl,
-            bytes: crl_bytes,
+            bytes: lists.crl,
         },
     })
 }
