@@ -59,6 +59,23 @@ impl Pki {
         at_dir(&self.dir, &["pki", "crl", "issue"]).success();
     }
 
+    /// Flips a bit of the signature of its list `name` (`ctl`, `deltactl`, `crl`) where
+    /// the distribution centre reads it: the PKI's store.
+    fn forge_served_list(&self, name: &str) {
+        let kept = self.dir.join(format!("lists/{name}.oer"));
+        let mut forged = std::fs::read(&kept).expect("a kept list");
+        let last = forged.len() - 1;
+        forged[last] ^= 1;
+        let db = rusqlite::Connection::open(self.dir.join("pki.sqlite")).expect("store");
+        let changed = db
+            .execute(
+                "UPDATE lists SET list = ?1 WHERE name = ?2",
+                rusqlite::params![forged, name],
+            )
+            .expect("forge");
+        assert_eq!(changed, 1);
+    }
+
     fn cert(&self, name: &str) -> String {
         path(&self.dir.join(name)).to_string()
     }
@@ -128,6 +145,15 @@ impl Pki {
     }
 }
 
+/// `vss pki dc serve` of the PKI and TLM directories `dirs`.
+fn distribution_centre(dirs: &[&Path]) -> Served {
+    let mut args: Vec<std::ffi::OsString> = vec!["pki".into(), "dc".into(), "serve".into()];
+    for dir in dirs {
+        args.extend(["--dir".into(), dir.as_os_str().to_owned()]);
+    }
+    listening(&args)
+}
+
 /// `vss its verify FILE --trust-store STORE`: the verdict.
 fn verify(message: &Path, store: &Path) -> Run {
     vss_run(&["its", "verify", path(message), "--trust-store", path(store)])
@@ -165,17 +191,7 @@ fn a_revoked_aa_s_tickets_are_refused_after_a_trust_update_and_the_other_root_s_
     );
     let tlm = init(&dir("tlm"), &["--name", "tlm", "--role", "tlm"]);
     let tlm_id = tlm["tlm"].as_str().expect("the TLM's HashedId8");
-    let dc = listening(&[
-        "pki".into(),
-        "dc".into(),
-        "serve".into(),
-        "--dir".into(),
-        alpha.dir.clone().into(),
-        "--dir".into(),
-        beta.dir.clone().into(),
-        "--dir".into(),
-        dir("tlm").into(),
-    ]);
+    let dc = distribution_centre(&[&alpha.dir, &beta.dir, &dir("tlm")]);
     alpha.issue_lists(&dc.url);
     beta.issue_lists(&dc.url);
     let (a_root, b_root) = (alpha.cert("root.cert"), beta.cert("root.cert"));
@@ -219,17 +235,7 @@ fn a_revoked_aa_s_tickets_are_refused_after_a_trust_update_and_the_other_root_s_
 
     // A forged CTL where the distribution centre reads it (the PKI's store): the update
     // fails in one line, and the store stays as it was.
-    let mut forged = std::fs::read(alpha.dir.join("lists/ctl.oer")).expect("CTL");
-    let last = forged.len() - 1;
-    forged[last] ^= 1;
-    let db = rusqlite::Connection::open(alpha.dir.join("pki.sqlite")).expect("store");
-    let changed = db
-        .execute(
-            "UPDATE lists SET list = ?1 WHERE name = 'ctl'",
-            rusqlite::params![forged],
-        )
-        .expect("forge");
-    assert_eq!(changed, 1);
+    alpha.forge_served_list("ctl");
     let err = update().failure().one_line_stderr().stderr;
     assert!(err.contains("trust store is unchanged"), "{err}");
     assert!(err.contains("FalseSignature"), "{err}");
@@ -299,15 +305,7 @@ fn a_delta_ctl_delists_a_revoked_aa_before_the_next_crl_and_a_forged_one_keeps_t
     let alpha = Pki::new(dir("alpha"), "alpha");
     let tlm = init(&dir("tlm"), &["--name", "tlm", "--role", "tlm"]);
     let tlm_id = tlm["tlm"].as_str().expect("the TLM's HashedId8");
-    let dc = listening(&[
-        "pki".into(),
-        "dc".into(),
-        "serve".into(),
-        "--dir".into(),
-        alpha.dir.clone().into(),
-        "--dir".into(),
-        dir("tlm").into(),
-    ]);
+    let dc = distribution_centre(&[&alpha.dir, &dir("tlm")]);
     alpha.issue_lists(&dc.url);
     let a_root = alpha.cert("root.cert");
     let ectl = [
@@ -370,17 +368,7 @@ fn a_delta_ctl_delists_a_revoked_aa_before_the_next_crl_and_a_forged_one_keeps_t
 
     // A forged delta where the distribution centre reads it: the update fails, the store
     // stays as it was.
-    let mut forged = std::fs::read(alpha.dir.join("lists/deltactl.oer")).expect("delta");
-    let last = forged.len() - 1;
-    forged[last] ^= 1;
-    let db = rusqlite::Connection::open(alpha.dir.join("pki.sqlite")).expect("store");
-    let changed = db
-        .execute(
-            "UPDATE lists SET list = ?1 WHERE name = 'deltactl'",
-            rusqlite::params![forged],
-        )
-        .expect("forge");
-    assert_eq!(changed, 1);
+    alpha.forge_served_list("deltactl");
     let err = update().failure().one_line_stderr().stderr;
     assert!(err.contains("trust store is unchanged"), "{err}");
     assert!(err.contains("delta CTL"), "{err}");

@@ -8,16 +8,13 @@
 mod made_pki;
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
 use made_pki::MadePki;
 use vss_hsm::{Hsm, SoftHsm};
 use vss_its::{Cert, ItsTime, StaleCrlPolicy, Validator, Verdict};
 use vss_pki::authority::{init_tlm, CtlRequest, InitRequest, PkiDir};
-use vss_pki::http::{
-    list_url, DistributionCentre, ListKind, LoopbackServer, ServeConfig, Services,
-};
+use vss_pki::http::{list_url, ListKind, LoopbackServer};
 use vss_pki::station::{EctlSource, StationTrust};
 use vss_pki::store::SqliteStore;
 use vss_pki::Error;
@@ -47,14 +44,7 @@ impl Lists {
         let dc = server.url().to_string();
         // The centre reads each list when asked: it serves what is issued after it starts.
         let dirs = [alpha.pki(), beta.pki(), dir].map(|d| d.path().to_path_buf());
-        let centre = DistributionCentre::new(&dirs).expect("DC");
-        let services = Services {
-            dc: Some(Arc::new(centre)),
-            ..Services::default()
-        };
-        server
-            .serve(services, ServeConfig::default())
-            .expect("serve");
+        made_pki::serve_centre(&mut server, &dirs);
         let lists = Lists {
             alpha,
             beta,

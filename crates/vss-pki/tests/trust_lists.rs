@@ -323,41 +323,32 @@ fn a_tlm_signs_an_ectl_of_two_roots_that_verifies_under_its_certificate() {
     assert_eq!(std::fs::read(tlm_dir.ectl_path()).expect("kept"), again);
 }
 
+/// A day's CTL of the EA and AA at one URL, its lists served at `dc`.
+fn served_at(dc: &str) -> vss_pki::authority::CtlRequest {
+    vss_pki::authority::CtlRequest {
+        ea_url: "http://127.0.0.1:8081".into(),
+        aa_url: "http://127.0.0.1:8081".into(),
+        dc_url: dc.into(),
+        now: vss_its::ItsTime::now(),
+        validity: std::time::Duration::from_secs(86_400),
+    }
+}
+
 #[test]
 fn a_station_gets_a_roots_lists_from_a_distribution_centre_on_loopback() {
-    use std::sync::Arc;
-    use std::time::Duration;
-    use vss_its::ItsTime;
-    use vss_pki::authority::CtlRequest;
     use vss_pki::http::{
-        get_list, list_url, DistributionCentre, HttpError, ListKind, LoopbackServer, ServeConfig,
-        Services,
+        get_list, list_url, DistributionCentre, HttpError, ListKind, LoopbackServer,
     };
 
     let made = made_pki::MadePki::new("alpha");
     let pki = made.pki();
     let mut server = LoopbackServer::bind().expect("bind");
     let dc = server.url().to_string();
-    let request = CtlRequest {
-        ea_url: "http://127.0.0.1:8081".into(),
-        aa_url: "http://127.0.0.1:8081".into(),
-        dc_url: dc.clone(),
-        now: ItsTime::now(),
-        validity: Duration::from_secs(86_400),
-    };
+    let request = served_at(&dc);
     let ctl = pki
         .issue_ctl(made.hsm.as_ref(), made.store.as_ref(), &request)
         .expect("CTL");
-    let centre = DistributionCentre::new(&[pki.path().to_path_buf()]).expect("DC");
-    server
-        .serve(
-            Services {
-                dc: Some(Arc::new(centre)),
-                ..Services::default()
-            },
-            ServeConfig::default(),
-        )
-        .expect("serve");
+    made_pki::serve_centre(&mut server, &[pki.path().to_path_buf()]);
     let root = made.certs.root.hashed_id8();
     // The URL the CTL names, with a trailing slash or without.
     for base in [dc.clone(), format!("{dc}/")] {
@@ -403,14 +394,8 @@ fn a_station_gets_a_roots_lists_from_a_distribution_centre_on_loopback() {
 
 #[test]
 fn a_delta_ctl_says_what_changed_since_the_last_full_ctl_and_is_served_until_the_next() {
-    use std::sync::Arc;
-    use std::time::Duration;
-    use vss_its::ItsTime;
     use vss_pki::authority::CtlRequest;
-    use vss_pki::http::{
-        get_list, list_url, DistributionCentre, HttpError, ListKind, LoopbackServer, ServeConfig,
-        Services,
-    };
+    use vss_pki::http::{get_list, list_url, HttpError, ListKind, LoopbackServer};
     use vss_pki::lists::{ListDeletion, ListEntry, TrustList};
 
     let made = made_pki::MadePki::new("alpha");
@@ -418,13 +403,7 @@ fn a_delta_ctl_says_what_changed_since_the_last_full_ctl_and_is_served_until_the
     let (hsm, store) = (made.hsm.as_ref(), made.store.as_ref());
     let mut server = LoopbackServer::bind().expect("bind");
     let dc = server.url().to_string();
-    let request = CtlRequest {
-        ea_url: "http://127.0.0.1:8081".into(),
-        aa_url: "http://127.0.0.1:8081".into(),
-        dc_url: dc.clone(),
-        now: ItsTime::now(),
-        validity: Duration::from_secs(86_400),
-    };
+    let request = served_at(&dc);
     // No full CTL yet: nothing to be a delta on.
     assert!(matches!(
         pki.issue_delta_ctl(hsm, store, &request),
@@ -505,14 +484,7 @@ fn a_delta_ctl_says_what_changed_since_the_last_full_ctl_and_is_served_until_the
     assert!(other_signer.apply(&delta).is_err());
 
     // Served while CTL 1 is the last full list; a full CTL after it ends that.
-    let centre = DistributionCentre::new(&[pki.path().to_path_buf()]).expect("DC");
-    let services = Services {
-        dc: Some(Arc::new(centre)),
-        ..Services::default()
-    };
-    server
-        .serve(services, ServeConfig::default())
-        .expect("serve");
+    made_pki::serve_centre(&mut server, &[pki.path().to_path_buf()]);
     let root = made.certs.root.hashed_id8();
     let delta_url = list_url(&dc, ListKind::DeltaCtl, &root);
     assert!(delta_url.ends_with(&format!("/getdeltactl/{root}")));

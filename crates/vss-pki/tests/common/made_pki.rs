@@ -78,3 +78,16 @@ pub fn foreign_credential(key: &vss_crypto::PrivateKey) -> Cert {
     request.name = Some("elsewhere".into());
     vss_its::issue_certificate(&request, None, key).expect("certificate")
 }
+
+/// Serves a distribution centre of the PKI and TLM directories `dirs` on `server`; each list
+/// is read when asked, so what is issued after it starts is served.
+pub fn serve_centre(server: &mut vss_pki::http::LoopbackServer, dirs: &[std::path::PathBuf]) {
+    let centre = vss_pki::http::DistributionCentre::new(dirs).expect("DC");
+    let services = vss_pki::http::Services {
+        dc: Some(Arc::new(centre)),
+        ..vss_pki::http::Services::default()
+    };
+    server
+        .serve(services, vss_pki::http::ServeConfig::default())
+        .expect("serve");
+}
