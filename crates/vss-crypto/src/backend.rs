@@ -1,15 +1,17 @@
 //! Which library does the curve arithmetic for which curve, chosen by measurement
-//! (docs/PERFORMANCE.md): AWS-LC for P-256 and P-384, OpenSSL for the rest.
+//! (docs/PERFORMANCE.md): AWS-LC for P-256 and P-384 (ECDSA and ECDH), OpenSSL for the rest.
 
+use aws_lc_rs::agreement::{self, ECDH_P256, ECDH_P384};
 use aws_lc_rs::digest;
 use aws_lc_rs::signature::{self as lc, EcdsaSigningAlgorithm, EcdsaVerificationAlgorithm};
 
 use crate::Curve;
 
-/// The library behind a curve's ECDSA.
+/// The library behind a curve's ECDSA and ECDH.
 pub(crate) enum Backend {
     /// AWS-LC through aws-lc-rs; digests are presented with the curve's native hash label.
     AwsLc {
+        agreement: &'static agreement::Algorithm,
         signing: &'static EcdsaSigningAlgorithm,
         verification: &'static EcdsaVerificationAlgorithm,
         digest_alg: &'static digest::Algorithm,
@@ -22,11 +24,13 @@ impl Backend {
     pub(crate) fn for_curve(curve: Curve) -> Backend {
         match curve {
             Curve::P256 => Backend::AwsLc {
+                agreement: &ECDH_P256,
                 signing: &lc::ECDSA_P256_SHA256_FIXED_SIGNING,
                 verification: &lc::ECDSA_P256_SHA256_FIXED,
                 digest_alg: &digest::SHA256,
             },
             Curve::P384 => Backend::AwsLc {
+                agreement: &ECDH_P384,
                 signing: &lc::ECDSA_P384_SHA384_FIXED_SIGNING,
                 verification: &lc::ECDSA_P384_SHA384_FIXED,
                 digest_alg: &digest::SHA384,

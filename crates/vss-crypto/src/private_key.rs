@@ -1,5 +1,8 @@
 //! Private keys: ECDSA signing and ECDH.
 
+use std::sync::OnceLock;
+
+use aws_lc_rs::agreement;
 use aws_lc_rs::digest::Digest;
 use aws_lc_rs::signature::EcdsaKeyPair;
 use openssl::bn::{BigNum, BigNumContext};
@@ -19,15 +22,36 @@ pub struct PrivateKey {
     curve: Curve,
     scalar: Zeroizing<Vec<u8>>,
     public: PublicKey,
-    /// OpenSSL's form: signs on the OpenSSL curves, and does ECDH on every curve.
-    openssl: EcKey<Private>,
-    /// AWS-LC's form, on the curves where AWS-LC signs.
-    aws_lc: Option<EcdsaKeyPair>,
+    engine: Engine,
+}
+
+/// The library that does a key's arithmetic, in its own form of the key.
+enum Engine {
+    /// AWS-LC (P-256, P-384): its ECDH key, and its signing key made at the first signature
+    /// (keys that only agree, such as ECIES's ephemeral ones, never make one).
+    AwsLc {
+        agreement: agreement::PrivateKey,
+        signing: OnceLock<EcdsaKeyPair>,
+    },
+    /// OpenSSL (the other curves): signs, and does ECDH.
+    OpenSsl(EcKey<Private>),
 }
 
 impl PrivateKey {
     /// A fresh random key from the operating system's generator.
     pub fn generate(curve: Curve) -> Result<Self> {
+        if let Backend::AwsLc { .. } = Backend::for_curve(curve) {
+            // A uniform scalar in 1..n-1: random bytes, drawn again when out of range (for
+            // P-256 and P-384 about once in 2^32 draws).
+            let mut scalar = Zeroizing::new(vec![0u8; curve.scalar_len()]);
+            loop {
+                crate::random_bytes(&mut scalar)?;
+                match Self::from_scalar(curve, &scalar) {
+                    Err(Error::InvalidPrivateKey(_)) => continue,
+                    key => return key,
+                }
+            }
+        }
         let group = curve.group()?;
         let key = EcKey::generate(group).map_err(|_| Error::Library("EcKey::generate"))?;
         let scalar = Zeroizing::new(
@@ -48,26 +72,32 @@ impl PrivateKey {
         }
         let mut padded = Zeroizing::new(vec![0u8; n]);
         padded[n - scalar.len()..].copy_from_slice(scalar);
-
-        let openssl = openssl_private_key(curve, &padded)?;
-        let public = PublicKey::from_point(curve, openssl.public_key())?;
-        let aws_lc = match Backend::for_curve(curve) {
-            Backend::AwsLc { signing, .. } => Some(
-                EcdsaKeyPair::from_private_key_and_public_key(
-                    signing,
-                    &padded,
-                    public.to_sec1_uncompressed(),
-                )
-                .map_err(|_| Error::Library("EcdsaKeyPair"))?,
-            ),
-            Backend::OpenSsl => None,
+        check_range(curve, &padded)?;
+        let (public, engine) = match Backend::for_curve(curve) {
+            Backend::AwsLc {
+                agreement: algorithm,
+                ..
+            } => {
+                let agreement = agreement::PrivateKey::from_private_key(algorithm, &padded)
+                    .map_err(|_| Error::InvalidPrivateKey("not in the range 1..n-1"))?;
+                let point = agreement
+                    .compute_public_key()
+                    .map_err(|_| Error::Library("PrivateKey::compute_public_key"))?;
+                let public = PublicKey::from_uncompressed(curve, point.as_ref())?;
+                let signing = OnceLock::new();
+                (public, Engine::AwsLc { agreement, signing })
+            }
+            Backend::OpenSsl => {
+                let openssl = openssl_private_key(curve, &padded)?;
+                let public = PublicKey::from_point(curve, openssl.public_key())?;
+                (public, Engine::OpenSsl(openssl))
+            }
         };
         Ok(PrivateKey {
             curve,
             scalar: padded,
             public,
-            openssl,
-            aws_lc,
+            engine,
         })
     }
 
@@ -92,10 +122,27 @@ impl PrivateKey {
         if !self.curve.supports_ecdsa() {
             return Err(Error::NotForSignatures(self.curve));
         }
-        match &self.aws_lc {
-            Some(key_pair) => {
-                let Backend::AwsLc { digest_alg, .. } = Backend::for_curve(self.curve) else {
+        match &self.engine {
+            Engine::AwsLc { signing, .. } => {
+                let Backend::AwsLc {
+                    signing: algorithm,
+                    digest_alg,
+                    ..
+                } = Backend::for_curve(self.curve)
+                else {
                     return Err(Error::Library("backend mismatch"));
+                };
+                let key_pair = match signing.get() {
+                    Some(key_pair) => key_pair,
+                    None => {
+                        let made = EcdsaKeyPair::from_private_key_and_public_key(
+                            algorithm,
+                            &self.scalar,
+                            self.public.to_sec1_uncompressed(),
+                        )
+                        .map_err(|_| Error::Library("EcdsaKeyPair"))?;
+                        signing.get_or_init(|| made)
+                    }
                 };
                 let fitted = fit_digest(self.curve, digest);
                 let digest = Digest::import_less_safe(&fitted, digest_alg)
@@ -105,9 +152,9 @@ impl PrivateKey {
                     .map_err(|_| Error::Library("EcdsaKeyPair::sign_digest"))?;
                 Signature::from_p1363(self.curve, sig.as_ref())
             }
-            None => {
-                let sig = EcdsaSig::sign(digest, &self.openssl)
-                    .map_err(|_| Error::Library("ECDSA_do_sign"))?;
+            Engine::OpenSsl(openssl) => {
+                let sig =
+                    EcdsaSig::sign(digest, openssl).map_err(|_| Error::Library("ECDSA_do_sign"))?;
                 let n = self.curve.scalar_len() as i32;
                 let mut r_s = sig
                     .r()
@@ -135,33 +182,58 @@ impl PrivateKey {
     /// point may carry a small-subgroup component; the protocols that use them check
     /// membership themselves (PSEC-KEM's `u × G = g̃`), as ISO/IEC 18033-2 specifies.
     ///
-    /// The product is OpenSSL's `EC_POINT_mul` of a variable point, the constant-time
-    /// ladder (or P-256's constant-time windowed code) that its own ECDH runs; calling it
-    /// directly spares the per-call conversion of both keys into provider objects.
+    /// On P-256 and P-384 AWS-LC's ECDH computes the product (constant time); on the other
+    /// curves OpenSSL's `EC_POINT_mul` of a variable point, the constant-time ladder that its
+    /// own ECDH runs, called directly to spare converting both keys into provider objects.
     pub fn diffie_hellman(&self, peer: &PublicKey) -> Result<Zeroizing<Vec<u8>>> {
         if peer.curve() != self.curve {
             return Err(Error::InvalidPublicKey("peer key is on another curve"));
         }
-        let peer_point = peer.to_point()?;
-        let shared = point::times(self.curve, Some(&peer_point), self.openssl.private_key())?
-            .ok_or(Error::InvalidPublicKey(
-                "the shared point is the point at infinity",
-            ))?;
-        point::x_coordinate(self.curve, &shared)
+        match &self.engine {
+            Engine::AwsLc { agreement, .. } => {
+                let peer = agreement::UnparsedPublicKey::new(
+                    agreement.algorithm(),
+                    peer.to_sec1_uncompressed(),
+                );
+                agreement::agree(
+                    agreement,
+                    peer,
+                    Error::InvalidPublicKey("refused by ECDH"),
+                    |x| Ok(Zeroizing::new(x.to_vec())),
+                )
+            }
+            Engine::OpenSsl(openssl) => {
+                let peer_point = peer.to_point()?;
+                let shared = point::times(self.curve, Some(&peer_point), openssl.private_key())?
+                    .ok_or(Error::InvalidPublicKey(
+                        "the shared point is the point at infinity",
+                    ))?;
+                point::x_coordinate(self.curve, &shared)
+            }
+        }
     }
 }
 
-/// OpenSSL's form of the key with the given fixed-width scalar; refuses 0 and values ≥ n.
-fn openssl_private_key(curve: Curve, scalar: &[u8]) -> Result<EcKey<Private>> {
-    let group = curve.group()?;
-    let mut ctx = BigNumContext::new_secure().map_err(|_| Error::Library("BigNumContext"))?;
+/// Refuses a fixed-width scalar of 0 or ≥ n.
+fn check_range(curve: Curve, scalar: &[u8]) -> Result<()> {
     let order = curve.order()?;
+    // A secure BigNum: the scalar is secret, and it is cleared when freed.
     let mut d = BigNum::new_secure().map_err(|_| Error::Library("BigNum"))?;
     d.copy_from_slice(scalar)
         .map_err(|_| Error::Library("BigNum::copy_from_slice"))?;
     if d.num_bits() == 0 || d >= order {
         return Err(Error::InvalidPrivateKey("not in the range 1..n-1"));
     }
+    Ok(())
+}
+
+/// OpenSSL's form of the key with the given fixed-width scalar; refuses 0 and values ≥ n.
+fn openssl_private_key(curve: Curve, scalar: &[u8]) -> Result<EcKey<Private>> {
+    let group = curve.group()?;
+    let mut ctx = BigNumContext::new_secure().map_err(|_| Error::Library("BigNumContext"))?;
+    let mut d = BigNum::new_secure().map_err(|_| Error::Library("BigNum"))?;
+    d.copy_from_slice(scalar)
+        .map_err(|_| Error::Library("BigNum::copy_from_slice"))?;
     let mut point = EcPoint::new(group).map_err(|_| Error::Library("EcPoint"))?;
     point
         .mul_generator2(group, &d, &mut ctx)

@@ -54,17 +54,30 @@ impl PublicKey {
                 .map_err(|_| Error::Library("EcPoint::to_bytes"))
         };
         let uncompressed = encode(PointConversionForm::UNCOMPRESSED)?;
-        let compressed = if curve.is_binary() {
-            encode(PointConversionForm::COMPRESSED)?
-        } else {
-            // SEC1 2.3.3 over a prime field: x, after 02 or 03 by the parity of y.
-            let y_is_odd = uncompressed.last().is_some_and(|y| y & 1 == 1);
-            let x = &uncompressed[1..1 + curve.scalar_len()];
-            [&[2 + u8::from(y_is_odd)][..], x].concat()
-        };
+        if curve.is_binary() {
+            let compressed = encode(PointConversionForm::COMPRESSED)?;
+            return Ok(PublicKey {
+                curve,
+                uncompressed,
+                compressed,
+            });
+        }
+        Self::from_uncompressed(curve, &uncompressed)
+    }
+
+    /// Builds the public key of a prime curve from the uncompressed SEC1 encoding of a point
+    /// already known to be valid (one a library computed).
+    pub(crate) fn from_uncompressed(curve: Curve, uncompressed: &[u8]) -> Result<Self> {
+        let n = curve.scalar_len();
+        if curve.is_binary() || uncompressed.len() != 1 + 2 * n || uncompressed[0] != 0x04 {
+            return Err(Error::Library("not an uncompressed point of a prime curve"));
+        }
+        // SEC1 2.3.3 over a prime field: x, after 02 or 03 by the parity of y.
+        let y_is_odd = uncompressed.last().is_some_and(|y| y & 1 == 1);
+        let compressed = [&[2 + u8::from(y_is_odd)][..], &uncompressed[1..=n]].concat();
         Ok(PublicKey {
             curve,
-            uncompressed,
+            uncompressed: uncompressed.to_vec(),
             compressed,
         })
     }
