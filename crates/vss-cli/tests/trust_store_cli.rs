@@ -307,11 +307,26 @@ fn a_delta_ctl_delists_a_revoked_aa_before_the_next_crl_and_a_forged_one_keeps_t
     let tlm_id = tlm["tlm"].as_str().expect("the TLM's HashedId8");
     let dc = distribution_centre(&[&alpha.dir, &dir("tlm")]);
     alpha.issue_lists(&dc.url);
+    // The root's lists at its own distribution centre; the ECTL's --dc-url serves nothing.
     let a_root = alpha.cert("root.cert");
+    let root_at_dc = format!("{a_root}={}", dc.url);
     let ectl = [
-        "pki", "ctl", "issue", "--root", &a_root, "--dc-url", &dc.url,
+        "pki",
+        "ctl",
+        "issue",
+        "--root",
+        &root_at_dc,
+        "--dc-url",
+        "http://127.0.0.1:9",
+        "--access-point",
+        "https://cpoc.example/L0",
     ];
-    at_dir(&dir("tlm"), &ectl).success();
+    let issued = at_dir(&dir("tlm"), &ectl).success().json();
+    assert_eq!(issued["roots"][0]["dc_urls"], serde_json::json!([dc.url]));
+    assert_eq!(
+        issued["tlm"][0]["access_point"], "https://cpoc.example/L0",
+        "{issued}"
+    );
     let cam = dir("cam.oer");
     alpha.signed_cam(&dir("station"), &cam);
     let store = dir("trust");
@@ -326,7 +341,9 @@ fn a_delta_ctl_delists_a_revoked_aa_before_the_next_crl_and_a_forged_one_keeps_t
     };
     update().success();
     assert_eq!(verdict(&cam, &store), "Valid");
-    assert_eq!(shown_root()["ctl_delta"], false);
+    let root = shown_root();
+    assert_eq!(root["ctl_delta"], false, "{root}");
+    assert_eq!(root["dc_url"], dc.url.as_str(), "{root}");
 
     // The AA is revoked, no CRL issued yet: the delta CTL on CTL 1 deletes it.
     let aa = alpha.cert("aa.cert");

@@ -14,7 +14,7 @@ use vss_core::verify::Outcome;
 use vss_core::Vss;
 use vss_hsm::SoftHsm;
 use vss_its::{ItsTime, Verdict};
-use vss_pki::authority::{init_tlm, CtlRequest, InitRequest, PkiDir};
+use vss_pki::authority::{init_tlm, CtlRequest, EctlRequest, InitRequest, PkiDir};
 use vss_pki::http::{
     list_url, DistributionCentre, ListKind, LoopbackServer, ServeConfig, Services,
 };
@@ -76,8 +76,9 @@ fn the_entity_updates_its_trust_store_and_refuses_a_revoked_aa_after_a_refresh()
     }
     let roots = [alpha.certs.root.clone(), beta.certs.root.clone()];
     let tlm_store = SqliteStore::open(&tlm_dir.database()).expect("TLM store");
+    let request = EctlRequest::at_one_centre(&roots, &dc, ItsTime::now(), DAY);
     tlm_dir
-        .issue_ectl(&tlm_hsm, &tlm_store, &roots, &dc, ItsTime::now(), DAY)
+        .issue_ectl(&tlm_hsm, &tlm_store, &request)
         .expect("ECTL");
 
     let station = testbed.station("car", &HsmKind::Soft).expect("station");

@@ -13,7 +13,7 @@ use std::time::Duration;
 use made_pki::MadePki;
 use vss_hsm::{Hsm, SoftHsm};
 use vss_its::{Cert, ItsTime, StaleCrlPolicy, Validator, Verdict};
-use vss_pki::authority::{init_tlm, CtlRequest, InitRequest, PkiDir};
+use vss_pki::authority::{init_tlm, CtlRequest, EctlRequest, InitRequest, PkiDir};
 use vss_pki::http::{list_url, ListKind, LoopbackServer};
 use vss_pki::station::{EctlSource, StationTrust};
 use vss_pki::store::SqliteStore;
@@ -82,7 +82,8 @@ impl Lists {
         let roots = [self.alpha.certs.root.clone(), self.beta.certs.root.clone()];
         let dir = PkiDir::new(self.tlm_dir.path());
         let store = SqliteStore::open(&dir.database()).expect("store");
-        dir.issue_ectl(&self.tlm_hsm, &store, &roots, &self.dc, now, validity)
+        let request = EctlRequest::at_one_centre(&roots, &self.dc, now, validity);
+        dir.issue_ectl(&self.tlm_hsm, &store, &request)
             .expect("ECTL");
     }
 

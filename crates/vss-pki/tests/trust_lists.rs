@@ -242,7 +242,7 @@ fn a_tlm_signs_an_ectl_of_two_roots_that_verifies_under_its_certificate() {
     use std::time::Duration;
     use vss_hsm::SoftHsm;
     use vss_its::{ItsTime, TrustStore, Validator, Verdict};
-    use vss_pki::authority::{init_tlm, InitRequest, PkiDir};
+    use vss_pki::authority::{init_tlm, EctlRequest, InitRequest, PkiDir};
     use vss_pki::lists::{ListIssuer, TrustList};
 
     let (alpha, beta) = (
@@ -274,8 +274,9 @@ fn a_tlm_signs_an_ectl_of_two_roots_that_verifies_under_its_certificate() {
     let week = Duration::from_secs(7 * 86_400);
     let dc = "http://127.0.0.1:8090";
     let store = vss_pki::store::SqliteStore::open(&tlm_dir.database()).expect("store");
+    let at_dc = |roots: &[vss_its::Cert]| EctlRequest::at_one_centre(roots, dc, now, week);
     let ectl = tlm_dir
-        .issue_ectl(&hsm, &store, &roots, dc, now, week)
+        .issue_ectl(&hsm, &store, &at_dc(&roots))
         .expect("ECTL");
     assert_eq!(std::fs::read(tlm_dir.ectl_path()).expect("kept"), ectl);
 
@@ -297,30 +298,46 @@ fn a_tlm_signs_an_ectl_of_two_roots_that_verifies_under_its_certificate() {
         assert_eq!(list.dc_urls(&root.hashed_id8()), [dc]);
     }
     let again = tlm_dir
-        .issue_ectl(&hsm, &store, &roots[..1], dc, now, week)
+        .issue_ectl(&hsm, &store, &at_dc(&roots[..1]))
         .expect("ECTL");
     assert_eq!(TrustList::parse(&again).expect("parse").sequence, 2);
 
+    // Each root at its own distribution centre, the ECTL published at a third place: one DC
+    // entry per centre, and the TLM entry's access point.
+    let mut request = at_dc(&roots);
+    request.roots[1].dc_url = "http://127.0.0.1:8091".into();
+    request.access_point = "https://cpoc.example/L0".into();
+    let kept = tlm_dir.issue_ectl(&hsm, &store, &request).expect("ECTL");
+    let apart = TrustList::parse(&kept).expect("parse");
+    assert_eq!(apart.dc_urls(&roots[0].hashed_id8()), [dc]);
+    assert_eq!(
+        apart.dc_urls(&roots[1].hashed_id8()),
+        ["http://127.0.0.1:8091"]
+    );
+    let tlm_points: Vec<&str> = apart
+        .additions
+        .iter()
+        .filter_map(|e| match e {
+            vss_pki::lists::ListEntry::Tlm { access_point, .. } => Some(access_point.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(tlm_points, ["https://cpoc.example/L0"]);
+    let mut bad = at_dc(&roots);
+    bad.roots[0].dc_url = "not a url".into();
+    assert!(tlm_dir.issue_ectl(&hsm, &store, &bad).is_err());
+
     // No root, an EA instead of a root, a PKI directory instead of a TLM: refused, and the
     // kept ECTL stays.
+    assert!(tlm_dir.issue_ectl(&hsm, &store, &at_dc(&[])).is_err());
     assert!(tlm_dir
-        .issue_ectl(&hsm, &store, &[], dc, now, week)
-        .is_err());
-    assert!(tlm_dir
-        .issue_ectl(&hsm, &store, &[alpha.ea().clone()], dc, now, week)
+        .issue_ectl(&hsm, &store, &at_dc(&[alpha.ea().clone()]))
         .is_err());
     assert!(alpha
         .pki()
-        .issue_ectl(
-            alpha.hsm.as_ref(),
-            alpha.store.as_ref(),
-            &roots,
-            dc,
-            now,
-            week
-        )
+        .issue_ectl(alpha.hsm.as_ref(), alpha.store.as_ref(), &at_dc(&roots))
         .is_err());
-    assert_eq!(std::fs::read(tlm_dir.ectl_path()).expect("kept"), again);
+    assert_eq!(std::fs::read(tlm_dir.ectl_path()).expect("kept"), kept);
 }
 
 /// A day's CTL of the EA and AA at one URL, its lists served at `dc`.

@@ -12,7 +12,7 @@ use clap::Subcommand;
 use serde_json::{json, Value};
 use vss_its::{Cert, HashedId8, ItsTime};
 use vss_net::raise_open_file_limit;
-use vss_pki::authority::{CtlRequest, MAX_LIST_VALIDITY};
+use vss_pki::authority::{CtlRequest, EctlRequest, EctlRoot, MAX_LIST_VALIDITY};
 use vss_pki::http::{serve as serve_http, DistributionCentre, Services};
 use vss_pki::lists::{ListDeletion, ListEntry, ListIssuer, RevocationList, TrustList};
 
@@ -64,12 +64,18 @@ pub enum CtlCommand {
         /// Where the PKI's EA and AA are served (`vss pki serve --url`); a root's CTL only.
         #[arg(long, value_name = "URL", conflicts_with = "roots")]
         url: Option<String>,
-        /// A root certificate the ECTL lists (COER). Repeatable; the TLM's ECTL only.
-        #[arg(long = "root", value_name = "FILE")]
-        roots: Vec<PathBuf>,
+        /// A root certificate the ECTL lists (COER), with the distribution centre of its
+        /// lists after `=` when it is not --dc-url (`FILE=http://…`). Repeatable; the TLM's
+        /// ECTL only.
+        #[arg(long = "root", value_name = "FILE[=URL]")]
+        roots: Vec<String>,
         /// The distribution centre that serves the lists (a root's CTL and CRL; the ECTL).
         #[arg(long, value_name = "URL")]
         dc_url: String,
+        /// Where the ECTL is published, the TLM entry's access point (the EU's is its CPOC)
+        /// [default: --dc-url]; the TLM's ECTL only.
+        #[arg(long, value_name = "URL", conflicts_with = "url")]
+        access_point: Option<String>,
         /// Issue a delta CTL on the root's last full CTL instead of a full one.
         #[arg(long, conflicts_with = "roots")]
         delta: bool,
@@ -190,6 +196,7 @@ impl CtlCommand {
                 url,
                 roots,
                 dc_url,
+                access_point,
                 delta,
                 out,
                 database,
@@ -198,7 +205,7 @@ impl CtlCommand {
             } => {
                 let roots = roots
                     .iter()
-                    .map(|path| read_cert(path))
+                    .map(|arg| ectl_root(arg, &dc_url))
                     .collect::<Result<Vec<_>>>()?;
                 let (dir, hsm) = pki.open_lists()?;
                 let store = database.open(&dir)?;
@@ -211,22 +218,21 @@ impl CtlCommand {
                             dir.path().display()
                         );
                     }
-                    let bytes = dir.issue_ectl(
-                        &hsm,
-                        store.as_ref(),
-                        &roots,
-                        &dc_url,
+                    let request = EctlRequest {
+                        roots,
+                        access_point: access_point.unwrap_or_else(|| dc_url.clone()),
                         now,
-                        validity.validity,
-                    )?;
+                        validity: validity.validity,
+                    };
+                    let bytes = dir.issue_ectl(&hsm, store.as_ref(), &request)?;
                     (bytes, dir.ectl_path())
                 } else {
                     let Some(url) = url else {
                         bail!("a root's CTL needs --url, where its EA and AA are served");
                     };
-                    if !roots.is_empty() {
+                    if !roots.is_empty() || access_point.is_some() {
                         bail!(
-                            "{} holds a PKI: --root is for a TLM's ECTL",
+                            "{} holds a PKI: --root and --access-point are for a TLM's ECTL",
                             dir.path().display()
                         );
                     }
@@ -306,6 +312,22 @@ impl CrlCommand {
             }
         }
     }
+}
+
+/// A `--root FILE[=URL]` argument: the certificate, and its distribution centre (`dc_url`
+/// when none is given).
+fn ectl_root(arg: &str, dc_url: &str) -> Result<EctlRoot> {
+    let (file, url) = ["=http://", "=https://"]
+        .iter()
+        .find_map(|scheme| {
+            arg.rfind(scheme)
+                .map(|at| (&arg[..at], arg[at + 1..].to_string()))
+        })
+        .unwrap_or((arg, dc_url.to_string()));
+    Ok(EctlRoot {
+        cert: read_cert(std::path::Path::new(file))?,
+        dc_url: url,
+    })
 }
 
 fn id(id: Option<HashedId8>) -> Value {

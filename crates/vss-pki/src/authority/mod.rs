@@ -14,5 +14,5 @@ pub use aa::{Aa, EaLink, KnownEa, LocalEa};
 pub use ea::{Answer, Ea};
 pub use layout::{init, labels, Authorities, InitRequest, PkiDir};
 pub use lists::{CtlRequest, MAX_LIST_VALIDITY};
-pub use tlm::{init_tlm, TLM_KEY};
+pub use tlm::{init_tlm, EctlRequest, EctlRoot, TLM_KEY};
 pub use trust_list::TrustedPki;

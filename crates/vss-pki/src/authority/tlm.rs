@@ -22,9 +22,51 @@ use crate::messages::{
 };
 use crate::store::PkiStore;
 use crate::{Error, Result};
+use rasn_its::ieee1609dot2::base_types::HashedId8;
 
 /// The label of the TLM's signing key.
 pub const TLM_KEY: &str = "tlm";
+
+/// A root CA an ECTL lists, with the distribution centre that serves its CTL and CRL.
+#[derive(Debug, Clone)]
+pub struct EctlRoot {
+    /// Its self-signed certificate.
+    pub cert: Cert,
+    /// The base URL of its distribution centre.
+    pub dc_url: String,
+}
+
+/// What an ECTL says.
+#[derive(Debug, Clone)]
+pub struct EctlRequest {
+    /// The root CAs, each with its distribution centre.
+    pub roots: Vec<EctlRoot>,
+    /// Where the ECTL is published: the TLM entry's access point (the EU's is its CPOC).
+    pub access_point: String,
+    /// When it is issued.
+    pub now: ItsTime,
+    /// How long until the next one is due (at most a year).
+    pub validity: Duration,
+}
+
+impl EctlRequest {
+    /// An ECTL of `roots` whose lists are all served by the distribution centre at `dc_url`,
+    /// which publishes the ECTL too.
+    pub fn at_one_centre(roots: &[Cert], dc_url: &str, now: ItsTime, validity: Duration) -> Self {
+        EctlRequest {
+            roots: roots
+                .iter()
+                .map(|cert| EctlRoot {
+                    cert: cert.clone(),
+                    dc_url: dc_url.to_string(),
+                })
+                .collect(),
+            access_point: dc_url.to_string(),
+            now,
+            validity,
+        }
+    }
+}
 
 impl PkiDir {
     /// The TLM's certificate.
@@ -47,18 +89,14 @@ impl PkiDir {
         read_cert(&self.tlm_cert_path())
     }
 
-    /// Signs an ECTL of `roots` at `now` (their lists served by the distribution centre at
-    /// `dc_url`, which serves the ECTL too), current for `validity`, one sequence number
-    /// after the last in `store`, and keeps it as [`PkiDir::ectl_path`]. The TLM names
-    /// itself by certificate, as the EU's does.
+    /// Signs the ECTL `request` describes, one sequence number after the last in `store`,
+    /// and keeps it as [`PkiDir::ectl_path`]. The TLM names itself by certificate, as the
+    /// EU's does.
     pub fn issue_ectl(
         &self,
         hsm: &dyn Hsm,
         store: &dyn PkiStore,
-        roots: &[Cert],
-        dc_url: &str,
-        now: ItsTime,
-        validity: Duration,
+        request: &EctlRequest,
     ) -> Result<Vec<u8>> {
         if !self.holds_tlm() {
             return Err(Error::NotAPkiDir {
@@ -66,23 +104,24 @@ impl PkiDir {
                 missing: "tlm.cert".into(),
             });
         }
+        let roots = &request.roots;
         if roots.is_empty()
             || roots
                 .iter()
-                .any(|r| !matches!(r.issuer(), vss_its::Issuer::SelfSigned(_)))
+                .any(|r| !matches!(r.cert.issuer(), vss_its::Issuer::SelfSigned(_)))
         {
             return Err(Error::InvalidRequest(
                 "an ECTL lists one or more self-signed root certificates".into(),
             ));
         }
+        let (now, validity) = (request.now, request.validity);
         window(now, validity)?;
         let tlm = self.tlm_cert()?;
-        let dc_url = list_url(dc_url)?;
         let mut commands: Vec<CtlCommand> = roots
             .iter()
             .map(|root| {
                 CtlCommand::Add(CtlEntry::Rca(Box::new(RootCaEntry {
-                    selfsigned_root_ca: root.asn().clone(),
+                    selfsigned_root_ca: root.cert.asn().clone(),
                     successor_to: None,
                 })))
             })
@@ -90,12 +129,23 @@ impl PkiDir {
         commands.push(CtlCommand::Add(CtlEntry::Tlm(Box::new(TlmEntry {
             self_signed_tlm_certificate: tlm.asn().clone(),
             successor_to: None,
-            access_point: dc_url.clone(),
+            access_point: list_url(&request.access_point)?,
         }))));
-        commands.push(CtlCommand::Add(CtlEntry::Dc(DcEntry {
-            url: dc_url,
-            cert: roots.iter().map(|r| r.hashed_id8().to_asn()).collect(),
-        })));
+        // One entry per distribution centre, naming the roots whose lists it serves.
+        let mut centres: Vec<(&str, Vec<HashedId8>)> = Vec::new();
+        for root in roots {
+            let id = root.cert.hashed_id8().to_asn();
+            match centres.iter_mut().find(|(url, _)| *url == root.dc_url) {
+                Some((_, ids)) => ids.push(id),
+                None => centres.push((&root.dc_url, vec![id])),
+            }
+        }
+        for (url, ids) in centres {
+            commands.push(CtlCommand::Add(CtlEntry::Dc(DcEntry {
+                url: list_url(url)?,
+                cert: ids,
+            })));
+        }
         self.issue_kept(
             store,
             ListKind::Ectl,
