@@ -244,6 +244,11 @@ fn bench_pki_reports_rates_against_the_raw_sign_rate() {
         "{floor}"
     );
     assert!(part("share_of_http_ticket") > 0.0, "{floor}");
+    // The disk's flush, beside the database: a positive time and its share of a ticket.
+    let flush = &out["disk_flush"];
+    let us = flush["us"].as_f64().expect("flush time");
+    let share = flush["share_of_http_ticket"].as_f64().expect("flush share");
+    assert!(us > 0.0 && share > 0.0 && share < 1.0, "{flush}");
 }
 
 /// The real EU L2 ECTL (signed by the TLM with brainpoolP384r1).
