@@ -244,6 +244,17 @@ fn bench_pki_reports_rates_against_the_raw_sign_rate() {
         "{floor}"
     );
     assert!(part("share_of_http_ticket") > 0.0, "{floor}");
+    // The CPU time of a ticket, split the same way, from one client and from two.
+    for run in ["one_client", "clients"] {
+        let shares = &out["ticket_cpu_share"][run];
+        let parts: Vec<f64> = ["store", "crypto_and_codec", "http"]
+            .iter()
+            .map(|part| shares[part].as_f64().unwrap_or(f64::NAN))
+            .collect();
+        assert!(parts.iter().all(|p| *p > 0.0 && *p < 1.0), "{run}: {shares}");
+        assert!((parts.iter().sum::<f64>() - 1.0).abs() < 1e-9, "{run}: {shares}");
+    }
+    assert_eq!(out["ticket_cpu_share"]["clients"]["clients"], 2);
     // The disk's flush, beside the database: a positive time and its share of a ticket.
     let flush = &out["disk_flush"];
     let us = flush["us"].as_f64().expect("flush time");

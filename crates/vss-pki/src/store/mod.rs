@@ -335,10 +335,30 @@ fn now() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }
 
-/// A store that measures the time spent in another store's calls (for `vss bench pki`).
+/// A store that measures the time spent in another store's calls, and the CPU time of the
+/// threads that made them (for `vss bench pki`).
 pub struct Timed {
     inner: Box<dyn PkiStore>,
     nanos: std::sync::atomic::AtomicU64,
+    cpu_nanos: std::sync::atomic::AtomicU64,
+}
+
+/// The CPU time the calling thread has used.
+pub fn thread_cpu_time() -> std::time::Duration {
+    cpu_time(rustix::time::ClockId::ThreadCPUTime)
+}
+
+/// The CPU time the whole process has used, all threads together.
+pub fn process_cpu_time() -> std::time::Duration {
+    cpu_time(rustix::time::ClockId::ProcessCPUTime)
+}
+
+fn cpu_time(clock: rustix::time::ClockId) -> std::time::Duration {
+    let t = rustix::time::clock_gettime(clock);
+    std::time::Duration::new(
+        u64::try_from(t.tv_sec).unwrap_or(0),
+        u32::try_from(t.tv_nsec).unwrap_or(0),
+    )
 }
 
 impl Timed {
@@ -347,6 +367,7 @@ impl Timed {
         Timed {
             inner,
             nanos: std::sync::atomic::AtomicU64::new(0),
+            cpu_nanos: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -355,12 +376,24 @@ impl Timed {
         std::time::Duration::from_nanos(self.nanos.load(std::sync::atomic::Ordering::Relaxed))
     }
 
+    /// The CPU time the store's calls used so far (waits for the disk or for a lock are not
+    /// CPU time).
+    pub fn cpu_spent(&self) -> std::time::Duration {
+        std::time::Duration::from_nanos(self.cpu_nanos.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
     fn time<T>(&self, call: impl FnOnce(&dyn PkiStore) -> T) -> T {
-        let started = std::time::Instant::now();
+        let add = |counter: &std::sync::atomic::AtomicU64, d: std::time::Duration| {
+            let nanos = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+            counter.fetch_add(nanos, std::sync::atomic::Ordering::Relaxed);
+        };
+        let (started, cpu_started) = (std::time::Instant::now(), thread_cpu_time());
         let result = call(self.inner.as_ref());
-        let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        self.nanos
-            .fetch_add(nanos, std::sync::atomic::Ordering::Relaxed);
+        add(&self.nanos, started.elapsed());
+        add(
+            &self.cpu_nanos,
+            thread_cpu_time().saturating_sub(cpu_started),
+        );
         result
     }
 }

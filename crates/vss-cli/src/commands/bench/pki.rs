@@ -23,7 +23,7 @@ use vss_hsm::{Hsm, SoftHsm};
 use vss_its::{Cert, ItsTime, TrustStore};
 use vss_pki::authority::{init, Aa, Answer, Ea, InitRequest, KnownEa, LocalEa, PkiDir};
 use vss_pki::station::{authorization_request, enrolment_request, Outer, TicketKeys};
-use vss_pki::store::{open_store, PkiStore, Station, Timed};
+use vss_pki::store::{open_store, process_cpu_time, PkiStore, Station, Timed};
 
 use super::finish;
 use crate::output::progress;
@@ -318,7 +318,41 @@ struct HttpTickets {
     sequential: (Duration, bool),
     /// The time the store took during the sequential tickets.
     sequential_store: Duration,
-    concurrent: Option<(Duration, bool)>,
+    /// The CPU time of the sequential tickets.
+    sequential_cpu: CpuSpent,
+    concurrent: Option<((Duration, bool), CpuSpent)>,
+}
+
+/// The CPU time a measurement used: the whole process's (server and clients), and the
+/// store's calls' within it.
+#[derive(Clone, Copy)]
+struct CpuSpent {
+    process: Duration,
+    store: Duration,
+}
+
+impl CpuSpent {
+    /// Runs `measurement`, and the CPU time it used.
+    fn of<T>(store: &Timed, measurement: impl FnOnce() -> Result<T>) -> Result<(T, CpuSpent)> {
+        let (process, in_store) = (process_cpu_time(), store.cpu_spent());
+        let result = measurement()?;
+        Ok((
+            result,
+            CpuSpent {
+                process: process_cpu_time().saturating_sub(process),
+                store: store.cpu_spent().saturating_sub(in_store),
+            },
+        ))
+    }
+
+    /// The shares of this CPU time: the store's calls, the transport (`transport` per
+    /// ticket, for `tickets`) and the rest, cryptography and codec.
+    fn shares(&self, transport: Duration, tickets: u32) -> serde_json::Value {
+        let whole = self.process.as_secs_f64();
+        let store = self.store.as_secs_f64() / whole;
+        let http = (transport * tickets).as_secs_f64() / whole;
+        json!({"store": store, "http": http, "crypto_and_codec": 1.0 - store - http})
+    }
 }
 
 fn http_tickets(
@@ -330,16 +364,23 @@ fn http_tickets(
     let [sequential, concurrent] = requests;
     let ticket_url = format!("{url}/aa/authorization");
     let store_before = store.spent();
-    let sequential = measure(&sequential, true, "tickets over HTTP", |r| {
-        Ok(vss_pki::http::post(&ticket_url, r).is_ok())
+    let (sequential, sequential_cpu) = CpuSpent::of(store, || {
+        measure(&sequential, true, "tickets over HTTP", |r| {
+            Ok(vss_pki::http::post(&ticket_url, r).is_ok())
+        })
     })?;
     let sequential_store = store.spent() - store_before;
     let concurrent = (clients > 1)
-        .then(|| measure_concurrent(&concurrent, clients, &ticket_url))
+        .then(|| {
+            CpuSpent::of(store, || {
+                measure_concurrent(&concurrent, clients, &ticket_url)
+            })
+        })
         .transpose()?;
     Ok(HttpTickets {
         sequential,
         sequential_store,
+        sequential_cpu,
         concurrent,
     })
 }
@@ -422,17 +463,25 @@ impl PkiArgs {
         // COER), over HTTP and in-process.
         let junk = vec![vec![0u8; 8]; t as usize];
         let refused = vss_pki::messages::AuthorizationResponseCode::ItsAaCantParse;
-        let (junk_in_process, _) = measure(&junk, refused, "refusals", |r| {
-            Ok(aa.authorize(r, ItsTime::now())?.code())
+        let ((junk_in_process, _), junk_in_process_cpu) = CpuSpent::of(&bench.store, || {
+            measure(&junk, refused, "refusals", |r| {
+                Ok(aa.authorize(r, ItsTime::now())?.code())
+            })
         })?;
         let junk_url = format!("{url}/aa/authorization");
-        let (junk_http, _) = measure(&junk, true, "refusals over HTTP", |r| {
-            Ok(matches!(
-                vss_pki::http::post(&junk_url, r),
-                Err(vss_pki::http::HttpError::Refused { .. })
-            ))
+        let ((junk_http, _), junk_http_cpu) = CpuSpent::of(&bench.store, || {
+            measure(&junk, true, "refusals over HTTP", |r| {
+                Ok(matches!(
+                    vss_pki::http::post(&junk_url, r),
+                    Err(vss_pki::http::HttpError::Refused { .. })
+                ))
+            })
         })?;
         let round_trip = junk_http.saturating_sub(junk_in_process) / t;
+        let round_trip_cpu = junk_http_cpu
+            .process
+            .saturating_sub(junk_in_process_cpu.process)
+            / t;
         let postgres = postgres_bench
             .as_ref()
             .map(|pg| postgres_tickets(pg, t, self.clients))
@@ -452,8 +501,16 @@ impl PkiArgs {
         let crypto_share = 1.0 - store_share - http_share;
         let floor_share = floor.per_ticket().as_secs_f64() * f64::from(t) / whole;
         let flush_share = flush.as_secs_f64() * f64::from(t) / whole;
-        let concurrent_rate = http.concurrent.map(|(time, _)| per(time, t));
-        let all_answered = |h: &HttpTickets| h.sequential.1 && h.concurrent.is_none_or(|c| c.1);
+        let concurrent_rate = http.concurrent.map(|((time, _), _)| per(time, t));
+        // Shares of a ticket's CPU time over HTTP (waits are not CPU time): the store's calls,
+        // the transport (a refusal's round trip less its handling) and the rest.
+        let mut cpu_share = json!({"one_client": http.sequential_cpu.shares(round_trip_cpu, t)});
+        if let Some((_, cpu)) = http.concurrent {
+            cpu_share["clients"] = cpu.shares(round_trip_cpu, t);
+            cpu_share["clients"]["clients"] = json!(self.clients);
+        }
+        let all_answered =
+            |h: &HttpTickets| h.sequential.1 && h.concurrent.is_none_or(|((_, ok), _)| ok);
         let success = enrol_ok
             && ticket_ok
             && http_enrol_ok
@@ -482,6 +539,7 @@ impl PkiArgs {
                 "tickets_ratio_to_raw_sign": http_ticket_rate / raw_sign,
             },
             "ticket_time_share": {"store": store_share, "crypto_and_codec": crypto_share, "http": http_share},
+            "ticket_cpu_share": cpu_share,
             "http_round_trip_us": micros(round_trip),
             "crypto_floor": {
                 "sign_us": micros(floor.sign),
@@ -506,7 +564,7 @@ impl PkiArgs {
         let postgres_rates = postgres.as_ref().map(|p| {
             (
                 per(p.sequential.0, t),
-                p.concurrent.map(|(time, _)| per(time, t)),
+                p.concurrent.map(|((time, _), _)| per(time, t)),
             )
         });
         if let Some((one, many)) = postgres_rates {
@@ -544,7 +602,7 @@ impl PkiArgs {
                 format!("{:.3}", rate / raw_sign),
             ]);
         }
-        let text = format!(
+        let mut text = format!(
             "store: {store_kind}\n{}\nticket time over HTTP: store {:.0}%, crypto and codec {:.0}%, \
              HTTP {:.0}%; the crypto floor (1 sign, 2 verify, 2 ECDH: {:.0} µs) is {:.0}%, one \
              flush of the disk ({:.0} µs) {:.0}%\n",
@@ -557,6 +615,19 @@ impl PkiArgs {
             micros(flush),
             flush_share * 100.0,
         );
+        let cpu_line = |name: &str, shares: &serde_json::Value| {
+            let pct = |k: &str| shares[k].as_f64().unwrap_or(f64::NAN) * 100.0;
+            format!(
+                "ticket CPU time over HTTP, {name}: store {:.0}%, crypto and codec {:.0}%, HTTP {:.0}%\n",
+                pct("store"),
+                pct("crypto_and_codec"),
+                pct("http")
+            )
+        };
+        text += &cpu_line("1 client", &cpu_share["one_client"]);
+        if cpu_share.get("clients").is_some() {
+            text += &cpu_line(&format!("{} clients", self.clients), &cpu_share["clients"]);
+        }
         finish(
             self.format,
             &json,
