@@ -251,8 +251,14 @@ fn bench_pki_reports_rates_against_the_raw_sign_rate() {
             .iter()
             .map(|part| shares[part].as_f64().unwrap_or(f64::NAN))
             .collect();
-        assert!(parts.iter().all(|p| *p > 0.0 && *p < 1.0), "{run}: {shares}");
-        assert!((parts.iter().sum::<f64>() - 1.0).abs() < 1e-9, "{run}: {shares}");
+        assert!(
+            parts.iter().all(|p| *p > 0.0 && *p < 1.0),
+            "{run}: {shares}"
+        );
+        assert!(
+            (parts.iter().sum::<f64>() - 1.0).abs() < 1e-9,
+            "{run}: {shares}"
+        );
     }
     assert_eq!(out["ticket_cpu_share"]["clients"]["clients"], 2);
     // The disk's flush, beside the database: a positive time and its share of a ticket.

@@ -142,11 +142,14 @@ impl PkiStore for SqliteStore {
 
     fn station(&self, canonical_id: &str) -> Result<Option<Station>, StoreError> {
         self.with(|c| {
-            c.query_row(
+            c.prepare_cached(
                 "SELECT canonical_id, curve, public_key, psids FROM stations WHERE canonical_id = ?1",
-                params![canonical_id],
-                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
             )
+            .and_then(|mut s| {
+                s.query_row(params![canonical_id], |row| {
+                    Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+                })
+            })
             .optional()
             .map_err(db)?
             .map(station_of)
@@ -199,11 +202,10 @@ impl PkiStore for SqliteStore {
 
     fn issued(&self, hashed_id8: &[u8; 8]) -> Result<Option<IssuedCertificate>, StoreError> {
         self.with(|c| {
-            c.query_row(
-                &format!("SELECT {ISSUED_COLUMNS} FROM certificates WHERE hashed_id8 = ?1"),
-                params![hashed_id8.as_slice()],
-                issued_row,
-            )
+            c.prepare_cached(&format!(
+                "SELECT {ISSUED_COLUMNS} FROM certificates WHERE hashed_id8 = ?1"
+            ))
+            .and_then(|mut s| s.query_row(params![hashed_id8.as_slice()], issued_row))
             .optional()
             .map_err(db)?
             .map(issued_of)
