@@ -295,3 +295,73 @@ fn a_directory_without_a_store_says_how_to_make_one() {
         "{err}"
     );
 }
+
+#[test]
+fn a_delta_ctl_is_applied_kept_and_reloaded_and_a_stale_or_foreign_one_fails_the_update() {
+    let lists = Lists::new();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = dir.path().join("trust");
+    let (alpha, beta) = (&lists.alpha, &lists.beta);
+    // Alpha revokes its AA and says so in a delta current for a minute; beta issues one too.
+    assert!(alpha
+        .pki()
+        .revoke(alpha.store.as_ref(), alpha.aa())
+        .expect("revoke"));
+    let delta = |made: &MadePki| {
+        let request = CtlRequest {
+            ea_url: "http://127.0.0.1:8081".into(),
+            aa_url: "http://127.0.0.1:8081".into(),
+            dc_url: lists.dc.clone(),
+            now: ItsTime::now(),
+            validity: Duration::from_secs(60),
+        };
+        made.pki()
+            .issue_delta_ctl(made.hsm.as_ref(), made.store.as_ref(), &request)
+            .expect("delta CTL")
+    };
+    let alpha_delta = delta(alpha);
+    let beta_delta = delta(beta);
+
+    let updated = lists.update(&store, later(1)).expect("update");
+    let alpha_root = alpha.certs.root.hashed_id8();
+    let in_force = |trust: &StationTrust| {
+        let root = trust
+            .roots
+            .iter()
+            .find(|r| r.cert.hashed_id8() == alpha_root)
+            .expect("alpha")
+            .clone();
+        let listed: Vec<_> = root.authorities().map(|c| c.hashed_id8()).collect();
+        (root.delta_ctl.map(|d| d.bytes), listed)
+    };
+    let (kept_delta, listed) = in_force(&updated);
+    assert_eq!(kept_delta.as_deref(), Some(alpha_delta.as_slice()));
+    assert_eq!(listed, [alpha.ea().hashed_id8()], "the AA is deleted");
+    // Loaded back: the same delta, applied the same way.
+    let loaded = StationTrust::load(&store, later(1)).expect("load");
+    assert_eq!(in_force(&loaded), in_force(&updated));
+    let report = Validator::new(
+        loaded.trust_store(StaleCrlPolicy::Refuse).expect("store"),
+        4,
+    )
+    .verify_certificate(alpha.aa(), &[], later(1));
+    assert_eq!(report.verdict, Verdict::UnlistedCa, "{}", report.reason);
+
+    // Past the delta's next update: the update fails, the store stays.
+    match lists.update(&store, later(120)) {
+        Err(Error::StaleList { list, .. }) => assert!(list.starts_with("delta CTL"), "{list}"),
+        other => panic!("a stale delta: {other:?}"),
+    }
+    // Beta's delta served as alpha's: not signed by alpha's root.
+    replace_served_list(&alpha.pki(), ListKind::DeltaCtl, &beta_delta);
+    match lists.update(&store, later(1)) {
+        Err(Error::UntrustedList { list, .. }) => assert!(list.starts_with("delta CTL"), "{list}"),
+        other => panic!("a foreign delta: {other:?}"),
+    }
+    let reloaded = StationTrust::load(&store, later(1)).expect("load");
+    assert_eq!(
+        in_force(&reloaded),
+        in_force(&updated),
+        "the last good store"
+    );
+}
