@@ -4,13 +4,14 @@
 //! authorization validation for AAs (6.2.3.4). Transport-free: the HTTP layer passes bytes in
 //! and out.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use vss_crypto::PublicKey;
 use vss_hsm::Hsm;
 use vss_its::asn::{Duration, SignerIdentifier};
 use vss_its::{
-    issue_certificate, Cert, CertificateRequest, Decryptor, HsmKey, ItsTime, Profile,
+    issue_certificate, Cert, CertificateRequest, Decryptor, HashedId8, HsmKey, ItsTime, Profile,
     SignedMessage, TrustStore, Validator, Verdict,
 };
 
@@ -56,8 +57,22 @@ pub struct Ea {
     hsm: Arc<dyn Hsm>,
     store: Arc<dyn PkiStore>,
     authorities: Mutex<Validator>,
+    /// Enrolment credentials read for authorization validation, decoded, by HashedId8.
+    ecs: Mutex<HashMap<HashedId8, Arc<KnownEc>>>,
     /// Lifetime of the enrolment credentials it issues (cut to the EA's own).
     pub ec_duration: Duration,
+}
+
+/// The most enrolment credentials the EA keeps decoded for authorization validation; when
+/// full, the cache starts again empty.
+pub const EC_CACHE_CAPACITY: usize = 4096;
+
+/// An enrolment credential this EA issued, decoded (its key decompressed once), and the PSIDs
+/// its station may ask for (`None`: the station is not registered). Neither changes once
+/// written, so a cached one stays true.
+struct KnownEc {
+    cert: Cert,
+    psids: Option<Vec<u64>>,
 }
 
 /// A refusal on the way through a request: the code and why (for the audit log).
@@ -90,6 +105,7 @@ impl Ea {
             hsm,
             store,
             authorities: Mutex::new(Validator::new(trust, vss_its::DEFAULT_CAPACITY)),
+            ecs: Mutex::new(HashMap::new()),
             ec_duration: Duration::Years(3),
         }
     }
@@ -264,14 +280,8 @@ impl Ea {
                 "the EC signature does not name its EC by digest",
             );
         };
-        let (ec, station) = match self.store.issued(&ec_id.0) {
-            Ok(Some(issued)) if issued.role == Role::Ea => {
-                let ec = Cert::from_bytes(&issued.certificate)
-                    .or_else(|e| refuse(VCode::DeniedRequest, e.to_string()))?;
-                (ec, issued.station)
-            }
-            _ => return refuse(VCode::UnknownIts, format!("no EC {ec_id}")),
-        };
+        let known = self.known_ec(ec_id)?;
+        let ec = &known.cert;
         if !ec.validity().contains(now) {
             return refuse(
                 VCode::InvalidSignature,
@@ -281,13 +291,12 @@ impl Ea {
         let payload = messages::encode("SharedAtRequest", shared)
             .or_else(|e| refuse(VCode::CantParse, e.to_string()))?;
         if !signature.covers_external(&payload)
-            || !protocol::signed_by(&signature, &ec).unwrap_or(false)
+            || !protocol::signed_by(&signature, ec).unwrap_or(false)
         {
             return refuse(VCode::InvalidSignature, "the EC signature does not verify");
         }
-        let allowed = match station.as_deref().map(|id| self.store.station(id)) {
-            Some(Ok(Some(s))) => s.psids,
-            _ => return refuse(VCode::UnknownIts, "the EC's station is not registered"),
+        let Some(allowed) = &known.psids else {
+            return refuse(VCode::UnknownIts, "the EC's station is not registered");
         };
         let asked = &shared.requested_subject_attributes;
         let psids: Vec<Option<u64>> = asked
@@ -306,6 +315,36 @@ impl Ea {
             );
         }
         Ok(asked.clone())
+    }
+
+    /// The EC `id` this EA issued, with its station's PSIDs: from the cache, else read from
+    /// the store (and cached when its station is registered).
+    fn known_ec(&self, id: HashedId8) -> std::result::Result<Arc<KnownEc>, Refusal<VCode>> {
+        if let Some(known) = self.ecs.lock().ok().and_then(|ecs| ecs.get(&id).cloned()) {
+            return Ok(known);
+        }
+        let (cert, station) = match self.store.issued(&id.0) {
+            Ok(Some(issued)) if issued.role == Role::Ea => {
+                let cert = Cert::from_bytes(&issued.certificate)
+                    .or_else(|e| refuse(VCode::DeniedRequest, e.to_string()))?;
+                (cert, issued.station)
+            }
+            _ => return refuse(VCode::UnknownIts, format!("no EC {id}")),
+        };
+        let psids = match station.as_deref().map(|s| self.store.station(s)) {
+            Some(Ok(Some(s))) => Some(s.psids),
+            _ => None,
+        };
+        let known = Arc::new(KnownEc { cert, psids });
+        if known.psids.is_some() {
+            if let Ok(mut ecs) = self.ecs.lock() {
+                if ecs.len() >= EC_CACHE_CAPACITY {
+                    ecs.clear();
+                }
+                ecs.insert(id, known.clone());
+            }
+        }
+        Ok(known)
     }
 
     /// The checks of 6.2.3.2, then issuance: the new EC and the station's canonical id.

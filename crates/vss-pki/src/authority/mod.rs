@@ -11,7 +11,7 @@ mod tlm;
 mod trust_list;
 
 pub use aa::{Aa, EaLink, KnownEa, LocalEa};
-pub use ea::{Answer, Ea};
+pub use ea::{Answer, Ea, EC_CACHE_CAPACITY};
 pub use layout::{init, labels, Authorities, InitRequest, PkiDir};
 pub use lists::{CtlRequest, MAX_LIST_VALIDITY};
 pub use tlm::{init_tlm, EctlRequest, EctlRoot, TLM_KEY};
