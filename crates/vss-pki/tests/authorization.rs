@@ -358,3 +358,58 @@ fn a_request_generated_outside_the_acceptable_limits_is_out_of_sync() {
     assert!(f.store.issued_by(Role::Aa).expect("records").is_empty());
     assert_eq!(answer_to_request_made_at(at(4)), Code::Ok);
 }
+
+/// Passes the AA's validation requests to its EA in-process (as `LocalEa` does, on the
+/// tests' clock), keeping a copy of each.
+struct Keeping {
+    ea: Arc<Ea>,
+    requests: std::sync::Mutex<Vec<Vec<u8>>>,
+}
+
+impl EaLink for Keeping {
+    fn validate(&self, request: &[u8]) -> Result<Vec<u8>, String> {
+        self.requests
+            .lock()
+            .expect("requests")
+            .push(request.to_vec());
+        match self.ea.validate_in_process(request, now()) {
+            Ok(Answer::Response { body, .. }) => Ok(body),
+            other => Err(format!("{other:?}")),
+        }
+    }
+}
+
+#[test]
+fn a_validation_request_replayed_in_process_is_refused_by_the_record() {
+    use vss_pki::messages::AuthorizationValidationResponseCode as VCode;
+    let f = fixture();
+    let link = Arc::new(Keeping {
+        ea: f.ea.clone(),
+        requests: std::sync::Mutex::new(Vec::new()),
+    });
+    let known = KnownEa {
+        cert: f.ea.cert().clone(),
+        link: link.clone(),
+    };
+    let aa = Aa::new(
+        f.aa.cert().clone(),
+        f.hsm.clone(),
+        f.store.clone(),
+        vec![known],
+    );
+    let key = PrivateKey::generate(Curve::P256).expect("key");
+    let keys = TicketKeys::signing(&key);
+    let request =
+        authorization_request(keys, &f.ec, &f.ec_key, f.ea.cert(), aa.cert(), &[36], now())
+            .expect("request");
+    let answer = aa.authorize(&request.bytes, now()).expect("authorize");
+    assert_eq!(answer.code(), Code::Ok);
+    let validation = link.requests.lock().expect("requests")[0].clone();
+    // In-process the EA does not look the request up first; its record refuses the replay.
+    let again =
+        f.ea.validate_in_process(&validation, now())
+            .expect("answer");
+    assert_eq!(again.code(), VCode::DeniedRequest);
+    let over_http = f.ea.validate(&validation, now()).expect("answer");
+    assert_eq!(over_http.code(), VCode::DeniedRequest);
+}

@@ -186,7 +186,12 @@ impl Ea {
         // Replays are told by the decrypted request, whatever wraps it: the same request
         // re-sent with another recipient list is still a replay.
         let request_id = request_hash(&opened.bytes);
-        let (code, confirmed, why) = match self.check_validation(opened.data, &request_id, now) {
+        // An AA in this process makes each request anew: no replay comes that way, so the
+        // early look-up (which spares a replay the checks) is left out; the record still
+        // refuses one.
+        let early_replay_check = !deferred;
+        let checked = self.check_validation(opened.data, &request_id, early_replay_check, now);
+        let (code, confirmed, why) = match checked {
             Ok(confirmed) => (VCode::Ok, Some(confirmed), String::new()),
             Err(Refusal(code, why)) => (code, None, why),
         };
@@ -220,6 +225,7 @@ impl Ea {
         &self,
         outer: vss_its::asn::Ieee1609Dot2Data,
         request_id: &[u8; 16],
+        early_replay_check: bool,
         now: ItsTime,
     ) -> std::result::Result<CertificateSubjectAttributes, Refusal<VCode>> {
         let outer = protocol::signed_message(outer)
@@ -245,7 +251,7 @@ impl Ea {
                 )
             }
         };
-        if self.store.seen(Role::Ea, request_id).unwrap_or(false) {
+        if early_replay_check && self.store.seen(Role::Ea, request_id).unwrap_or(false) {
             return refuse(VCode::DeniedRequest, "a replay");
         }
         let shared = &request.shared_at_request;
