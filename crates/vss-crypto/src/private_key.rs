@@ -42,15 +42,17 @@ impl PrivateKey {
     pub fn generate(curve: Curve) -> Result<Self> {
         if let Backend::AwsLc { .. } = Backend::for_curve(curve) {
             // A uniform scalar in 1..n-1: random bytes, drawn again when out of range (for
-            // P-256 and P-384 about once in 2^32 draws).
+            // P-256 and P-384 about once in 2^32 draws, so a few draws always suffice).
             let mut scalar = Zeroizing::new(vec![0u8; curve.scalar_len()]);
-            loop {
+            let mut refused = Error::Library("no scalar in range");
+            for _ in 0..8 {
                 crate::random_bytes(&mut scalar)?;
                 match Self::from_scalar(curve, &scalar) {
-                    Err(Error::InvalidPrivateKey(_)) => continue,
+                    Err(e @ Error::InvalidPrivateKey(_)) => refused = e,
                     key => return key,
                 }
             }
+            return Err(refused);
         }
         let group = curve.group()?;
         let key = EcKey::generate(group).map_err(|_| Error::Library("EcKey::generate"))?;
@@ -72,12 +74,12 @@ impl PrivateKey {
         }
         let mut padded = Zeroizing::new(vec![0u8; n]);
         padded[n - scalar.len()..].copy_from_slice(scalar);
-        check_range(curve, &padded)?;
         let (public, engine) = match Backend::for_curve(curve) {
             Backend::AwsLc {
                 agreement: algorithm,
                 ..
             } => {
+                // AWS-LC refuses 0 and values ≥ n itself.
                 let agreement = agreement::PrivateKey::from_private_key(algorithm, &padded)
                     .map_err(|_| Error::InvalidPrivateKey("not in the range 1..n-1"))?;
                 let point = agreement
@@ -214,26 +216,17 @@ impl PrivateKey {
     }
 }
 
-/// Refuses a fixed-width scalar of 0 or ≥ n.
-fn check_range(curve: Curve, scalar: &[u8]) -> Result<()> {
-    let order = curve.order()?;
-    // A secure BigNum: the scalar is secret, and it is cleared when freed.
-    let mut d = BigNum::new_secure().map_err(|_| Error::Library("BigNum"))?;
-    d.copy_from_slice(scalar)
-        .map_err(|_| Error::Library("BigNum::copy_from_slice"))?;
-    if d.num_bits() == 0 || d >= order {
-        return Err(Error::InvalidPrivateKey("not in the range 1..n-1"));
-    }
-    Ok(())
-}
-
 /// OpenSSL's form of the key with the given fixed-width scalar; refuses 0 and values ≥ n.
 fn openssl_private_key(curve: Curve, scalar: &[u8]) -> Result<EcKey<Private>> {
     let group = curve.group()?;
     let mut ctx = BigNumContext::new_secure().map_err(|_| Error::Library("BigNumContext"))?;
+    // A secure BigNum: the scalar is secret, and it is cleared when freed.
     let mut d = BigNum::new_secure().map_err(|_| Error::Library("BigNum"))?;
     d.copy_from_slice(scalar)
         .map_err(|_| Error::Library("BigNum::copy_from_slice"))?;
+    if d.num_bits() == 0 || d >= curve.order()? {
+        return Err(Error::InvalidPrivateKey("not in the range 1..n-1"));
+    }
     let mut point = EcPoint::new(group).map_err(|_| Error::Library("EcPoint"))?;
     point
         .mul_generator2(group, &d, &mut ctx)
@@ -284,6 +277,15 @@ mod tests {
             assert!(PrivateKey::from_scalar(curve, &vec![0xff; curve.scalar_len()]).is_err());
             assert!(PrivateKey::from_scalar(curve, &vec![1; curve.scalar_len() + 1]).is_err());
         }
+        // The order itself is refused and one less taken, on the curves AWS-LC checks.
+        let p256_n = hex_bytes("ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551");
+        assert!(matches!(
+            PrivateKey::from_scalar(Curve::P256, &p256_n),
+            Err(Error::InvalidPrivateKey(_))
+        ));
+        let mut below = p256_n.clone();
+        below[31] -= 1;
+        assert!(PrivateKey::from_scalar(Curve::P256, &below).is_ok());
         let one = PrivateKey::from_scalar(Curve::P256, &[1]).expect("d = 1");
         assert_eq!(
             one.public_key().x(),

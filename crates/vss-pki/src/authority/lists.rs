@@ -1,8 +1,9 @@
 //! A root CA's lists (TS 102 941 v2.1.1, §6.3.3–6.3.4): its CTL of its EA and AA (with their
 //! access points and the distribution centre that serves its lists), full or a delta on the
-//! last full one, and its CRL of revoked CA certificates, signed with the root's key. The revocations and each list's sequence are
-//! kept in the PKI's store (SQLite, or PostgreSQL shared by several processes), the current
-//! lists also as `ctl.oer` and `crl.oer` in `lists/` of the PKI directory.
+//! last full one, and its CRL of revoked CA certificates, signed with the root's key. The
+//! revocations and each list's sequence are kept in the PKI's store (SQLite, or PostgreSQL
+//! shared by several processes), the current lists also as `ctl.oer`, `deltactl.oer` and
+//! `crl.oer` in `lists/` of the PKI directory.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -8,8 +8,8 @@ use std::time::Duration;
 use rasn::types::Integer;
 use vss_hsm::{GenerateKeyRequest, Hsm};
 use vss_its::{
-    issue_certificate, Cert, CertificateRequest, HsmKey, ItsTime, Profile, SignedDataRequest,
-    SignerKind, PSID_CTL,
+    issue_certificate, Cert, CertificateRequest, HashedId8, HsmKey, ItsTime, Profile,
+    SignedDataRequest, SignerKind, PSID_CTL,
 };
 
 use super::layout::read_cert;
@@ -22,7 +22,6 @@ use crate::messages::{
 };
 use crate::store::PkiStore;
 use crate::{Error, Result};
-use rasn_its::ieee1609dot2::base_types::HashedId8;
 
 /// The label of the TLM's signing key.
 pub const TLM_KEY: &str = "tlm";
@@ -134,7 +133,7 @@ impl PkiDir {
         // One entry per distribution centre, naming the roots whose lists it serves.
         let mut centres: Vec<(&str, Vec<HashedId8>)> = Vec::new();
         for root in roots {
-            let id = root.cert.hashed_id8().to_asn();
+            let id = root.cert.hashed_id8();
             match centres.iter_mut().find(|(url, _)| *url == root.dc_url) {
                 Some((_, ids)) => ids.push(id),
                 None => centres.push((&root.dc_url, vec![id])),
@@ -143,7 +142,7 @@ impl PkiDir {
         for (url, ids) in centres {
             commands.push(CtlCommand::Add(CtlEntry::Dc(DcEntry {
                 url: list_url(url)?,
-                cert: ids,
+                cert: ids.into_iter().map(HashedId8::to_asn).collect(),
             })));
         }
         self.issue_kept(

@@ -186,14 +186,9 @@ impl StationTrust {
                 let lists = |kind| read(&current.join(list_file(&id, kind)));
                 let dc_url = used_dc(&current, &id, &ectl.list.dc_urls(&id))?;
                 let delta = current.join(list_file(&id, ListKind::DeltaCtl));
-                let delta = match std::fs::symlink_metadata(&delta) {
-                    Ok(_) => Some(read(&delta)?),
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-                    Err(e) => return Err(io(&delta)(e)),
-                };
                 let fetched = RootLists {
                     ctl: lists(ListKind::Ctl)?,
-                    delta_ctl: delta,
+                    delta_ctl: read_if_present(&delta, MAX_LIST_FILE)?,
                     crl: lists(ListKind::Crl)?,
                 };
                 verify_root(root, dc_url, fetched, now, Freshness::Tolerated)
@@ -427,10 +422,9 @@ fn dc_file(id: &HashedId8) -> String {
 /// names the first.
 fn used_dc<'a>(current: &Path, id: &HashedId8, listed: &[&'a str]) -> Result<&'a str> {
     let path = current.join(dc_file(id));
-    if std::fs::symlink_metadata(&path).is_err() {
+    let Some(named) = read_if_present(&path, crate::http::MAX_URL_LEN as u64)? else {
         return Ok(listed.first().copied().unwrap_or_default());
-    }
-    let named = vss_hsm::read_bounded(&path, crate::http::MAX_URL_LEN as u64).map_err(io(&path))?;
+    };
     listed
         .iter()
         .copied()
@@ -481,6 +475,16 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
 
 fn create_dir(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(io(dir))
+}
+
+/// The file at `path`, at most `max` bytes, or `None` when there is none (a generation
+/// written before it existed, or without a delta).
+fn read_if_present(path: &Path, max: u64) -> Result<Option<Vec<u8>>> {
+    match std::fs::symlink_metadata(path) {
+        Ok(_) => Ok(Some(vss_hsm::read_bounded(path, max).map_err(io(path))?)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io(path)(e)),
+    }
 }
 
 fn read(path: &Path) -> Result<Vec<u8>> {
