@@ -1,6 +1,7 @@
 //! How results are printed: an aligned table for people, JSON for programs.
 
-use std::fmt::Write as _;
+use vss_testbed::report::Report;
+pub use vss_testbed::report::{printable, progress, spinner, Table};
 
 /// Output format of a subcommand.
 #[derive(Debug, Clone, Copy, Default, clap::ValueEnum)]
@@ -10,49 +11,6 @@ pub enum Format {
     Table,
     /// One JSON document.
     Json,
-}
-
-/// A plain text table with left-aligned columns.
-pub struct Table {
-    header: Vec<String>,
-    rows: Vec<Vec<String>>,
-}
-
-impl Table {
-    /// A table with these column titles.
-    pub fn new(header: &[&str]) -> Self {
-        Table {
-            header: header.iter().map(|h| (*h).to_owned()).collect(),
-            rows: Vec::new(),
-        }
-    }
-
-    /// Appends a row; control characters in its cells are escaped.
-    pub fn row(&mut self, cells: Vec<String>) {
-        self.rows
-            .push(cells.iter().map(|cell| printable(cell)).collect());
-    }
-
-    /// Renders the table with two spaces between columns.
-    pub fn render(&self) -> String {
-        let columns = self.header.len();
-        let mut widths = vec![0usize; columns];
-        for row in std::iter::once(&self.header).chain(&self.rows) {
-            for (i, cell) in row.iter().enumerate().take(columns) {
-                widths[i] = widths[i].max(cell.chars().count());
-            }
-        }
-        let mut out = String::new();
-        for row in std::iter::once(&self.header).chain(&self.rows) {
-            let mut line = String::new();
-            for (i, cell) in row.iter().enumerate().take(columns) {
-                let _ = write!(line, "{cell:<w$}  ", w = widths[i]);
-            }
-            out.push_str(line.trim_end());
-            out.push('\n');
-        }
-        out
-    }
 }
 
 /// Writes `text` to stdout; a closed or failing stdout is an error, not a panic.
@@ -69,36 +27,20 @@ pub fn print_json(value: &serde_json::Value) -> anyhow::Result<()> {
     emit(&format!("{value}\n"))
 }
 
-/// A progress bar on stderr when it is a terminal; hidden otherwise.
-pub fn progress(total: u64, what: &str) -> indicatif::ProgressBar {
-    use std::io::IsTerminal;
-    if !std::io::stderr().is_terminal() {
-        return indicatif::ProgressBar::hidden();
+/// Prints a harness's report in the chosen format; the exit code says whether every check
+/// of the run passed, and stderr says which one did not.
+pub fn finish(format: Format, report: &Report) -> anyhow::Result<std::process::ExitCode> {
+    match format {
+        Format::Json => print_json(&report.json)?,
+        Format::Table => emit(&report.table)?,
     }
-    let bar = indicatif::ProgressBar::new(total);
-    if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} ({eta} left)")
-    {
-        bar.set_style(style.progress_chars("=> "));
-    }
-    bar.set_message(what.to_owned());
-    bar
-}
-
-/// A spinner on stderr, ticking, with `what` and the time elapsed, when it is a terminal;
-/// hidden otherwise.
-pub fn spinner(what: &str) -> indicatif::ProgressBar {
-    use std::io::IsTerminal;
-    if !std::io::stderr().is_terminal() {
-        return indicatif::ProgressBar::hidden();
-    }
-    let spinner = indicatif::ProgressBar::new_spinner();
-    if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {msg} {elapsed}") {
-        spinner.set_style(style);
-    }
-    spinner.set_message(what.to_owned());
-    spinner.enable_steady_tick(std::time::Duration::from_millis(100));
-    spinner
+    Ok(match &report.failure {
+        None => std::process::ExitCode::SUCCESS,
+        Some(failure) => {
+            eprintln!("vss: {failure}");
+            std::process::ExitCode::FAILURE
+        }
+    })
 }
 
 /// An error and its causes as the one line `vss` prints: each cause once (one whose text its
@@ -178,31 +120,10 @@ fn usage_line(mut error: clap::Error) -> String {
     printable(&line)
 }
 
-/// `text` with its control characters escaped (`\n`, `\u{1b}`): safe to print as (part of)
-/// one line on a terminal.
-pub fn printable(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use anyhow::Context;
-
-    #[test]
-    fn columns_are_aligned() {
-        let mut t = Table::new(&["a", "bbb"]);
-        t.row(vec!["long".into(), "x".into()]);
-        assert_eq!(t.render(), "a     bbb\nlong  x\n");
-    }
 
     #[test]
     fn each_cause_once_on_one_line() {
@@ -252,12 +173,5 @@ mod tests {
             "{hostile}"
         );
         assert!(!hostile.contains(char::is_control), "{hostile}");
-    }
-
-    #[test]
-    fn table_cells_are_escaped() {
-        let mut t = Table::new(&["file"]);
-        t.row(vec!["a\u{1b}[2J\nb".into()]);
-        assert_eq!(t.render(), "file\na\\u{1b}[2J\\nb\n");
     }
 }

@@ -80,12 +80,10 @@
 //! ```
 
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use vss_engine::{CpuEngine, VerifyEngine};
+use vss_engine::EngineKind;
 
 use crate::replay::ReplayConfig;
 use crate::{Error, Result};
@@ -337,78 +335,25 @@ pub enum PolicyKind {
 #[serde(deny_unknown_fields)]
 pub struct EngineConfig {
     /// Which engine.
-    #[serde(default)]
+    #[serde(default, with = "engine_kind")]
     pub kind: EngineKind,
 }
 
-/// The verification engines, by the names of `[engine] kind` and `vss filter --engine`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(try_from = "String", into = "String")]
-pub enum EngineKind {
-    /// [`CpuEngine`] on all cores.
-    #[default]
-    Cpu,
-    /// The CUDA engine (`vss_engine::GpuEngine`, with the `gpu` feature).
-    Gpu,
-}
+/// `[engine] kind` as its name.
+mod engine_kind {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use vss_engine::EngineKind;
 
-impl EngineKind {
-    /// Its name (`cpu`, `gpu`).
-    pub fn name(self) -> &'static str {
-        match self {
-            EngineKind::Cpu => "cpu",
-            EngineKind::Gpu => "gpu",
-        }
+    /// Writes the engine's name.
+    pub fn serialize<S: Serializer>(kind: &EngineKind, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(kind.name())
     }
 
-    /// The engine, or why there is none here.
-    pub fn engine(self) -> Result<Arc<dyn VerifyEngine>> {
-        match self {
-            EngineKind::Cpu => Ok(Arc::new(CpuEngine::default())),
-            EngineKind::Gpu => gpu_engine(),
-        }
-    }
-}
-
-/// The CUDA engine, when a device and driver are there.
-#[cfg(feature = "gpu")]
-fn gpu_engine() -> Result<Arc<dyn VerifyEngine>> {
-    match vss_engine::GpuEngine::new() {
-        Ok(gpu) => Ok(Arc::new(gpu)),
-        Err(e) => Err(Error::NoEngine(format!("no GPU device: {e}"))),
-    }
-}
-
-/// Built without the CUDA engine.
-#[cfg(not(feature = "gpu"))]
-fn gpu_engine() -> Result<Arc<dyn VerifyEngine>> {
-    Err(Error::NoEngine(
-        "the gpu engine is not available: built without the `gpu` feature".into(),
-    ))
-}
-
-impl FromStr for EngineKind {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, String> {
-        [EngineKind::Cpu, EngineKind::Gpu]
-            .into_iter()
-            .find(|kind| kind.name() == text)
-            .ok_or_else(|| format!("'{text}' is not an engine (cpu, gpu)"))
-    }
-}
-
-impl From<EngineKind> for String {
-    fn from(kind: EngineKind) -> String {
-        kind.name().to_string()
-    }
-}
-
-impl TryFrom<String> for EngineKind {
-    type Error = String;
-
-    fn try_from(text: String) -> Result<Self, String> {
-        text.parse()
+    /// Reads an engine's name.
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<EngineKind, D::Error> {
+        String::deserialize(deserializer)?
+            .parse()
+            .map_err(serde::de::Error::custom)
     }
 }
 

@@ -47,8 +47,8 @@ pub enum Error {
     #[error("a listener postponed the pseudonym change")]
     ChangePostponed,
     /// The verification engine asked for is not available (not built, or no device).
-    #[error("{0}")]
-    NoEngine(String),
+    #[error(transparent)]
+    NoEngine(#[from] vss_engine::EngineError),
     /// No PIN was found for an unattended start ([`crate::pin`]).
     #[error("no PIN for the key store: {0}")]
     NoPin(String),

@@ -17,6 +17,7 @@ mod gpu;
 mod ifma;
 mod job;
 pub mod kernel;
+mod kind;
 pub mod sample;
 mod staging;
 
@@ -25,6 +26,7 @@ pub use cpu::{CpuEngine, CpuPath};
 pub use gpu::{GpuConfig, GpuEngine, GpuError};
 pub use job::VerifyJob;
 pub use kernel::HostKernelEngine;
+pub use kind::{EngineError, EngineKind};
 pub use sample::SamplePool;
 
 /// A verifier of batches.

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::{atomic, Error, Hsm, Pkcs11Hsm, Result, SoftHsm, TokenPinStatus, TokenRef};
+use crate::{atomic, Backend, Error, Hsm, Pkcs11Hsm, Result, SoftHsm, TokenPinStatus, TokenRef};
 
 /// The environment variable that names the key-store directory.
 pub const STORE_ENV: &str = "VSS_STORE";
@@ -12,11 +12,11 @@ pub const STORE_ENV: &str = "VSS_STORE";
 /// File name of the configuration inside a store directory.
 pub(crate) const CONFIG_FILE: &str = "hsm.json";
 
-/// A backend that can hold a store's keys.
+/// Where a store's keys live: the store directory itself, or a token of a PKCS#11 module.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "backend", rename_all = "lowercase")]
 #[non_exhaustive]
-pub enum Backend {
+pub enum KeyLocation {
     /// Keys encrypted at rest in the store directory itself.
     Soft,
     /// Keys on a PKCS#11 token.
@@ -37,7 +37,7 @@ pub struct StoreConfig {
     pub version: u32,
     /// Where the keys live.
     #[serde(flatten)]
-    pub backend: Backend,
+    pub location: KeyLocation,
 }
 
 /// Every key `hsm.json` may hold, for the check that it holds no other (serde cannot deny
@@ -55,26 +55,34 @@ impl TryFrom<StoreConfigFields> for StoreConfig {
     type Error = String;
 
     fn try_from(fields: StoreConfigFields) -> std::result::Result<Self, String> {
-        let backend = match (fields.backend.as_str(), fields.module, fields.token_label) {
-            ("soft", None, None) => Backend::Soft,
-            ("soft", _, _) => {
+        let location = match (fields.backend.parse(), fields.module, fields.token_label) {
+            (Ok(Backend::Soft), None, None) => KeyLocation::Soft,
+            (Ok(Backend::Soft), _, _) => {
                 return Err("the soft backend takes no module or token_label".into());
             }
-            ("pkcs11", Some(module), Some(token_label)) => Backend::Pkcs11 {
+            (Ok(Backend::Pkcs11), Some(module), Some(token_label)) => KeyLocation::Pkcs11 {
                 module,
                 token_label,
             },
-            ("pkcs11", _, _) => {
+            (Ok(Backend::Pkcs11), _, _) => {
                 return Err("the pkcs11 backend needs a module and a token_label".into());
             }
-            (other, _, _) => {
-                return Err(format!("unknown backend '{other}' (soft or pkcs11)"));
-            }
+            (Err(unknown), _, _) => return Err(unknown.to_string()),
         };
         Ok(StoreConfig {
             version: fields.version,
-            backend,
+            location,
         })
+    }
+}
+
+impl KeyLocation {
+    /// The kind of store this is.
+    pub fn backend(&self) -> Backend {
+        match self {
+            KeyLocation::Soft => Backend::Soft,
+            KeyLocation::Pkcs11 { .. } => Backend::Pkcs11,
+        }
     }
 }
 
@@ -124,7 +132,7 @@ impl StoreConfig {
         }
         StoreConfig {
             version: 1,
-            backend: Backend::Pkcs11 {
+            location: KeyLocation::Pkcs11 {
                 module: token.module.clone(),
                 token_label: token.token_label.clone(),
             },
@@ -135,9 +143,9 @@ impl StoreConfig {
 
 /// Opens the key store in `dir` with the user PIN, whatever its backend.
 pub fn open(dir: &Path, pin: &str) -> Result<Box<dyn Hsm>> {
-    match StoreConfig::read(dir)?.backend {
-        Backend::Soft => Ok(Box::new(SoftHsm::open(dir, pin)?)),
-        Backend::Pkcs11 {
+    match StoreConfig::read(dir)?.location {
+        KeyLocation::Soft => Ok(Box::new(SoftHsm::open(dir, pin)?)),
+        KeyLocation::Pkcs11 {
             module,
             token_label,
         } => Ok(Box::new(Pkcs11Hsm::open(
@@ -167,9 +175,9 @@ pub fn default_store_dir() -> Result<PathBuf> {
 /// The user-PIN state of the store in `dir`, whatever its backend, read without using a
 /// try: the soft store's counters as flags, or the token's own flags.
 pub fn pin_status(dir: &Path) -> Result<TokenPinStatus> {
-    match StoreConfig::read(dir)?.backend {
-        Backend::Soft => Ok(SoftHsm::status(dir)?.pin_flags()),
-        Backend::Pkcs11 {
+    match StoreConfig::read(dir)?.location {
+        KeyLocation::Soft => Ok(SoftHsm::status(dir)?.pin_flags()),
+        KeyLocation::Pkcs11 {
             module,
             token_label,
         } => Pkcs11Hsm::pin_status(&TokenRef {

@@ -19,11 +19,14 @@
 //! ```
 
 mod atomic;
+mod backend;
 mod config;
 mod error;
 mod label;
 mod objects;
 mod pkcs11;
+#[cfg(feature = "scratch")]
+pub mod scratch;
 mod soft;
 
 use vss_crypto::{
@@ -35,7 +38,8 @@ use zeroize::Zeroizing;
 #[cfg(unix)]
 pub use atomic::replace_link;
 pub use atomic::{read_bounded, sync_dir, write_atomic, TooLarge};
-pub use config::{default_store_dir, open, pin_status, Backend, StoreConfig, STORE_ENV};
+pub use backend::{Backend, UnknownBackend};
+pub use config::{default_store_dir, open, pin_status, KeyLocation, StoreConfig, STORE_ENV};
 pub use error::{Error, Result};
 pub use label::{check_label, printable, MAX_LABEL_LEN};
 pub use objects::{
@@ -118,8 +122,8 @@ pub struct ImportKeyRequest<'a> {
 /// Keys behind opaque handles. Implemented by every backend (soft, PKCS#11, remote card);
 /// an opened `Hsm` is logged in, and is safe to share between threads.
 pub trait Hsm: Send + Sync {
-    /// The backend's name, as written in the store's configuration: `soft`, `pkcs11`.
-    fn backend(&self) -> &'static str;
+    /// The kind of key store this is.
+    fn backend(&self) -> Backend;
 
     /// Creates a key pair inside the HSM.
     fn generate_key(&self, request: &GenerateKeyRequest) -> Result<KeyInfo>;

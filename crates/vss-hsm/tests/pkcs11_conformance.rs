@@ -143,7 +143,7 @@ fn a_store_directory_selects_the_token() {
     let dir = tempfile::tempdir().expect("tempdir");
     vss_hsm::StoreConfig::create_pkcs11(dir.path(), &token).expect("config");
     let hsm = vss_hsm::open(dir.path(), softhsm::PIN).expect("open via the store");
-    assert_eq!(hsm.backend(), "pkcs11");
+    assert_eq!(hsm.backend(), vss_hsm::Backend::Pkcs11);
     hsm.generate_key(&GenerateKeyRequest::new("via-store", Curve::Bp256))
         .expect("generate");
     assert_eq!(

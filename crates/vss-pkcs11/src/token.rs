@@ -92,7 +92,7 @@ impl Token {
     /// `CK_TOKEN_INFO`; `sessions` and `rw_sessions` are the open sessions.
     pub(crate) fn info(&self, sessions: usize, rw_sessions: usize) -> Result<CK_TOKEN_INFO> {
         let dir = self.dir()?;
-        let backend = StoreConfig::read(dir)?.backend;
+        let backend = StoreConfig::read(dir)?.location.backend();
         let pin = vss_hsm::pin_status(dir)?;
         let mut flags =
             CKF_RNG | CKF_LOGIN_REQUIRED | CKF_USER_PIN_INITIALIZED | CKF_TOKEN_INITIALIZED;
@@ -114,7 +114,7 @@ impl Token {
             manufacturerID: padded("VSS"),
             model: padded(match backend {
                 vss_hsm::Backend::Soft => "soft store",
-                _ => "pkcs11 store",
+                vss_hsm::Backend::Pkcs11 => "pkcs11 store",
             }),
             serialNumber: padded(&serial(dir)),
             flags,

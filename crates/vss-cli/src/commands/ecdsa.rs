@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 use vss_crypto::{Curve, HashAlg, PrivateKey, PublicKey, Signature};
 use vss_engine::{VerifyEngine, VerifyJob};
 
-use crate::commands::engine::{open_engine, EngineChoice};
+use vss_engine::EngineKind;
 
 /// JSON-lines ECDSA.
 #[derive(Subcommand)]
@@ -31,7 +31,7 @@ pub struct VerifyJsonlArgs {
     /// Verify in batches through this engine instead of one line at a time with the
     /// library (the verdicts are the same).
     #[arg(long, value_enum)]
-    engine: Option<EngineChoice>,
+    engine: Option<EngineKind>,
     /// Lines per batch with `--engine`; a batch is also cut whenever no further line is
     /// waiting, so an interactive caller is answered at once.
     #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u32).range(1..=1 << 20))]
@@ -54,7 +54,7 @@ impl EcdsaCommand {
     pub fn run(self) -> Result<ExitCode> {
         match self {
             EcdsaCommand::VerifyJsonl(args) => {
-                let engine = args.engine.map(|c| open_engine(c, None)).transpose()?;
+                let engine = args.engine.map(|c| c.engine_on(None)).transpose()?;
                 let batch = if engine.is_some() {
                     args.batch as usize
                 } else {

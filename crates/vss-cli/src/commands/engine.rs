@@ -1,14 +1,11 @@
-//! `vss engine info`: the verification engines this `vss` has and what they run on; and
-//! the `--engine` choice every command that verifies in bulk takes.
+//! `vss engine info`: the verification engines this `vss` has and what they run on.
 
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use anyhow::Result;
 use clap::Subcommand;
 use serde_json::json;
-use vss_core::config::EngineKind;
-use vss_engine::{CpuEngine, VerifyEngine};
+use vss_engine::{CpuEngine, EngineKind, VerifyEngine};
 
 use crate::output::{emit, print_json, Format, Table};
 
@@ -48,35 +45,6 @@ impl EngineCommand {
         }
         Ok(ExitCode::SUCCESS)
     }
-}
-
-/// The verification engines a command can be told to use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum EngineChoice {
-    /// All CPU cores (AVX-512 IFMA lanes where the CPU has them).
-    Cpu,
-    /// A CUDA GPU.
-    Gpu,
-}
-
-impl EngineChoice {
-    /// The engine by the name of the configuration's `[engine] kind`.
-    pub fn kind(self) -> EngineKind {
-        match self {
-            EngineChoice::Cpu => EngineKind::Cpu,
-            EngineChoice::Gpu => EngineKind::Gpu,
-        }
-    }
-}
-
-/// Opens the chosen engine: the CPU engine on `threads` threads (one per core when
-/// `None`), or the GPU engine (as `[engine] kind = "gpu"` does), failing with
-/// "no GPU device: …" where there is none.
-pub fn open_engine(choice: EngineChoice, threads: Option<usize>) -> Result<Arc<dyn VerifyEngine>> {
-    Ok(match choice {
-        EngineChoice::Cpu => Arc::new(threads.map_or_else(CpuEngine::default, CpuEngine::new)),
-        EngineChoice::Gpu => EngineKind::Gpu.engine()?,
-    })
 }
 
 /// The GPU engine's line: its device, or why there is none.

@@ -17,9 +17,9 @@ use vss_core::replay::{ReplayConfig, MAX_AGE_LIMIT, MAX_CAPACITY, MAX_LEAD_LIMIT
 use vss_engine::VerifyEngine;
 use vss_its::{TrustStore, Validator, Verdict};
 
-use super::engine::{open_engine, EngineChoice};
 use super::its::read_cert;
 use crate::output::{emit, print_json, Format, Table};
+use vss_engine::EngineKind;
 
 /// An address written `udp:HOST:PORT`.
 #[derive(Debug, Clone, Copy)]
@@ -74,8 +74,8 @@ pub struct FilterArgs {
 #[derive(clap::Args)]
 pub struct BulkArgs {
     /// The engine that checks batches of signatures.
-    #[arg(long, value_enum, default_value_t = EngineChoice::Cpu)]
-    engine: EngineChoice,
+    #[arg(long, value_enum, default_value_t = EngineKind::Cpu)]
+    engine: EngineKind,
     /// The most datagrams verified together; 1 verifies each as it arrives. The default
     /// (256, with the 2 ms deadline) keeps the engine busy under load and delays a message
     /// by at most the deadline plus one batch's verification when traffic is light.
@@ -125,7 +125,7 @@ impl ReplayArgs {
 impl BulkArgs {
     /// The engine these options ask for.
     pub fn engine(&self) -> Result<Arc<dyn VerifyEngine>> {
-        open_engine(self.engine, None)
+        Ok(self.engine.engine_on(None)?)
     }
 
     /// The batches these options ask for.

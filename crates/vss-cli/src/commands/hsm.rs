@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
 use serde_json::json;
-use vss_hsm::{Backend, Pkcs11Hsm, SoftHsm, StoreConfig, TokenRef};
+use vss_hsm::{Backend, KeyLocation, Pkcs11Hsm, SoftHsm, StoreConfig, TokenRef};
 
 use crate::output::{emit, print_json, printable, Format, Table};
 use crate::secrets::SecretSource;
@@ -24,7 +24,7 @@ pub enum HsmCommand {
         puk: PukArgs,
         /// Where the keys live.
         #[arg(long, value_enum, default_value_t)]
-        backend: BackendKind,
+        backend: Backend,
         #[command(flatten)]
         token: TokenArgs,
     },
@@ -52,16 +52,6 @@ pub enum HsmCommand {
         #[command(flatten)]
         new_pin: NewPinArgs,
     },
-}
-
-/// Backends a store can be created on.
-#[derive(Debug, Clone, Copy, Default, clap::ValueEnum)]
-pub enum BackendKind {
-    /// Key files encrypted at rest in the store directory.
-    #[default]
-    Soft,
-    /// A PKCS#11 token.
-    Pkcs11,
 }
 
 /// Which PKCS#11 token (with --backend pkcs11).
@@ -128,7 +118,7 @@ impl HsmCommand {
             HsmCommand::Init {
                 store,
                 puk,
-                backend: BackendKind::Soft,
+                backend: Backend::Soft,
                 ..
             } => {
                 let dir = store.dir()?;
@@ -146,7 +136,7 @@ impl HsmCommand {
             }
             HsmCommand::Init {
                 store,
-                backend: BackendKind::Pkcs11,
+                backend: Backend::Pkcs11,
                 token,
                 ..
             } => init_pkcs11(&store, &token)?,
@@ -215,8 +205,8 @@ fn init_pkcs11(store: &StoreArgs, args: &TokenArgs) -> Result<()> {
 /// Prints a store's backend and PIN state, using no PIN try.
 fn status(dir: &std::path::Path, format: Format) -> Result<()> {
     let (backend, fields): (&str, Vec<(&str, serde_json::Value)>) =
-        match StoreConfig::read(dir)?.backend {
-            Backend::Soft => {
+        match StoreConfig::read(dir)?.location {
+            KeyLocation::Soft => {
                 let s = SoftHsm::status(dir)?;
                 (
                     "soft",
@@ -226,7 +216,7 @@ fn status(dir: &std::path::Path, format: Format) -> Result<()> {
                     ],
                 )
             }
-            Backend::Pkcs11 {
+            KeyLocation::Pkcs11 {
                 module,
                 token_label,
             } => {

@@ -448,8 +448,8 @@ fn hash_mechanism(hash: HashAlg) -> (MechanismType, PkcsMgfType) {
 }
 
 impl Hsm for Pkcs11Hsm {
-    fn backend(&self) -> &'static str {
-        "pkcs11"
+    fn backend(&self) -> crate::Backend {
+        crate::Backend::Pkcs11
     }
 
     fn generate_key(&self, request: &GenerateKeyRequest) -> Result<KeyInfo> {

@@ -27,7 +27,8 @@ pub use secret_file::MAX_SECRET_LEN;
 pub use state::{SoftStoreStatus, KDF_LANES, KDF_MEMORY_KIB, KDF_PASSES, PIN_TRIES, PUK_TRIES};
 
 use crate::atomic::{self, TEMP_PREFIX};
-use crate::config::{Backend, StoreConfig};
+use crate::config::{KeyLocation, StoreConfig};
+use crate::Backend;
 use crate::{
     check_label, Error, GenerateKeyRequest, Hsm, ImportKeyRequest, KeyHandle, KeyInfo, Result,
 };
@@ -75,7 +76,7 @@ impl SoftHsm {
         // Written last: a directory with hsm.json is a complete store.
         StoreConfig {
             version: 1,
-            backend: Backend::Soft,
+            location: KeyLocation::Soft,
         }
         .write(dir)
     }
@@ -114,14 +115,14 @@ impl SoftHsm {
     }
 
     fn check_is_soft(dir: &Path) -> Result<()> {
-        match StoreConfig::read(dir)?.backend {
-            Backend::Soft => Ok(()),
+        match StoreConfig::read(dir)?.location {
+            KeyLocation::Soft => Ok(()),
             other => Err(Error::Unsupported(format!(
                 "{} keeps its keys on a {} token: PIN administration is the token's",
                 dir.display(),
                 match other {
-                    Backend::Pkcs11 { .. } => "PKCS#11",
-                    Backend::Soft => "soft",
+                    KeyLocation::Pkcs11 { .. } => "PKCS#11",
+                    KeyLocation::Soft => "soft",
                 }
             ))),
         }
@@ -220,8 +221,8 @@ fn info(label: &str, algorithm: KeyAlgorithm) -> KeyInfo {
 }
 
 impl Hsm for SoftHsm {
-    fn backend(&self) -> &'static str {
-        "soft"
+    fn backend(&self) -> Backend {
+        Backend::Soft
     }
 
     fn generate_key(&self, request: &GenerateKeyRequest) -> Result<KeyInfo> {

@@ -11,10 +11,11 @@ use serde_json::json;
 use vss_crypto::kem::{Kem, Scheme};
 use vss_crypto::Curve;
 
-use super::{finish, BenchHsm, HsmArgs};
+use super::{finish, HsmArgs};
 use crate::commands::kem::KemParams;
 use crate::output::progress;
 use crate::output::{Format, Table};
+use vss_testbed::bench::BenchHsm;
 
 /// Options of `vss bench kem`.
 #[derive(Args)]
@@ -107,8 +108,8 @@ impl KemArgs {
     /// Runs the benchmark and prints its table; fails if any decapsulated key differed.
     pub fn run(self) -> Result<ExitCode> {
         let kem = Kem::new(self.scheme, self.curve, &self.params.params())?;
-        let bench = BenchHsm::new(&self.hsm, self.curve)?;
-        let recipient = bench.hsm.public_key(&bench.key)?;
+        let bench = BenchHsm::new(&self.hsm.options(), self.curve)?;
+        let recipient = bench.hsm().public_key(bench.key())?;
         let bar = progress(u64::from(self.runs) * u64::from(self.ops), "encap/decap");
         let mut runs = Vec::with_capacity(self.runs as usize);
         for _ in 0..self.runs {
@@ -123,7 +124,7 @@ impl KemArgs {
                 let encapsulated = Instant::now();
                 let received = kem
                     .decapsulate(&sent.ciphertext, |point: &vss_crypto::PublicKey| {
-                        bench.hsm.ecdh(&bench.key, point)
+                        bench.hsm().ecdh(bench.key(), point)
                     });
                 run.decap += encapsulated.elapsed();
                 run.encap += encapsulated - started;

@@ -7,7 +7,6 @@ mod daemon;
 mod filter;
 mod its_verify;
 mod kem;
-mod measure;
 mod pki;
 mod references;
 mod sign_verify;
@@ -19,10 +18,11 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Subcommand;
 use std::path::PathBuf;
-use vss_crypto::Curve;
 
-use crate::output::{emit, print_json, Format};
-use vss_hsm::{GenerateKeyRequest, Hsm, KeyHandle, Pkcs11Hsm, SoftHsm, StoreConfig, TokenRef};
+use crate::output::Format;
+use vss_hsm::Backend;
+use vss_testbed::bench::HsmOptions;
+use vss_testbed::report::Report;
 
 /// Benchmarks.
 #[derive(Subcommand)]
@@ -74,82 +74,24 @@ impl BenchCommand {
     }
 }
 
-/// The HSM backend a benchmark signs with.
-#[derive(Debug, Clone, Copy, Default, clap::ValueEnum)]
-pub enum HsmKind {
-    /// The software key store (a throw-away store in a temporary directory).
-    #[default]
-    Soft,
-    /// A throw-away SoftHSMv2 token (its own token directory, via SOFTHSM2_CONF).
-    Pkcs11,
-}
-
-impl HsmKind {
-    fn name(self) -> &'static str {
-        match self {
-            HsmKind::Soft => "soft",
-            HsmKind::Pkcs11 => "pkcs11",
-        }
-    }
-}
-
 /// Which HSM a benchmark signs with.
 #[derive(clap::Args)]
 pub struct HsmArgs {
     /// HSM backend that signs.
     #[arg(long, value_enum, default_value_t)]
-    hsm: HsmKind,
+    hsm: Backend,
     /// SoftHSMv2 module for --hsm pkcs11.
     #[arg(long, value_name = "PATH", default_value = super::hsm::DEFAULT_MODULE)]
     module: PathBuf,
 }
 
-/// A throw-away key store holding one signing key; removed when dropped.
-pub struct BenchHsm {
-    _dir: tempfile::TempDir,
-    hsm: Box<dyn Hsm>,
-    key: KeyHandle,
-}
-
-impl BenchHsm {
-    fn new(args: &HsmArgs, curve: Curve) -> Result<Self> {
-        let dir = tempfile::Builder::new().prefix("vss-bench-").tempdir()?;
-        let mut pin_bytes = [0u8; 16];
-        vss_crypto::random_bytes(&mut pin_bytes)?;
-        let pin = zeroize::Zeroizing::new(hex::encode(pin_bytes));
-        let store = dir.path().join("store");
-        match args.hsm {
-            HsmKind::Soft => SoftHsm::init(&store, &pin, &format!("{}-puk", *pin))?,
-            HsmKind::Pkcs11 => {
-                let tokens = dir.path().join("tokens");
-                std::fs::create_dir(&tokens)?;
-                let conf = dir.path().join("softhsm2.conf");
-                std::fs::write(
-                    &conf,
-                    format!(
-                        "directories.tokendir = {}\nlog.level = ERROR\n",
-                        tokens.display()
-                    ),
-                )?;
-                // Read by SoftHSM when the module is loaded, which has not happened yet.
-                std::env::set_var("SOFTHSM2_CONF", &conf);
-                let token = TokenRef {
-                    module: args.module.clone(),
-                    token_label: "vss-bench".into(),
-                };
-                Pkcs11Hsm::init_token(&token, &format!("{}-so", *pin), &pin)?;
-                StoreConfig::create_pkcs11(&store, &token)?;
-            }
+impl HsmArgs {
+    /// The options the testbed's benchmarks take.
+    fn options(&self) -> HsmOptions {
+        HsmOptions {
+            backend: self.hsm,
+            module: self.module.clone(),
         }
-        let hsm = vss_hsm::open(&store, &pin)?;
-        let key = hsm
-            .generate_key(&GenerateKeyRequest::new("bench", curve))?
-            .handle;
-        Ok(BenchHsm {
-            _dir: dir,
-            hsm,
-            key,
-        })
     }
 }
 
@@ -162,14 +104,8 @@ fn finish(
     success: bool,
     failure: &str,
 ) -> Result<ExitCode> {
-    match format {
-        Format::Json => print_json(json)?,
-        Format::Table => emit(table)?,
-    }
-    Ok(if success {
-        ExitCode::SUCCESS
-    } else {
-        eprintln!("vss: {failure}");
-        ExitCode::FAILURE
-    })
+    crate::output::finish(
+        format,
+        &Report::checked(json.clone(), table.to_string(), success, failure),
+    )
 }

@@ -9,9 +9,10 @@ use serde_json::json;
 use vss_crypto::{Curve, HashAlg};
 
 use super::references::references;
-use super::{finish, BenchHsm, HsmArgs};
+use super::{finish, HsmArgs};
 use crate::output::progress;
 use crate::output::{Format, Table};
+use vss_testbed::bench::BenchHsm;
 
 /// Options of `vss bench sign-verify`.
 #[derive(Args)]
@@ -46,8 +47,8 @@ impl SignVerifyArgs {
     /// Runs the benchmark and prints its table; fails if any run was not a success.
     pub fn run(self) -> Result<ExitCode> {
         let hash = self.hash.unwrap_or(self.curve.default_hash());
-        let bench = BenchHsm::new(&self.hsm, self.curve)?;
-        let verifier = bench.hsm.public_key(&bench.key)?.verifying_key()?;
+        let bench = BenchHsm::new(&self.hsm.options(), self.curve)?;
+        let verifier = bench.hsm().public_key(bench.key())?.verifying_key()?;
         let bar = progress(u64::from(self.runs) * u64::from(self.ops), "sign/verify");
         let mut runs = Vec::with_capacity(self.runs as usize);
         for _ in 0..self.runs {
@@ -60,7 +61,9 @@ impl SignVerifyArgs {
                 // Test_Sign_Verify_VB_01: each message is one byte longer than the last.
                 let message: Vec<u8> = (0..=i).map(|b| (b * 31 + 7) as u8).collect();
                 let started = Instant::now();
-                let signature = bench.hsm.sign_digest(&bench.key, &hash.digest(&message))?;
+                let signature = bench
+                    .hsm()
+                    .sign_digest(bench.key(), &hash.digest(&message))?;
                 let signed = Instant::now();
                 let valid = verifier.verify(hash, &message, &signature);
                 run.verify += signed.elapsed();

@@ -9,10 +9,11 @@ use clap::Args;
 use serde_json::json;
 use vss_crypto::{Curve, Signature, VerifyingKey};
 
-use super::{BenchHsm, HsmArgs};
-use crate::commands::engine::{open_engine, EngineChoice};
+use super::HsmArgs;
 use crate::output::progress;
 use crate::output::{emit, print_json, Format, Table};
+use vss_engine::EngineKind;
+use vss_testbed::bench::BenchHsm;
 
 /// Which operation to measure.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -34,7 +35,7 @@ pub struct ThroughputArgs {
     curve: Curve,
     /// Verify in batches through this engine (`--op verify` only).
     #[arg(long, value_enum)]
-    engine: Option<EngineChoice>,
+    engine: Option<EngineKind>,
     /// Jobs per batch with `--engine`.
     #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u32).range(1..=1 << 24))]
     batch: u32,
@@ -69,14 +70,14 @@ impl ThroughputArgs {
             return self.run_engine(engine, threads);
         }
         let hash = self.curve.default_hash();
-        let bench = BenchHsm::new(&self.hsm, self.curve)?;
-        let verifier = bench.hsm.public_key(&bench.key)?.verifying_key()?;
+        let bench = BenchHsm::new(&self.hsm.options(), self.curve)?;
+        let verifier = bench.hsm().public_key(bench.key())?.verifying_key()?;
         let messages: Vec<Vec<u8>> = (0..POOL)
             .map(|i| (0..MESSAGE_LEN).map(|b| (i * 7 + b) as u8).collect())
             .collect();
         let signatures = messages
             .iter()
-            .map(|m| bench.hsm.sign_digest(&bench.key, &hash.digest(m)))
+            .map(|m| bench.hsm().sign_digest(bench.key(), &hash.digest(m)))
             .collect::<Result<Vec<Signature>, _>>()?;
 
         let stop = AtomicBool::new(false);
@@ -159,11 +160,11 @@ impl ThroughputArgs {
 
 impl ThroughputArgs {
     /// Batches through an engine.
-    fn run_engine(&self, engine: EngineChoice, threads: u32) -> Result<ExitCode> {
+    fn run_engine(&self, engine: EngineKind, threads: u32) -> Result<ExitCode> {
         if !matches!(self.op, Op::Verify) {
             bail!("--engine measures --op verify only");
         }
-        let engine = open_engine(engine, Some(threads as usize))?;
+        let engine = engine.engine_on(Some(threads as usize))?;
         let report = super::batch::measure(
             engine.as_ref(),
             self.curve,
@@ -222,8 +223,8 @@ impl Worker<'_> {
             match self.op {
                 Op::Sign => {
                     self.bench
-                        .hsm
-                        .sign_digest(&self.bench.key, &hash.digest(message))?;
+                        .hsm()
+                        .sign_digest(self.bench.key(), &hash.digest(message))?;
                 }
                 Op::Verify => {
                     if !self

@@ -23,8 +23,8 @@ use vss_crypto::KeyAlgorithm;
 use vss_hsm::{GenerateKeyRequest, SoftHsm};
 
 use super::finish;
-use super::measure::{percentile, process_cpu};
 use crate::output::{progress, Format, Table};
+use vss_testbed::bench::measure::{percentile, process_cpu};
 
 /// The label of the benchmark key in its throw-away store.
 const LABEL: &str = "bench";

@@ -30,12 +30,12 @@ use vss_its::{ItsTime, SignerKind};
 use super::filter::{inspect, validator};
 use super::finish;
 use super::its_verify::{build_pki, Pki};
-use super::measure::{own_cpu, percentile, process_cpu};
-use crate::commands::engine::EngineChoice;
 use crate::output::{progress, Format, Table};
 use load::{split, Seen};
 use process::Daemon;
 use setup::{DaemonSettings, Entity};
+use vss_engine::EngineKind;
+use vss_testbed::bench::measure::{own_cpu, percentile, process_cpu};
 
 /// The acceptance figures of the daemon's issue: `VerifyStream` from this many clients …
 const STREAM_CLIENTS: usize = 8;
@@ -73,8 +73,8 @@ pub struct DaemonArgs {
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     deadline_ms: u32,
     /// The verification engine of vssd (`[engine] kind`), the entity and the filter.
-    #[arg(long, value_enum, default_value_t = EngineChoice::Cpu)]
-    engine: EngineChoice,
+    #[arg(long, value_enum, default_value_t = EngineKind::Cpu)]
+    engine: EngineKind,
     /// The vssd binary [default: the one beside this vss, else vssd on PATH].
     #[arg(long, value_name = "PATH")]
     vssd: Option<PathBuf>,
@@ -240,7 +240,7 @@ impl DaemonArgs {
         };
         let entity = Entity::new(
             &pki,
-            self.engine.kind(),
+            self.engine,
             DaemonSettings {
                 batch_max: batch.max_batch,
                 batch_deadline: batch.deadline,
@@ -256,7 +256,7 @@ impl DaemonArgs {
             sets.next()
                 .ok_or_else(|| anyhow!("fewer message sets than measurements"))
         };
-        let engine = self.engine.kind().engine()?;
+        let engine = self.engine.engine()?;
         let filter = |set| filter(&pki, &entity, engine.clone(), batch, &messages.warm_up, set);
         let mut runs = vec![filter(next_set()?)?];
         bar.inc(n as u64);

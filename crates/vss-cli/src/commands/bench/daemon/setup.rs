@@ -7,11 +7,12 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use tempfile::TempDir;
 use vss_core::config::{
-    DaemonConfig, EngineConfig, EngineKind, HsmConfig, PolicyKind, ReplayCheckConfig,
-    RepositoryConfig, StatisticsConfig, TrustConfig, VerificationConfig,
+    DaemonConfig, EngineConfig, HsmConfig, PolicyKind, ReplayCheckConfig, RepositoryConfig,
+    StatisticsConfig, TrustConfig, VerificationConfig,
 };
 use vss_core::replay::{ReplayConfig, MAX_AGE_LIMIT, MAX_CAPACITY};
 use vss_core::Config;
+use vss_engine::EngineKind;
 use vss_hsm::SoftHsm;
 use vss_its::Cert;
 

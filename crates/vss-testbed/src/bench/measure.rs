@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::{anyhow, Context, Result};
 
 /// The user and system CPU time process `pid` has used so far (every thread, live or gone).
-pub(super) fn process_cpu(pid: u32) -> Result<Duration> {
+pub fn process_cpu(pid: u32) -> Result<Duration> {
     let path = format!("/proc/{pid}/stat");
     let stat = std::fs::read_to_string(&path).with_context(|| format!("cannot read {path}"))?;
     // Fields after the command name (which may hold spaces) are space-separated; utime and
@@ -30,7 +30,7 @@ pub(super) fn process_cpu(pid: u32) -> Result<Duration> {
 }
 
 /// The CPU time this process has used so far.
-pub(super) fn own_cpu() -> Result<Duration> {
+pub fn own_cpu() -> Result<Duration> {
     process_cpu(std::process::id())
 }
 
@@ -50,7 +50,7 @@ fn ticks_per_second() -> f64 {
 }
 
 /// The `p`-quantile (0 to 1) of `sorted` (ascending): the nearest rank; zero when empty.
-pub(super) fn percentile(sorted: &[Duration], p: f64) -> Duration {
+pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
     if sorted.is_empty() {
         return Duration::ZERO;
     }

@@ -1,0 +1,55 @@
+//! The benchmarks behind `vss bench …`: each takes its options, sets up what it measures,
+//! measures it against a reference taken in the same run, and returns a
+//! [`Report`](crate::report::Report).
+
+use std::path::PathBuf;
+
+pub mod measure;
+
+use anyhow::Result;
+use vss_crypto::Curve;
+use vss_hsm::scratch::ScratchStore;
+use vss_hsm::{Backend, GenerateKeyRequest, Hsm, KeyHandle};
+
+/// Which HSM a benchmark signs with.
+#[derive(Debug, Clone)]
+pub struct HsmOptions {
+    /// The backend of the throw-away store.
+    pub backend: Backend,
+    /// The SoftHSMv2 module for [`Backend::Pkcs11`].
+    pub module: PathBuf,
+}
+
+/// A throw-away key store holding one signing key; removed when dropped.
+pub struct BenchHsm {
+    // Dropped after the handle on it.
+    hsm: Box<dyn Hsm>,
+    key: KeyHandle,
+    _store: ScratchStore,
+}
+
+impl BenchHsm {
+    /// Makes the store and its key (`bench`, on `curve`).
+    pub fn new(options: &HsmOptions, curve: Curve) -> Result<Self> {
+        let store = ScratchStore::create("vss-bench-", "store", options.backend, &options.module)?;
+        let hsm = store.open()?;
+        let key = hsm
+            .generate_key(&GenerateKeyRequest::new("bench", curve))?
+            .handle;
+        Ok(BenchHsm {
+            hsm,
+            key,
+            _store: store,
+        })
+    }
+
+    /// The opened store.
+    pub fn hsm(&self) -> &dyn Hsm {
+        self.hsm.as_ref()
+    }
+
+    /// The signing key.
+    pub fn key(&self) -> &KeyHandle {
+        &self.key
+    }
+}
