@@ -1,6 +1,7 @@
 //! `vss`: the command line of the VSS security subsystem.
 
 mod commands;
+mod files;
 mod output;
 mod secrets;
 mod store;

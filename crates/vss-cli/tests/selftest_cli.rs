@@ -4,7 +4,7 @@
 mod common;
 
 use common::{run, vss};
-use vss_core::selftest::CASES;
+use vss_testbed::selftest::CASES;
 
 fn cases(json: &serde_json::Value) -> Vec<(String, String, String)> {
     json["cases"]

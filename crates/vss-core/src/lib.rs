@@ -14,9 +14,10 @@
 //! - [`stats`]: checkpoints logged to rotating files, and their report;
 //! - [`entity`]: [`Vss`], all of it built from the configuration;
 //! - [`id_change`]: identifier changes as PREPARE, COMMIT and ABORT events;
-//! - [`pin`]: where an unattended entity finds its key store's PIN;
-//! - [`testbed`]: PKIs on loopback and stations in a temporary directory, for
-//!   [`selftest`] (seed 000's validation suite) and the demo.
+//! - [`pin`]: where an unattended entity finds its key store's PIN.
+//!
+//! The harnesses that run the entity (loopback PKIs, seed 000's validation suite, the demo,
+//! the benchmarks) are the `vss-testbed` crate's.
 
 pub mod config;
 pub mod entity;
@@ -28,10 +29,8 @@ pub mod pin;
 pub mod policy;
 pub mod pseudonym;
 pub mod replay;
-pub mod selftest;
 pub mod sign;
 pub mod stats;
-pub mod testbed;
 pub mod verify;
 
 pub use config::Config;

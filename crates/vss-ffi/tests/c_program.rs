@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use vss_core::testbed::{HsmKind, Testbed, PIN};
+use vss_testbed::{HsmOptions, Testbed, PIN};
 
 /// The repository's root.
 fn root() -> PathBuf {
@@ -31,7 +31,7 @@ fn library_dir() -> PathBuf {
 fn entity_config(dir: &Path) -> (Testbed, PathBuf) {
     let testbed = Testbed::new(&["A"]).expect("testbed");
     let pki = &testbed.pkis[0];
-    let station = testbed.station("S", &HsmKind::Soft).expect("station");
+    let station = testbed.station("S", &HsmOptions::soft()).expect("station");
     station.enroll(pki).expect("enrol");
     station.pseudonyms(pki, pki, 5).expect("pseudonyms");
     let mut config = station.config(&testbed, pki, pki, &dir.join("stats"));

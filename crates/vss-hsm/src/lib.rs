@@ -46,7 +46,7 @@ pub use objects::{
     ObjectKind, ObjectStore, StoredObject, MAX_OBJECTS, MAX_OBJECT_ID_LEN, MAX_OBJECT_LABEL_LEN,
     MAX_OBJECT_LEN,
 };
-pub use pkcs11::{ec as pkcs11_ec, Pkcs11Hsm, TokenPinStatus, TokenRef};
+pub use pkcs11::{ec as pkcs11_ec, Pkcs11Hsm, TokenPinStatus, TokenRef, DEFAULT_PKCS11_MODULE};
 pub use soft::{
     SoftHsm, SoftStoreStatus, KDF_LANES, KDF_MEMORY_KIB, KDF_PASSES, MAX_SECRET_LEN, PIN_TRIES,
     PUK_TRIES,

@@ -11,5 +11,6 @@ pub mod messages;
 pub mod protocol;
 pub mod station;
 pub mod store;
+pub mod url;
 
 pub use error::{Error, Result};

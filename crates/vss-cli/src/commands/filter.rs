@@ -17,7 +17,7 @@ use vss_core::replay::{ReplayConfig, MAX_AGE_LIMIT, MAX_CAPACITY, MAX_LEAD_LIMIT
 use vss_engine::VerifyEngine;
 use vss_its::{TrustStore, Validator, Verdict};
 
-use super::its::read_cert;
+use crate::files::read_cert;
 use crate::output::{emit, print_json, Format, Table};
 use vss_engine::EngineKind;
 

@@ -69,8 +69,8 @@ pub struct TokenArgs {
     so_pin_file: Option<PathBuf>,
 }
 
-/// SoftHSMv2's module on Debian.
-pub const DEFAULT_MODULE: &str = "/usr/lib/softhsm/libsofthsm2.so";
+/// The PKCS#11 module `--module` defaults to.
+pub const DEFAULT_MODULE: &str = vss_hsm::DEFAULT_PKCS11_MODULE;
 
 /// Where the PUK comes from.
 #[derive(Args)]

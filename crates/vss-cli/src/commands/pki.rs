@@ -15,13 +15,14 @@ use vss_net::metrics::{MetricsConfig, Registry};
 use vss_net::raise_open_file_limit;
 use vss_pki::authority::{init, init_tlm, InitRequest, PkiDir, TrustedPki};
 use vss_pki::http::{
-    check_base_url, serve as serve_http, serve_with_metrics, HttpMetrics, ServeConfig, ServedPki,
-    Serving, MAX_CONNECTIONS, MAX_TIMEOUT,
+    serve as serve_http, serve_with_metrics, HttpMetrics, ServeConfig, ServedPki, Serving,
+    MAX_CONNECTIONS, MAX_TIMEOUT,
 };
 use vss_pki::store::{open_store, Role, Station};
+use vss_pki::url::check_base_url;
 
 use super::hsm::PukArgs;
-use super::its::read_cert;
+use crate::files::read_cert;
 use crate::output::Format;
 use crate::secrets::SecretSource;
 

@@ -16,8 +16,8 @@ use vss_pki::authority::{CtlRequest, EctlRequest, EctlRoot, MAX_LIST_VALIDITY};
 use vss_pki::http::{serve as serve_http, DistributionCentre, Services};
 use vss_pki::lists::{ListDeletion, ListEntry, ListIssuer, RevocationList, TrustList};
 
-use super::its::{read, read_cert};
 use super::pki::{DatabaseArgs, PkiArgs, ServeLimits};
+use crate::files::{read, read_cert};
 use crate::output::{emit, print_json, Format, Table};
 
 /// How long a list stays current, e.g. `7d` (at most a year).

@@ -13,8 +13,8 @@ use vss_pki::station::{
     MAX_TICKETS, MAX_TICKET_CONCURRENCY,
 };
 
-use super::its::read_cert;
 use super::station_trust::{TrustShowArgs, TrustUpdateArgs};
+use crate::files::read_cert;
 use crate::output::{Format, Table};
 use crate::store::StoreArgs;
 

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use vss_its::{ItsTime, StaleCrlPolicy};
 use vss_pki::station::{EctlSource, StationTrust};
 
-use super::its::read_cert;
+use crate::files::read_cert;
 use crate::output::{emit, print_json, Format, Table};
 
 /// Options of `vss station trust-update`.

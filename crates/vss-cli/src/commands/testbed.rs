@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use clap::Subcommand;
 use serde_json::json;
 use tokio::signal::unix::{signal, SignalKind};
-use vss_core::testbed::ServiceTestbed;
+use vss_testbed::service::ServiceTestbed;
 
 use crate::output::{emit, print_json, Format, Table};
 

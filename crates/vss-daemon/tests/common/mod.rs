@@ -10,9 +10,9 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use tonic::transport::Channel;
-use vss_core::testbed::{HsmKind, Testbed, PIN};
 use vss_core::Config;
 use vss_daemon::proto::security_entity_client::SecurityEntityClient;
+use vss_testbed::{HsmOptions, Testbed, PIN};
 
 /// How long vssd gets to start or stop.
 pub const PATIENCE: Duration = Duration::from_secs(30);
@@ -35,7 +35,7 @@ impl Station {
     pub fn new(pkis: &[&str], tickets: usize, adjust: impl FnOnce(&mut Config)) -> Station {
         let testbed = Testbed::new(pkis).expect("testbed");
         let pki = &testbed.pkis[0];
-        let station = testbed.station("S", &HsmKind::Soft).expect("station");
+        let station = testbed.station("S", &HsmOptions::soft()).expect("station");
         station.enroll(pki).expect("enrol");
         station.pseudonyms(pki, pki, tickets).expect("tickets");
         let dir = testbed.dir().join("daemon");

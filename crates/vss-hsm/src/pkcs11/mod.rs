@@ -29,6 +29,9 @@ use crate::{
     check_label, Error, GenerateKeyRequest, Hsm, ImportKeyRequest, KeyHandle, KeyInfo, Result,
 };
 
+/// The PKCS#11 module used when none is named: SoftHSMv2 as Debian installs it.
+pub const DEFAULT_PKCS11_MODULE: &str = "/usr/lib/softhsm/libsofthsm2.so";
+
 /// Maps a cryptoki error from `function` to this crate's error.
 pub(crate) fn ckr(function: &'static str) -> impl Fn(cryptoki::error::Error) -> Error {
     move |e| match e {

@@ -99,7 +99,7 @@ fn invalid(detail: String) -> Error {
 
 /// A URL as a list carries it (IA5), checked to be an http(s) base URL.
 pub(super) fn list_url(text: &str) -> Result<Ia5String> {
-    crate::http::check_base_url(text)?;
+    crate::url::check_base_url(text)?;
     Ia5String::from_iso646_bytes(text.as_bytes())
         .map_err(|_| invalid(format!("'{text}' is not an IA5 string")))
 }

@@ -48,7 +48,7 @@ impl PkiDir {
                 pki.root.hashed_id8()
             )));
         }
-        crate::http::check_base_url(&pki.ea_url)?;
+        crate::url::check_base_url(&pki.ea_url)?;
         let dir = self.trust_list().join(&pki.name);
         std::fs::create_dir_all(&dir).map_err(io(&dir))?;
         vss_hsm::write_atomic(&dir.join("ea.cert"), pki.ea.bytes())?;

@@ -8,7 +8,6 @@ mod media_type;
 mod observe;
 mod serve;
 mod server;
-mod url;
 
 pub use crate::lists::ListKind;
 pub use client::{get_list, post, HttpEaLink, HttpError};
@@ -26,4 +25,3 @@ pub use serve::{
 pub use server::{
     services, ServedPki, Services, Serving, CODE_HEADER, LIST_TYPE, REQUEST_TYPE, RESPONSE_TYPE,
 };
-pub use url::{check_base_url, MAX_URL_LEN};

@@ -422,7 +422,7 @@ fn dc_file(id: &HashedId8) -> String {
 /// names the first.
 fn used_dc<'a>(current: &Path, id: &HashedId8, listed: &[&'a str]) -> Result<&'a str> {
     let path = current.join(dc_file(id));
-    let Some(named) = read_if_present(&path, crate::http::MAX_URL_LEN as u64)? else {
+    let Some(named) = read_if_present(&path, crate::url::MAX_URL_LEN as u64)? else {
         return Ok(listed.first().copied().unwrap_or_default());
     };
     listed

@@ -2,23 +2,14 @@
 //! measures it against a reference taken in the same run, and returns a
 //! [`Report`](crate::report::Report).
 
-use std::path::PathBuf;
-
 pub mod measure;
 
 use anyhow::Result;
 use vss_crypto::Curve;
 use vss_hsm::scratch::ScratchStore;
-use vss_hsm::{Backend, GenerateKeyRequest, Hsm, KeyHandle};
+use vss_hsm::{GenerateKeyRequest, Hsm, KeyHandle};
 
-/// Which HSM a benchmark signs with.
-#[derive(Debug, Clone)]
-pub struct HsmOptions {
-    /// The backend of the throw-away store.
-    pub backend: Backend,
-    /// The SoftHSMv2 module for [`Backend::Pkcs11`].
-    pub module: PathBuf,
-}
+use crate::HsmOptions;
 
 /// A throw-away key store holding one signing key; removed when dropped.
 pub struct BenchHsm {

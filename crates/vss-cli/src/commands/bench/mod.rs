@@ -21,8 +21,8 @@ use std::path::PathBuf;
 
 use crate::output::Format;
 use vss_hsm::Backend;
-use vss_testbed::bench::HsmOptions;
 use vss_testbed::report::Report;
+use vss_testbed::HsmOptions;
 
 /// Benchmarks.
 #[derive(Subcommand)]

@@ -10,7 +10,8 @@ use serde_json::json;
 use vss_its::asn::{Ieee1609Dot2Content, Ieee1609Dot2Data};
 use vss_its::{DataEncryptionKey, Decryptor, HsmKey, Recipient};
 
-use super::{read, read_cert, write_data, write_output};
+use super::{write_data, write_output};
+use crate::files::{read, read_cert};
 use crate::output::Format;
 use crate::store::StoreArgs;
 

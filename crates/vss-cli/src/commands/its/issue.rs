@@ -14,8 +14,9 @@ use vss_its::{
     SignerKind,
 };
 
-use super::{parse_time, read, read_cert, write_data, write_output};
+use super::{parse_time, write_data, write_output};
 use crate::commands::call_daemon;
+use crate::files::{read, read_cert};
 use crate::output::Format;
 use crate::store::StoreArgs;
 

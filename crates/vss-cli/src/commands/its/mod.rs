@@ -12,6 +12,7 @@ use anyhow::{Context, Result};
 use clap::{Subcommand, ValueEnum};
 use vss_its::{Cert, ItsTime};
 
+use crate::files::read;
 use crate::output::Format;
 use crate::store::StoreArgs;
 
@@ -110,19 +111,6 @@ fn decode(file: &Path, kind: Option<Kind>) -> Result<ExitCode> {
     .with_context(|| file.display().to_string())?;
     crate::output::print_json(&json)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Reads a whole file, naming it in the error: no more than [`vss_its::MAX_ENCODED_LEN`]
-/// bytes (the longest 1609.2 encoding VSS decodes, so the most a payload can be too),
-/// whatever the file is (`/dev/zero`, a huge file).
-pub(crate) fn read(path: &Path) -> Result<Vec<u8>> {
-    vss_hsm::read_bounded(path, vss_its::MAX_ENCODED_LEN as u64)
-        .with_context(|| format!("cannot read {}", path.display()))
-}
-
-/// Reads a certificate file.
-pub(crate) fn read_cert(path: &Path) -> Result<Cert> {
-    Cert::from_bytes(&read(path)?).with_context(|| path.display().to_string())
 }
 
 /// Parses an RFC 3339 time (`2026-11-22T10:00:00Z`) from the 1609.2 epoch (2004) on.

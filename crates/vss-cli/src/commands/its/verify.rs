@@ -11,9 +11,10 @@ use vss_daemon::client::{self, Answer};
 use vss_daemon::proto::VerifyRequest;
 use vss_its::{HashedId8, ItsTime, Report, StaleCrlPolicy, TrustStore, Validator, Verdict};
 
-use super::{parse_time, read, read_cert, Kind};
+use super::{parse_time, Kind};
 use crate::commands::call_daemon;
 use crate::commands::station_trust::load_trust_store;
+use crate::files::{read, read_cert};
 use crate::output::{emit, print_json, Format, Table};
 
 /// Options of `vss its verify`.

@@ -1,24 +1,26 @@
 //! A testbed in one temporary directory, removed when dropped: ETSI TS 102 941 PKIs served
 //! on loopback that trust each other, and stations registered at all of them, with their
-//! keys in a soft or a PKCS#11 HSM. `vss selftest` and `vss demo` run on it; nothing in it
+//! keys in a soft or a PKCS#11 HSM. `vss selftest`, `vss demo` and `vss testbed up` run on it; nothing in it
 //! is simulated (real authorities over real HTTP, real key stores, real repositories).
 
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use vss_crypto::Curve;
-use vss_hsm::{GenerateKeyRequest, Hsm, Pkcs11Hsm, SoftHsm, StoreConfig, TokenRef};
+use vss_hsm::scratch::init_store;
+use vss_hsm::{Backend, GenerateKeyRequest, Hsm, Pkcs11Hsm, SoftHsm, TokenRef};
 use vss_pki::authority::{init, Authorities, InitRequest, PkiDir, TrustedPki};
 use vss_pki::http::{services, LoopbackServer, ServedPki};
 use vss_pki::station::{CertKind, Entry, Repository};
 use vss_pki::store::{PkiStore, Role, SqliteStore, Station};
 
-use crate::config::{
+use vss_core::config::{
     DaemonConfig, EngineConfig, HsmConfig, PkiConfig, PseudonymConfig, ReplayCheckConfig,
     RepositoryConfig, StatisticsConfig, TrustConfig, VerificationConfig,
 };
-use crate::{Config, Result};
+use vss_core::{Config, Result};
+
+use crate::HsmOptions;
 
 /// The PIN of every key store in a testbed (they live and die with its directory).
 pub const PIN: &str = "24681357";
@@ -26,26 +28,6 @@ pub const PIN: &str = "24681357";
 const PUK: &str = "1357924680";
 /// The label of a station's canonical key.
 const CANONICAL_KEY: &str = "canonical";
-
-/// Where a station's keys live.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HsmKind {
-    /// A `vss` soft key store.
-    Soft,
-    /// A token of this PKCS#11 module (SoftHSMv2 reads its token directory from
-    /// `SOFTHSM2_CONF`).
-    Pkcs11(PathBuf),
-}
-
-impl HsmKind {
-    /// `soft` or `pkcs11`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            HsmKind::Soft => "soft",
-            HsmKind::Pkcs11(_) => "pkcs11",
-        }
-    }
-}
 
 /// One PKI of the testbed: root, EA and AA served at [`TestbedPki::url`].
 pub struct TestbedPki {
@@ -95,7 +77,7 @@ pub struct TestbedStation {
     /// Its directory (`keys/`, `repository/`).
     pub dir: PathBuf,
     /// Where its keys live.
-    pub kind: HsmKind,
+    pub keys: HsmOptions,
     /// Its key store, open.
     pub hsm: Arc<dyn Hsm>,
     /// Its certificate repository.
@@ -302,7 +284,8 @@ impl Drop for Place {
     }
 }
 
-fn io_error(path: &Path, e: std::io::Error) -> vss_pki::Error {
+/// A file error of the testbed's, as the PKI reports one.
+pub(crate) fn io_error(path: &Path, e: std::io::Error) -> vss_pki::Error {
     vss_pki::Error::Io {
         path: path.to_path_buf(),
         source: e,
@@ -381,25 +364,22 @@ impl Testbed {
         self.pkis.iter().find(|p| p.name == name)
     }
 
-    /// A new station `name` with its keys in `kind`, its canonical key registered at every
+    /// A new station `name` with its keys in a new store of `keys` (a PKCS#11 token is
+    /// labelled `name`), its canonical key registered at every
     /// PKI (PSIDs 36 and 37).
-    pub fn station(&self, name: &str, kind: &HsmKind) -> Result<TestbedStation> {
+    pub fn station(&self, name: &str, keys: &HsmOptions) -> Result<TestbedStation> {
         let dir = self.dir().join("stations").join(name);
-        let keys = dir.join("keys");
-        let hsm: Arc<dyn Hsm> = match kind {
-            HsmKind::Soft => {
-                SoftHsm::init(&keys, PIN, PUK)?;
-                Arc::new(SoftHsm::open(&keys, PIN)?)
-            }
-            HsmKind::Pkcs11(module) => {
-                let token = TokenRef {
-                    module: module.clone(),
+        let store = dir.join("keys");
+        init_store(&store, keys.backend, &keys.module, name, PIN, PUK)?;
+        let hsm: Arc<dyn Hsm> = match keys.backend {
+            Backend::Soft => Arc::new(SoftHsm::open(&store, PIN)?),
+            Backend::Pkcs11 => Arc::new(Pkcs11Hsm::open(
+                &TokenRef {
+                    module: keys.module.clone(),
                     token_label: name.to_string(),
-                };
-                Pkcs11Hsm::init_token(&token, PUK, PIN)?;
-                StoreConfig::create_pkcs11(&keys, &token)?;
-                Arc::new(Pkcs11Hsm::open(&token, PIN)?)
-            }
+                },
+                PIN,
+            )?),
         };
         let canonical = hsm.generate_key(&GenerateKeyRequest::new(CANONICAL_KEY, Curve::P256))?;
         let public = hsm.public_key(&canonical.handle)?;
@@ -417,121 +397,8 @@ impl Testbed {
             name: name.to_string(),
             repository: Repository::open(&dir.join("repository"))?,
             dir,
-            kind: kind.clone(),
+            keys: keys.clone(),
             hsm,
         })
     }
-}
-
-/// The PKIs of a [`ServiceTestbed`]: the station is enrolled at the first and takes its
-/// tickets from its AA; the second is trusted, as `vss demo`'s peer PKI is.
-pub const SERVICE_PKIS: [&str; 2] = ["pki-a", "pki-b"];
-/// The canonical id of a [`ServiceTestbed`]'s station.
-pub const SERVICE_STATION: &str = "station-1";
-/// The configuration file a [`ServiceTestbed`] writes for `vssd`, in its directory.
-pub const SERVICE_CONFIG: &str = "vss.toml";
-/// The file holding [`PIN`] beside it (mode 0600), named by `[hsm] pin_file`.
-const SERVICE_PIN: &str = "pin";
-/// The Unix socket `vssd` is to serve on, in the directory.
-const SERVICE_SOCKET: &str = "vssd.sock";
-/// The longest Unix socket path (Linux's `sun_path` less its NUL): 107 bytes.
-pub const MAX_SOCKET_PATH: usize = 107;
-
-/// A testbed for `vssd` (`vss testbed up`): [`SERVICE_PKIS`] on loopback, one station
-/// enrolled at the first with tickets from its AA, and beside them a configuration for
-/// `vssd` that names its PIN file, its socket and a free loopback port for metrics.
-pub struct ServiceTestbed {
-    /// The PKIs; closing it stops them and removes what was made.
-    pub testbed: Testbed,
-    /// The station's canonical id.
-    pub station: String,
-    /// The configuration file (absolute).
-    pub config: PathBuf,
-    /// The Unix socket in the configuration (`[daemon] socket`).
-    pub socket: PathBuf,
-    /// Where `vssd` is to serve metrics (`[daemon] metrics`).
-    pub metrics: SocketAddr,
-    /// The tickets in the station's pool.
-    pub pseudonyms: usize,
-}
-
-impl ServiceTestbed {
-    /// Builds it in `dir` (empty or new, as [`Testbed::in_dir`]) with `pseudonyms` tickets
-    /// (the AA's batch bounds apply); the socket path must fit [`MAX_SOCKET_PATH`].
-    pub fn up(dir: &Path, pseudonyms: usize) -> Result<ServiceTestbed> {
-        let socket = std::path::absolute(dir)
-            .map_err(|e| io_error(dir, e))?
-            .join(SERVICE_SOCKET);
-        if socket.as_os_str().len() > MAX_SOCKET_PATH {
-            return Err(io_error(
-                &socket,
-                std::io::Error::new(
-                    std::io::ErrorKind::InvalidInput,
-                    format!("longer than a Unix socket path may be ({MAX_SOCKET_PATH} bytes)"),
-                ),
-            )
-            .into());
-        }
-        let testbed = Testbed::in_dir(dir, &SERVICE_PKIS)?;
-        let home = &testbed.pkis[0];
-        let station = testbed.station(SERVICE_STATION, &HsmKind::Soft)?;
-        station.enroll(home)?;
-        let tickets = station.pseudonyms(home, home, pseudonyms)?.len();
-        let mut config = station.config(&testbed, home, home, &station.dir.join("stats"));
-        config.hsm.pin_file = Some(PathBuf::from(SERVICE_PIN));
-        config.daemon.socket = socket.clone();
-        let metrics = free_loopback_port()?;
-        config.daemon.metrics = Some(metrics);
-        let dir = testbed.dir();
-        write_private(&dir.join(SERVICE_PIN), PIN.as_bytes())?;
-        let path = dir.join(SERVICE_CONFIG);
-        let text = toml::to_string(&config).map_err(|e| crate::Error::Config {
-            path: path.clone(),
-            detail: e.to_string(),
-        })?;
-        std::fs::write(&path, text).map_err(|e| io_error(&path, e))?;
-        Ok(ServiceTestbed {
-            station: station.name.clone(),
-            config: path,
-            socket,
-            metrics,
-            pseudonyms: tickets,
-            testbed,
-        })
-    }
-}
-
-/// A port on 127.0.0.1 that was free a moment ago (bound, then let go).
-fn free_loopback_port() -> Result<SocketAddr> {
-    let any = SocketAddr::from(([127, 0, 0, 1], 0));
-    std::net::TcpListener::bind(any)
-        .and_then(|listener| listener.local_addr())
-        .map_err(|e| io_error(Path::new("127.0.0.1:0"), e).into())
-}
-
-/// Writes a new file only its owner may read (mode 0600).
-fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .and_then(|mut file| file.write_all(bytes))
-        .map_err(|e| io_error(path, e).into())
-}
-
-/// Writes a SoftHSMv2 configuration with its token directory in `dir` and returns its path
-/// (for `SOFTHSM2_CONF`, set before any token is made), so a run's tokens go with `dir`.
-pub fn softhsm_config(dir: &Path) -> Result<PathBuf> {
-    let tokens = dir.join("softhsm-tokens");
-    std::fs::create_dir_all(&tokens).map_err(|e| io_error(&tokens, e))?;
-    let conf = dir.join("softhsm2.conf");
-    let text = format!(
-        "directories.tokendir = {}\nlog.level = ERROR\n",
-        tokens.display()
-    );
-    std::fs::write(&conf, text).map_err(|e| io_error(&conf, e))?;
-    Ok(conf)
 }

@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use vss_core::config::{PolicyKind, TrustUpdateConfig};
 use vss_core::sign::SignOptions;
-use vss_core::testbed::{HsmKind, Testbed, PIN};
 use vss_core::verify::Outcome;
 use vss_core::Vss;
 use vss_hsm::SoftHsm;
@@ -19,6 +18,7 @@ use vss_pki::http::{
     list_url, DistributionCentre, ListKind, LoopbackServer, ServeConfig, Services,
 };
 use vss_pki::store::SqliteStore;
+use vss_testbed::{HsmOptions, Testbed, PIN};
 
 const DAY: Duration = Duration::from_secs(86_400);
 
@@ -81,7 +81,9 @@ fn the_entity_updates_its_trust_store_and_refuses_a_revoked_aa_after_a_refresh()
         .issue_ectl(&tlm_hsm, &tlm_store, &request)
         .expect("ECTL");
 
-    let station = testbed.station("car", &HsmKind::Soft).expect("station");
+    let station = testbed
+        .station("car", &HsmOptions::soft())
+        .expect("station");
     station.enroll(alpha).expect("enrol");
     station.pseudonyms(alpha, alpha, 3).expect("tickets");
     let mut config = station.config(&testbed, alpha, alpha, &testbed.dir().join("stats"));

@@ -19,14 +19,17 @@ use std::time::{Duration, Instant};
 use vss_its::{HashedId8, ItsTime, TrustStore, Validator, Verdict};
 use vss_pki::station::CertKind;
 
-use crate::config::{PolicyKind, PseudonymConfig, VerificationConfig};
-use crate::pseudonym::ChangeListener;
-use crate::testbed::{HsmKind, Testbed, TestbedPki, TestbedStation, PIN};
-use crate::verify::Outcome;
-use crate::{Result, Vss};
+use serde_json::json;
+use vss_core::config::{PolicyKind, PseudonymConfig, VerificationConfig};
+use vss_core::pseudonym::ChangeListener;
+use vss_core::verify::Outcome;
+use vss_core::{Result, Vss};
+use vss_hsm::scratch::softhsm_config;
+use vss_hsm::DEFAULT_PKCS11_MODULE;
 
-/// The PKCS#11 module the "with the FPGA" cases use unless told otherwise.
-pub const DEFAULT_PKCS11_MODULE: &str = "/usr/lib/softhsm/libsofthsm2.so";
+use crate::loopback::{Testbed, TestbedPki, TestbedStation, PIN};
+use crate::report::{Report, Table};
+use crate::HsmOptions;
 /// Sign/verify calls in each body (the buffer grows by one byte per call).
 pub const CALLS: usize = 200;
 /// Signatures per pseudonym in the sign/verify cases: 200 calls use three pseudonyms.
@@ -43,7 +46,7 @@ const PKI_B: &str = "pki-b";
 #[derive(Debug, Clone)]
 pub struct SelftestOptions {
     /// The HSM of the software cases.
-    pub hsm: HsmKind,
+    pub hsm: HsmOptions,
     /// The PKCS#11 module of the "with the FPGA" cases.
     pub pkcs11_module: PathBuf,
 }
@@ -51,7 +54,7 @@ pub struct SelftestOptions {
 impl Default for SelftestOptions {
     fn default() -> Self {
         SelftestOptions {
-            hsm: HsmKind::Soft,
+            hsm: HsmOptions::soft(),
             pkcs11_module: PathBuf::from(DEFAULT_PKCS11_MODULE),
         }
     }
@@ -68,6 +71,17 @@ pub struct CaseReport {
     pub detail: String,
     /// How long the case took.
     pub elapsed: Duration,
+}
+
+impl CaseReport {
+    /// `PASS` or `FAIL`.
+    pub fn verdict(&self) -> &'static str {
+        if self.passed {
+            "PASS"
+        } else {
+            "FAIL"
+        }
+    }
 }
 
 type Checked = std::result::Result<String, String>;
@@ -181,10 +195,7 @@ impl Suite {
         Ok(format!(
             "{removed} old keys removed; EC {id} from {}'s EA stored with .meta (key {}), \
              its signature verified to {}'s root; the key is still in the {} HSM",
-            pki.name,
-            entry.meta.verification_key,
-            pki.name,
-            station.kind.name()
+            pki.name, entry.meta.verification_key, pki.name, station.keys.backend
         ))
     }
 
@@ -231,10 +242,7 @@ impl Suite {
         Ok(format!(
             "{COUNT} tickets from {}'s AA (credential from {}'s EA) stored with .meta, \
              verified to {}'s root, recorded by the AA; their keys are in the {} HSM",
-            aa.name,
-            ea.name,
-            aa.name,
-            station.kind.name()
+            aa.name, ea.name, aa.name, station.keys.backend
         ))
     }
 
@@ -322,7 +330,7 @@ impl Suite {
     /// Postamble: the statistics log holds `CALLS` successful signatures and
     /// `verified` valid verifications.
     fn log_successes(stats: &std::path::Path, verified: u64) -> std::result::Result<(), String> {
-        let (functions, _) = crate::stats::report(stats).map_err(because("the log"))?;
+        let (functions, _) = vss_core::stats::report(stats).map_err(because("the log"))?;
         let count = |function: &str, result: &str| {
             functions
                 .iter()
@@ -699,10 +707,57 @@ pub fn run(
     Ok(reports)
 }
 
+/// Runs every case as [`run`] does, with the PKCS#11 tokens in a SoftHSMv2 token directory
+/// of this run's own (`SOFTHSM2_CONF` is set: call it before any other thread starts), and
+/// lays the reports out; its check passes only when every case passed.
+pub fn suite(
+    options: &SelftestOptions,
+    on_case: &mut dyn FnMut(&CaseReport),
+) -> anyhow::Result<Report> {
+    let tokens = tempfile::Builder::new()
+        .prefix("vss-selftest-tokens-")
+        .tempdir()
+        .map_err(|e| anyhow::anyhow!("cannot create a token directory: {e}"))?;
+    std::env::set_var("SOFTHSM2_CONF", softhsm_config(tokens.path())?);
+    let reports = run(options, on_case)?;
+    Ok(report(options, &reports))
+}
+
+/// The reports as JSON and as a table.
+fn report(options: &SelftestOptions, reports: &[CaseReport]) -> Report {
+    let failed = reports.iter().filter(|r| !r.passed).count();
+    let json = json!({
+        "hsm": options.hsm.backend.name(),
+        "cases": reports.iter().map(|r| json!({
+            "case": r.name,
+            "result": r.verdict(),
+            "seconds": r.elapsed.as_secs_f64(),
+            "detail": r.detail,
+        })).collect::<Vec<_>>(),
+        "passed": reports.len() - failed,
+        "failed": failed,
+    });
+    let mut table = Table::new(&["case", "result", "seconds", "checked"]);
+    for r in reports {
+        table.row(vec![
+            r.name.to_string(),
+            r.verdict().to_string(),
+            format!("{:.3}", r.elapsed.as_secs_f64()),
+            r.detail.clone(),
+        ]);
+    }
+    Report::checked(
+        json,
+        table.render(),
+        failed == 0,
+        format!("{failed} of {} cases failed", reports.len()),
+    )
+}
+
 impl Suite {
     fn case(&mut self, name: &str) -> Checked {
         if name == "Test_LTCREQ_VB_03" {
-            let fpga = HsmKind::Pkcs11(self.options.pkcs11_module.clone());
+            let fpga = HsmOptions::pkcs11(&self.options.pkcs11_module);
             let station = self
                 .testbed
                 .station("car-fpga", &fpga)
