@@ -32,6 +32,12 @@ fn main() {
     if has_nvrtc {
         println!("cargo:rustc-cfg=vss_nvrtc");
     }
+    // Likewise the AVX-512 IFMA lanes' tests: they run where the CPU that builds them has
+    // IFMA (by the engine's own check), and are ignored elsewhere.
+    println!("cargo:rustc-check-cfg=cfg(vss_avx512ifma)");
+    if builds_on_ifma() {
+        println!("cargo:rustc-cfg=vss_avx512ifma");
+    }
     cc::Build::new()
         .cpp(true)
         .file("kernels/host.cpp")
@@ -40,4 +46,17 @@ fn main() {
         .extra_warnings(true)
         .warnings_into_errors(true)
         .compile("vss_kernel_host");
+}
+
+#[cfg(target_arch = "x86_64")]
+#[path = "src/ifma/detect.rs"]
+mod detect;
+
+/// Whether the crate is built for x86-64 on a CPU with AVX-512 IFMA.
+fn builds_on_ifma() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    let here = detect::available();
+    #[cfg(not(target_arch = "x86_64"))]
+    let here = false;
+    here && std::env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|arch| arch == "x86_64")
 }

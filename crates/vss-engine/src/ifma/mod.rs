@@ -8,6 +8,7 @@
 // enter them (after the CPU is checked) and for the table gathers (see verify.rs).
 #![allow(unsafe_code)]
 
+mod detect;
 mod field;
 mod point;
 mod scalar;
@@ -22,11 +23,7 @@ use self::verify::{CurveParams, Lane};
 use crate::staging::{self, StagedJob};
 use crate::VerifyJob;
 
-/// Whether this CPU has AVX-512 IFMA (and AVX-512 F).
-pub(crate) fn available() -> bool {
-    std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512ifma")
-}
+pub(crate) use self::detect::available;
 
 /// The curve's constants.
 fn params(curve: Curve) -> &'static CurveParams {

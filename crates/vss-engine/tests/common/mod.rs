@@ -9,7 +9,7 @@ use openssl::bn::{BigNum, BigNumContext, BigNumContextRef, BigNumRef};
 use openssl::ec::{EcGroup, EcGroupRef, EcPoint, EcPointRef, PointConversionForm};
 use openssl::nid::Nid;
 use vss_crypto::{Curve, HashAlg, PrivateKey};
-use vss_engine::VerifyJob;
+use vss_engine::{CpuEngine, CpuPath, VerifyJob};
 
 /// Owned bytes of one job, and whether it must verify.
 pub struct Case {
@@ -30,6 +30,18 @@ impl Case {
             signature: &self.signature,
         }
     }
+}
+
+/// The CPU engine on `path` with `threads` threads. The tests of the AVX-512 IFMA path are
+/// ignored where the CPU that built them has no IFMA (build.rs); run on one anyway, they fail
+/// here.
+pub fn cpu_engine(threads: usize, path: CpuPath) -> CpuEngine {
+    CpuEngine::with_path(threads, path).unwrap_or_else(|| {
+        panic!(
+            "the {} path is not on this CPU (the test was built on one that has it, or run with --include-ignored)",
+            path.name()
+        )
+    })
 }
 
 /// Valid signatures of `per_signer` digests by each of `signers` keys: keys alternately
