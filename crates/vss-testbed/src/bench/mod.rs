@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 pub mod measure;
+pub mod tls;
 
 use anyhow::Result;
 use vss_crypto::Curve;
