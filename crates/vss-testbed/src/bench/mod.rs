@@ -3,6 +3,7 @@
 //! [`Report`](crate::report::Report).
 
 pub mod measure;
+pub mod tls;
 
 use anyhow::Result;
 use vss_crypto::Curve;
