@@ -4,6 +4,9 @@
 
 use std::path::PathBuf;
 
+pub mod daemon;
+pub mod filter;
+pub mod its_verify;
 pub mod measure;
 
 use anyhow::Result;
