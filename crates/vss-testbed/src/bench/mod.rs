@@ -2,6 +2,9 @@
 //! measures it against a reference taken in the same run, and returns a
 //! [`Report`](crate::report::Report).
 
+pub mod daemon;
+pub mod filter;
+pub mod its_verify;
 pub mod measure;
 pub mod tls;
 
