@@ -4,7 +4,14 @@
 
 use std::path::PathBuf;
 
+pub mod batch;
+pub mod cred;
+pub mod kem;
 pub mod measure;
+pub mod pki;
+pub mod references;
+pub mod sign_verify;
+pub mod throughput;
 
 use anyhow::Result;
 use vss_crypto::Curve;

@@ -1,14 +1,12 @@
 //! `vss bench …`: the seeds' sign/verify benchmark, sustained throughput, key
 //! encapsulation, ITS signed-data verification, and the PKI.
 
-mod batch;
 mod cred;
 mod daemon;
 mod filter;
 mod its_verify;
 mod kem;
 mod pki;
-mod references;
 mod sign_verify;
 mod throughput;
 mod tls;
