@@ -18,6 +18,7 @@ use crate::report::{progress, Report, Table};
 
 /// How the benchmark's messages name their signer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum SignerForm {
     /// HashedId8 (the signer's certificate is cached from an earlier message).
     Digest,

@@ -4,29 +4,11 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use clap::{Args, ValueEnum};
+use clap::Args;
 use vss_crypto::Curve;
-use vss_testbed::bench::its_verify::{self, ItsVerifyOptions};
+use vss_testbed::bench::its_verify::{self, ItsVerifyOptions, SignerForm};
 
 use crate::output::Format;
-
-/// How the benchmark's messages name their signer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SignerForm {
-    /// HashedId8 (the signer's certificate is cached from an earlier message).
-    Digest,
-    /// The whole certificate in every message.
-    Certificate,
-}
-
-impl From<SignerForm> for its_verify::SignerForm {
-    fn from(form: SignerForm) -> Self {
-        match form {
-            SignerForm::Digest => its_verify::SignerForm::Digest,
-            SignerForm::Certificate => its_verify::SignerForm::Certificate,
-        }
-    }
-}
 
 /// Options of `vss bench its-verify`.
 #[derive(Args)]
@@ -52,7 +34,7 @@ impl ItsVerifyArgs {
     /// Runs the benchmark.
     pub fn run(self) -> Result<ExitCode> {
         let report = its_verify::run(&ItsVerifyOptions {
-            signer: self.signer.into(),
+            signer: self.signer,
             curve: self.curve,
             messages: self.messages,
             signers: self.signers,
