@@ -58,6 +58,7 @@ pub mod region;
 mod signed_data;
 mod signer;
 mod sn_verify;
+pub mod text;
 mod time;
 mod trust;
 mod validate;
