@@ -9,8 +9,8 @@ use std::process::Command;
 use common::{Daemon, Station};
 use tonic::transport::{Certificate, ClientTlsConfig, Endpoint, Identity};
 use vss_core::config::DaemonTcpConfig;
-use vss_daemon::proto::security_entity_client::SecurityEntityClient;
-use vss_daemon::proto::StatusRequest;
+use vss_proto::proto::security_entity_client::SecurityEntityClient;
+use vss_proto::proto::StatusRequest;
 
 fn openssl(dir: &Path, args: &[&str]) -> bool {
     Command::new("openssl")

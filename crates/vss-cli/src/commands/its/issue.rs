@@ -7,12 +7,12 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
 use serde_json::json;
-use vss_daemon::proto::{SignRequest, SignerChoice};
 use vss_its::asn::{Duration, GeographicRegion, ThreeDLocation};
 use vss_its::{
     CertificateRequest, HashedId8, HsmKey, ItsTime, Permission, Profile, SignedDataRequest,
     SignerKind,
 };
+use vss_proto::proto::{SignRequest, SignerChoice};
 
 use super::{parse_time, write_data, write_output};
 use crate::commands::call_daemon;
