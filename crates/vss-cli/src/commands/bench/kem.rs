@@ -120,7 +120,7 @@ impl KemArgs {
             };
             for _ in 0..self.ops {
                 let started = Instant::now();
-                let sent = kem.encapsulate(&recipient, None, None)?;
+                let sent = kem.encapsulate(&recipient, None)?;
                 let encapsulated = Instant::now();
                 let received = kem
                     .decapsulate(&sent.ciphertext, |point: &vss_crypto::PublicKey| {
