@@ -358,7 +358,7 @@ impl SecurityEntity for Entity {
                 .map_err(|e| invalid(format!("public_key: {e}")))?;
             blocking(move || {
                 let sent = kem
-                    .encapsulate(&recipient, None, None)
+                    .encapsulate(&recipient, None)
                     .map_err(|e| invalid(e.to_string()))?;
                 Ok(EncapResponse {
                     ciphertext: sent.ciphertext,

@@ -110,7 +110,7 @@ pub fn run(options: &KemOptions) -> Result<Report> {
         };
         for _ in 0..options.ops {
             let started = Instant::now();
-            let sent = kem.encapsulate(&recipient, None, None)?;
+            let sent = kem.encapsulate(&recipient, None)?;
             let encapsulated = Instant::now();
             let received = kem.decapsulate(&sent.ciphertext, |point: &vss_crypto::PublicKey| {
                 bench.hsm().ecdh(bench.key(), point)

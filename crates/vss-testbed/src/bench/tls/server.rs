@@ -255,7 +255,7 @@ fn command(server: Server, launch: &Launch) -> Result<(Command, Option<u16>)> {
                 .arg("--cert")
                 .arg(setup.path("vss.pem"))
                 .args(["--key", LABEL])
-                .env("VSS_PIN", setup.pin())
+                .env(vss_hsm::pin::PIN_ENV, setup.pin())
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
                 .stderr(Stdio::piped());
