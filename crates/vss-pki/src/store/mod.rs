@@ -16,6 +16,8 @@ pub use sqlite::SqliteStore;
 use std::fmt;
 use std::path::Path;
 
+use vss_crypto::PublicKey;
+
 use crate::lists::ListKind;
 
 /// Which authority wrote a record.
@@ -67,6 +69,26 @@ pub struct Station {
     pub public_key: Vec<u8>,
     /// The PSIDs the EA confirms in authorization validation (e.g. 36 CAM, 37 DENM).
     pub psids: Vec<u64>,
+}
+
+/// The PSIDs a station's tickets may carry when none are named: CAM (36) and DENM (37).
+pub const DEFAULT_PSIDS: [u64; 2] = [36, 37];
+
+impl Station {
+    /// The station `canonical_id` with the canonical key `key` (kept compressed), whose
+    /// tickets may carry `psids`, or [`DEFAULT_PSIDS`] when none are given.
+    pub fn new(canonical_id: &str, key: &PublicKey, psids: &[u64]) -> Station {
+        Station {
+            canonical_id: canonical_id.to_string(),
+            curve: key.curve().to_string(),
+            public_key: key.to_sec1_compressed().to_vec(),
+            psids: if psids.is_empty() {
+                DEFAULT_PSIDS.to_vec()
+            } else {
+                psids.to_vec()
+            },
+        }
+    }
 }
 
 /// Refuses a canonical id that is no label (see [`StoreError::InvalidCanonicalId`]): it is
