@@ -23,9 +23,10 @@ use vss_hsm::{Hsm, SoftHsm};
 use vss_its::{Cert, ItsTime, TrustStore};
 use vss_pki::authority::{init, Aa, Answer, Ea, InitRequest, KnownEa, LocalEa, PkiDir};
 use vss_pki::station::{authorization_request, enrolment_request, Outer, TicketKeys};
-use vss_pki::store::{open_store, process_cpu_time, PkiStore, Station, Timed};
+use vss_pki::store::{process_cpu_time, PkiStore, Station, StoreLocation, Timed};
 
 use super::finish;
+use crate::commands::pki::GivenStore;
 use crate::output::progress;
 use crate::output::{Format, Table};
 
@@ -39,12 +40,12 @@ pub struct PkiArgs {
     #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     tickets: u32,
     /// Where the records go: a postgres://… URL [default: SQLite in a temporary directory].
-    #[arg(long, value_name = "URL|PATH")]
-    database: Option<String>,
+    #[arg(long, value_name = "URL|PATH", value_parser = GivenStore::parse)]
+    database: Option<GivenStore>,
     /// Also measure tickets over HTTP with the records in this PostgreSQL database, from one
     /// client and from --clients clients.
     #[arg(long, value_name = "URL", value_parser = postgres_url)]
-    postgres: Option<String>,
+    postgres: Option<StoreLocation>,
     /// Concurrent HTTP clients for a further ticket measurement (1: none beyond the
     /// sequential one).
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=256))]
@@ -55,11 +56,10 @@ pub struct PkiArgs {
 }
 
 /// A `postgres://…` or `postgresql://…` URL, as `--postgres` takes.
-fn postgres_url(text: &str) -> std::result::Result<String, String> {
-    if text.starts_with("postgres://") || text.starts_with("postgresql://") {
-        Ok(text.to_string())
-    } else {
-        Err("a postgres://… or postgresql://… URL".into())
+fn postgres_url(text: &str) -> std::result::Result<StoreLocation, String> {
+    match text.parse() {
+        Ok(location @ StoreLocation::Postgres(_)) => Ok(location),
+        _ => Err("a postgres://… or postgresql://… URL".into()),
     }
 }
 
@@ -78,7 +78,7 @@ struct Bench {
 }
 
 impl Bench {
-    fn new(database: Option<&str>) -> Result<Self> {
+    fn new(database: Option<&StoreLocation>) -> Result<Self> {
         let tmp = tempfile::Builder::new()
             .prefix("vss-bench-pki-")
             .tempdir()?;
@@ -89,20 +89,12 @@ impl Bench {
         SoftHsm::init(&dir.keys(), &pin, &format!("{}-puk", *pin))?;
         let hsm: Arc<dyn Hsm> = Arc::new(SoftHsm::open(&dir.keys(), &pin)?);
         let made = init(&dir, hsm.as_ref(), &InitRequest::new("bench"))?;
-        let store = Arc::new(Timed::new(open_store(
-            database.unwrap_or(""),
-            &dir.database(),
-        )?));
+        let store = Arc::new(Timed::new(dir.open_store(database)?));
         let canonical = PrivateKey::generate(Curve::P256)?;
         let mut id = [0u8; 8];
         vss_crypto::random_bytes(&mut id)?;
         let station = format!("bench-station-{}", hex::encode(id));
-        store.register_station(&Station {
-            canonical_id: station.clone(),
-            curve: "p256".into(),
-            public_key: canonical.public_key().to_sec1_compressed().to_vec(),
-            psids: vec![36, 37],
-        })?;
+        store.register_station(&Station::new(&station, canonical.public_key(), &[]))?;
         Ok(Bench {
             _dir: tmp,
             dir,
@@ -399,11 +391,12 @@ fn postgres_tickets(bench: &Bench, tickets: u32, clients: u32) -> Result<HttpTic
 impl PkiArgs {
     /// Runs the benchmark.
     pub fn run(self) -> Result<ExitCode> {
-        let bench = Bench::new(self.database.as_deref())?;
+        let database = GivenStore::location(self.database.as_ref());
+        let bench = Bench::new(database)?;
         // Connected first, so that a database out of reach fails the run at once.
         let postgres_bench = self
             .postgres
-            .as_deref()
+            .as_ref()
             .map(|url| Bench::new(Some(url)))
             .transpose()?;
         let (e, t) = (self.enrolments, self.tickets);
@@ -516,10 +509,7 @@ impl PkiArgs {
             && http_enrol_ok
             && all_answered(&http)
             && postgres.as_ref().is_none_or(all_answered);
-        let store_kind = match self.database.as_deref() {
-            Some(url) if url.starts_with("postgres") => "postgresql",
-            _ => "sqlite",
-        };
+        let store_kind = database.map_or("sqlite", StoreLocation::kind);
         let micros = |d: Duration| d.as_secs_f64() * 1e6;
         let mut json = json!({
             "store": store_kind,

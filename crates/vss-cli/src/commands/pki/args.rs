@@ -1,6 +1,7 @@
 //! The options the `vss pki` commands share: the PKI directory and its PIN, where its
 //! records live, and a server's bounds.
 
+use std::convert::Infallible;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -8,7 +9,7 @@ use anyhow::Result;
 use vss_hsm::SoftHsm;
 use vss_pki::authority::PkiDir;
 use vss_pki::http::{ServeConfig, MAX_CONNECTIONS, MAX_TIMEOUT};
-use vss_pki::store::{open_store, PkiStore};
+use vss_pki::store::{PkiStore, StoreLocation};
 
 use crate::secrets::SecretSource;
 
@@ -107,21 +108,35 @@ impl PkiArgs {
 #[derive(clap::Args)]
 pub struct DatabaseArgs {
     /// postgres://… to share one database between processes [default: DIR/pki.sqlite].
-    #[arg(long, value_name = "URL|PATH")]
-    database: Option<String>,
+    #[arg(long, value_name = "URL|PATH", value_parser = GivenStore::parse)]
+    database: Option<GivenStore>,
 }
 
 impl DatabaseArgs {
-    /// --database as given.
-    pub fn given(&self) -> Option<&str> {
-        self.database.as_deref()
+    /// Where --database says the records live (none: the default).
+    pub fn given(&self) -> Option<&StoreLocation> {
+        GivenStore::location(self.database.as_ref())
     }
 
     /// The store of the PKI (or TLM) in `dir`: --database, or its SQLite file.
     pub fn open(&self, dir: &PkiDir) -> Result<Box<dyn PkiStore>> {
-        Ok(open_store(
-            self.database.as_deref().unwrap_or(""),
-            &dir.database(),
-        )?)
+        Ok(dir.open_store(self.given())?)
+    }
+}
+
+/// A `--database` value: where the records live, or nothing when it is empty (the default,
+/// as when the option is not given).
+#[derive(Clone)]
+pub struct GivenStore(Option<StoreLocation>);
+
+impl GivenStore {
+    /// Any text: a postgres:// or postgresql:// URL, else an SQLite file; empty, the default.
+    pub fn parse(text: &str) -> Result<GivenStore, Infallible> {
+        Ok(GivenStore(text.parse().ok()))
+    }
+
+    /// The location an option gave, if it gave one.
+    pub fn location(given: Option<&GivenStore>) -> Option<&StoreLocation> {
+        given.and_then(|given| given.0.as_ref())
     }
 }

@@ -6,6 +6,8 @@ mod authority;
 mod lists;
 mod show;
 
+pub use args::GivenStore;
+
 use std::process::ExitCode;
 
 use anyhow::Result;
