@@ -26,11 +26,11 @@ use common::{run, vss, PIN, PUK};
 use test_database::TestDatabase;
 use vss_crypto::Curve;
 use vss_hsm::{GenerateKeyRequest, Hsm, SoftHsm};
-use vss_its::{Cert, ItsTime, TrustStore, Validator, Verdict};
+use vss_its::{Cert, HashedId8, ItsTime, TrustStore, Validator, Verdict};
 use vss_pki::http::HttpError;
 use vss_pki::lists::ListKind;
 use vss_pki::station::{enroll, pseudonyms, CertKind, Repository, TicketBatch};
-use vss_pki::store::Role;
+use vss_pki::store::{AuditEvent, Role};
 use vss_pki::Error;
 
 const STATIONS: usize = 50;
@@ -272,13 +272,13 @@ fn two_eas_and_two_aas_lose_nothing_acknowledged_when_one_of_each_is_killed() {
     // with the bytes its station got; the rest only answers the killed process never sent.
     let store = db.open();
     let issued = store.issued_by(Role::Aa).expect("issued");
-    let ids: HashSet<[u8; 8]> = issued.iter().map(|c| c.hashed_id8).collect();
+    let ids: HashSet<HashedId8> = issued.iter().map(|c| c.hashed_id8).collect();
     let requests: HashSet<&[u8]> = issued.iter().map(|c| c.request_id.as_slice()).collect();
     assert_eq!(ids.len(), issued.len(), "a certificate recorded twice");
     assert_eq!(requests.len(), issued.len(), "a request recorded twice");
     for cert in &held {
         let record = store
-            .issued(&cert.hashed_id8().0)
+            .issued(&cert.hashed_id8())
             .expect("issued")
             .unwrap_or_else(|| panic!("ticket {} held but not recorded", cert.hashed_id8()));
         assert_eq!(record.certificate, cert.bytes());
@@ -294,7 +294,7 @@ fn two_eas_and_two_aas_lose_nothing_acknowledged_when_one_of_each_is_killed() {
         .audit()
         .expect("audit")
         .iter()
-        .filter(|e| e.role == Role::Aa && e.event == "issued")
+        .filter(|e| e.role == Role::Aa && e.event == AuditEvent::Issued)
         .count();
     assert_eq!(audited, issued.len());
 }

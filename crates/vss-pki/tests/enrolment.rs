@@ -85,7 +85,7 @@ fn a_registered_station_enrols_and_re_enrols() {
     assert_eq!(report.verdict, Verdict::Valid, "{}", report.reason);
     let stored = f.store.issued_by(Role::Ea).expect("records");
     assert_eq!(stored.len(), 1);
-    assert_eq!(stored[0].hashed_id8, ec.hashed_id8().0);
+    assert_eq!(stored[0].hashed_id8, ec.hashed_id8());
     assert_eq!(stored[0].station.as_deref(), Some("car-1"));
 
     // Re-enrolment: signed with the current credential, for a new key.

@@ -5,7 +5,8 @@
 mod store_checks;
 
 use tempfile::TempDir;
-use vss_pki::store::{open_store, Outcome, PkiStore, Role, SqliteStore};
+use vss_pki::authority::PkiDir;
+use vss_pki::store::{PkiStore, Role, SqliteStore, StoreLocation};
 
 /// A fresh store in its own directory (removed when the directory is dropped).
 fn fresh() -> (TempDir, SqliteStore) {
@@ -75,22 +76,72 @@ fn lists_take_turns_and_revocations_are_shared() {
 }
 
 #[test]
-fn open_store_opens_sqlite_at_a_path_or_at_the_default() {
+fn a_pki_dir_opens_sqlite_at_a_path_or_at_its_default() {
     let dir = tempfile::tempdir().expect("tempdir");
+    let pki = PkiDir::new(dir.path());
     let default = dir.path().join("pki.sqlite");
     let named = dir.path().join("other.sqlite");
     let spec = named.to_str().expect("utf-8 path");
-    for (spec, path) in [("", default.as_path()), (spec, named.as_path())] {
-        let store = open_store(spec, &default).expect("open");
+    let location: StoreLocation = spec.parse().expect("a path");
+    assert_eq!(location, StoreLocation::Sqlite(named.clone()));
+    for (location, path) in [
+        (None, default.as_path()),
+        (Some(&location), named.as_path()),
+    ] {
+        let store = pki.open_store(location).expect("open");
+        let id = path.to_string_lossy();
         store
-            .record(Role::Ea, spec.as_bytes(), &Outcome::Answered("ok".into()))
+            .record(Role::Ea, id.as_bytes(), &store_checks::answered())
             .expect("record");
         let direct = SqliteStore::open(path).expect("open");
-        assert!(
-            direct.seen(Role::Ea, spec.as_bytes()).expect("seen"),
-            "{spec:?}"
-        );
+        assert!(direct.seen(Role::Ea, id.as_bytes()).expect("seen"), "{id}");
     }
+}
+
+#[test]
+fn store_locations_parse_postgres_urls_and_sqlite_paths() {
+    for url in ["postgres://u@h/db", "postgresql://u@h/db"] {
+        let location: StoreLocation = url.parse().expect("a URL");
+        assert_eq!(location, StoreLocation::Postgres(url.into()));
+        assert_eq!(location.kind(), "postgresql");
+    }
+    for path in [
+        "pki.sqlite",
+        "postgres.sqlite",
+        "postgres:/x",
+        "./postgres://x",
+    ] {
+        let location: StoreLocation = path.parse().expect("a path");
+        assert_eq!(location, StoreLocation::Sqlite(path.into()));
+        assert_eq!(location.kind(), "sqlite");
+    }
+    assert!("".parse::<StoreLocation>().is_err());
+    let shown = format!(
+        "{:?}",
+        StoreLocation::Postgres("postgres://u:secret@h/db".into())
+    );
+    assert!(!shown.contains("secret"), "{shown}");
+}
+
+#[test]
+fn stored_text_is_unchanged_and_unknown_values_are_corrupt() {
+    let (dir, store) = fresh();
+    let raw = rusqlite::Connection::open(dir.path().join("pki.sqlite")).expect("raw");
+    let texts = |sql: &str| -> Vec<String> {
+        let mut statement = raw.prepare(sql).expect("prepare");
+        let rows = statement.query_map([], |row| row.get(0)).expect("query");
+        rows.map(|r| r.expect("row")).collect()
+    };
+    let execute = |sql: &str| {
+        raw.execute(sql, []).expect("execute");
+    };
+    store_checks::stored_text_is_unchanged_and_unknown_values_are_corrupt(
+        &store,
+        store_checks::Raw {
+            texts: &texts,
+            execute: &execute,
+        },
+    );
 }
 
 /// A database made with the schema before the request table lost its rowid and the

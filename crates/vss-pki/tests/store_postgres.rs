@@ -12,7 +12,7 @@ mod store_checks;
 mod test_database;
 
 use test_database::TestDatabase;
-use vss_pki::store::{open_store, Outcome, PostgresStore, Role};
+use vss_pki::store::{open_store, PostgresStore, Role, StoreLocation};
 
 #[test]
 fn stations_register_once() {
@@ -105,15 +105,43 @@ fn open_store_opens_postgres_for_its_urls() {
     let Some(db) = TestDatabase::create("open_store_opens_postgres_for_its_urls") else {
         return;
     };
-    let dir = tempfile::tempdir().expect("tempdir");
-    let default = dir.path().join("pki.sqlite");
     let (_, rest) = db.url.split_once("://").expect("a URL");
     for url in [format!("postgres://{rest}"), format!("postgresql://{rest}")] {
-        let store = open_store(&url, &default).expect("open");
+        let location: StoreLocation = url.parse().expect("a URL");
+        assert!(location.is_postgres());
+        let store = open_store(&location).expect("open");
         store
-            .record(Role::Ea, url.as_bytes(), &Outcome::Answered("ok".into()))
+            .record(Role::Ea, url.as_bytes(), &store_checks::answered())
             .expect("record");
         assert!(db.open().seen(Role::Ea, url.as_bytes()).expect("seen"));
     }
-    assert!(!default.exists(), "no SQLite file made");
+}
+
+#[test]
+fn stored_text_is_unchanged_and_unknown_values_are_corrupt() {
+    let Some(db) = TestDatabase::create("stored_text_is_unchanged_and_unknown_values_are_corrupt")
+    else {
+        return;
+    };
+    let store = db.open();
+    let raw =
+        std::sync::Mutex::new(postgres::Client::connect(&db.url, postgres::NoTls).expect("raw"));
+    let texts = |sql: &str| -> Vec<String> {
+        let rows = raw.lock().expect("raw").query(sql, &[]).expect("query");
+        rows.iter().map(|row| row.get(0)).collect()
+    };
+    let execute = |sql: &str| {
+        raw.lock()
+            .expect("raw")
+            .batch_execute(sql)
+            .expect("execute");
+    };
+    store_checks::stored_text_is_unchanged_and_unknown_values_are_corrupt(
+        store.as_ref(),
+        store_checks::Raw {
+            texts: &texts,
+            execute: &execute,
+        },
+    );
+    drop(raw);
 }

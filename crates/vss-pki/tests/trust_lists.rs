@@ -233,7 +233,7 @@ fn a_root_issues_its_ctl_and_crl_which_verify_under_it_and_list_what_it_revoked(
     assert_eq!(std::fs::read(pki.ctl_path()).expect("kept"), again);
     assert_eq!(
         vss_pki::store::PkiStore::revoked(made.store.as_ref()).expect("revoked"),
-        [made.aa().hashed_id8().0]
+        [made.aa().hashed_id8()]
     );
 }
 
@@ -404,7 +404,10 @@ fn a_station_gets_a_roots_lists_from_a_distribution_centre_on_loopback() {
     // One database is one PKI's store.
     let two = [pki.path().to_path_buf(), pki.path().to_path_buf()];
     assert!(matches!(
-        DistributionCentre::open(&two, Some("postgres://127.0.0.1:9/x")),
+        DistributionCentre::open(
+            &two,
+            Some(&"postgres://127.0.0.1:9/x".parse().expect("a URL"))
+        ),
         Err(vss_pki::Error::InvalidRequest(_))
     ));
 }

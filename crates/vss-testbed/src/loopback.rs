@@ -9,6 +9,7 @@ use std::sync::Arc;
 use vss_crypto::Curve;
 use vss_hsm::scratch::init_store;
 use vss_hsm::{Backend, GenerateKeyRequest, Hsm, Pkcs11Hsm, SoftHsm, TokenRef};
+use vss_its::HashedId8;
 use vss_pki::authority::{init, Authorities, InitRequest, PkiDir, TrustedPki};
 use vss_pki::http::{services, LoopbackServer, ServedPki};
 use vss_pki::station::{CertKind, Entry, Repository};
@@ -59,7 +60,7 @@ impl TestbedPki {
     }
 
     /// The HashedId8s of the tickets its AA has issued.
-    pub fn tickets_issued(&self) -> Result<Vec<[u8; 8]>> {
+    pub fn tickets_issued(&self) -> Result<Vec<HashedId8>> {
         Ok(self
             .store
             .issued_by(Role::Aa)
@@ -385,12 +386,11 @@ impl Testbed {
         let public = hsm.public_key(&canonical.handle)?;
         for pki in &self.pkis {
             pki.store
-                .register_station(&Station {
-                    canonical_id: name.to_string(),
-                    curve: public.curve().to_string(),
-                    public_key: public.to_sec1_compressed().to_vec(),
-                    psids: PseudonymConfig::default().psids,
-                })
+                .register_station(&Station::new(
+                    name,
+                    &public,
+                    &PseudonymConfig::default().psids,
+                ))
                 .map_err(vss_pki::Error::from)?;
         }
         Ok(TestbedStation {

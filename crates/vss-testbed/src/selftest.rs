@@ -231,7 +231,7 @@ impl Suite {
             check(report.verdict == Verdict::Valid, || {
                 format!("ticket {id} does not verify: {}", report.reason)
             })?;
-            check(issued.contains(&id.0) && !before.contains(&id.0), || {
+            check(issued.contains(&id) && !before.contains(&id), || {
                 format!("ticket {id} is not a new record of {}'s AA", aa.name)
             })?;
             station
@@ -486,8 +486,8 @@ impl Suite {
             )
         })?;
         for id in &new {
-            check(stored.iter().any(|e| e.cert.hashed_id8().0 == **id), || {
-                format!("new ticket {} is not in the repository", HashedId8(**id))
+            check(stored.iter().any(|e| e.cert.hashed_id8() == **id), || {
+                format!("new ticket {id} is not in the repository")
             })?;
         }
         Ok(format!(

@@ -12,7 +12,6 @@ pub mod its;
 pub mod kem;
 pub mod keys;
 pub mod pki;
-pub mod pki_lists;
 pub mod selftest;
 pub mod station;
 pub mod station_trust;

@@ -4,7 +4,7 @@
 
 use vss_its::Cert;
 
-use crate::messages::code_name;
+use crate::messages::ResponseCode;
 use crate::store::{IssuedCertificate, Outcome, PkiStore, Role, StoreError};
 use crate::Result;
 
@@ -14,7 +14,7 @@ pub(crate) type Checked<C> = std::result::Result<(Cert, Option<String>), (C, Str
 
 /// Records `checked` for the request `hash`; answers `ok` with the certificate, the refusal's
 /// code, or `replay` when the request id was answered before.
-pub(crate) fn conclude<C: Copy + rasn::Encode>(
+pub(crate) fn conclude<C: Copy + Into<ResponseCode>>(
     store: &dyn PkiStore,
     role: Role,
     hash: &[u8; 16],
@@ -25,7 +25,7 @@ pub(crate) fn conclude<C: Copy + rasn::Encode>(
     let (code, certificate, outcome) = match checked {
         Ok((cert, station)) => {
             let outcome = Outcome::Issued(IssuedCertificate {
-                hashed_id8: cert.hashed_id8().0,
+                hashed_id8: cert.hashed_id8(),
                 role,
                 station,
                 request_id: hash.to_vec(),
@@ -33,8 +33,11 @@ pub(crate) fn conclude<C: Copy + rasn::Encode>(
             });
             (ok, Some(cert), outcome)
         }
-        Err((code, why)) => {
-            let outcome = Outcome::Refused(format!("{}: {why}", code_name(&code)));
+        Err((code, reason)) => {
+            let outcome = Outcome::Refused {
+                code: code.into(),
+                reason,
+            };
             (code, None, outcome)
         }
     };

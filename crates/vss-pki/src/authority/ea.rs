@@ -196,8 +196,11 @@ impl Ea {
             Err(Refusal(code, why)) => (code, None, why),
         };
         let outcome = match code {
-            VCode::Ok => Outcome::Answered("ok".into()),
-            _ => Outcome::Refused(format!("{}: {why}", messages::code_name(&code))),
+            VCode::Ok => Outcome::Answered(code.into()),
+            _ => Outcome::Refused {
+                code: code.into(),
+                reason: why,
+            },
         };
         let recorded = if deferred {
             self.store.record_deferred(Role::Ea, &request_id, &outcome)
@@ -329,7 +332,7 @@ impl Ea {
         if let Some(known) = self.ecs.lock().ok().and_then(|ecs| ecs.get(&id).cloned()) {
             return Ok(known);
         }
-        let (cert, station) = match self.store.issued(&id.0) {
+        let (cert, station) = match self.store.issued(&id) {
             Ok(Some(issued)) if issued.role == Role::Ea => {
                 let cert = Cert::from_bytes(&issued.certificate)
                     .or_else(|e| refuse(VCode::DeniedRequest, e.to_string()))?;
@@ -437,17 +440,13 @@ impl Ea {
         };
         let ok = match outer.signer_digest() {
             None => {
-                let curve = station
-                    .curve
-                    .parse()
-                    .or_else(|_| refuse(Code::BadItsStatus, "a stored key on an unknown curve"))?;
-                let key = PublicKey::from_sec1(curve, &station.public_key)
+                let key = PublicKey::from_sec1(station.curve, &station.public_key)
                     .or_else(|_| refuse(Code::BadItsStatus, "a stored key that is not a point"))?;
                 matches!(outer.signed().signer, SignerIdentifier::SelfSigned(()))
                     && outer.verify_with_key(&key).unwrap_or(false)
             }
             Some(id) => {
-                let issued = match self.store.issued(&id.0) {
+                let issued = match self.store.issued(&id) {
                     Ok(Some(c)) if c.station.as_deref() == Some(its_id) => c,
                     _ => return refuse(Code::UnknownIts, format!("no EC {id} of '{its_id}'")),
                 };

@@ -10,7 +10,7 @@ use vss_its::{
     issue_certificate, Cert, CertFileError, CertificateRequest, HsmKey, ItsTime, Profile,
 };
 
-use crate::store::Role;
+use crate::store::{open_store, PkiStore, Role, StoreError, StoreLocation};
 
 /// Labels of the authorities' keys in the PKI's key store.
 pub mod labels {
@@ -58,6 +58,18 @@ impl PkiDir {
     /// The SQLite database (when no PostgreSQL URL is given).
     pub fn database(&self) -> PathBuf {
         self.dir.join("pki.sqlite")
+    }
+
+    /// Opens the store of the PKI (or TLM) in this directory: at `location`, or else its
+    /// SQLite database ([`PkiDir::database`]).
+    pub fn open_store(
+        &self,
+        location: Option<&StoreLocation>,
+    ) -> Result<Box<dyn PkiStore>, StoreError> {
+        match location {
+            Some(location) => open_store(location),
+            None => open_store(&StoreLocation::Sqlite(self.database())),
+        }
     }
 
     /// The trust list: other PKIs' EAs this PKI's AA accepts.

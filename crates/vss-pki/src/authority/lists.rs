@@ -185,8 +185,7 @@ impl PkiDir {
                     invalid(format!("a list issued at {issued_at}: beyond Time32"))
                 })?)),
             };
-            let revoked: Vec<HashedId8> = revoked.iter().copied().map(HashedId8).collect();
-            let bytes = make(slot, &revoked)?;
+            let bytes = make(slot, revoked)?;
             vss_hsm::write_atomic(path, &bytes)?;
             Ok(IssuedList {
                 sequence,
@@ -322,7 +321,7 @@ impl PkiDir {
                 root.hashed_id8()
             )));
         }
-        Ok(store.revoke(&id.0)?)
+        Ok(store.revoke(&id)?)
     }
 
     /// Issues the root's CRL of every certificate revoked in `store` so far, current from

@@ -15,7 +15,7 @@ use vss_its::HashedId8;
 use crate::authority::PkiDir;
 use crate::lists::ListKind;
 use crate::messages::MAX_MESSAGE_LEN;
-use crate::store::{open_store, PkiStore, Role};
+use crate::store::{PkiStore, Role, StoreLocation};
 use crate::{Error, Result};
 
 /// The paths a distribution centre serves, each followed by `/<HashedId8>` in hex.
@@ -74,9 +74,9 @@ impl DistributionCentre {
         DistributionCentre::open(dirs, None)
     }
 
-    /// As [`DistributionCentre::new`], with `database` (a `postgres://…` URL or an SQLite
-    /// path) the store of the one directory given, as its authorities and list issuers use.
-    pub fn open(dirs: &[PathBuf], database: Option<&str>) -> Result<DistributionCentre> {
+    /// As [`DistributionCentre::new`], with `database` the store of the one directory given,
+    /// as its authorities and list issuers use.
+    pub fn open(dirs: &[PathBuf], database: Option<&StoreLocation>) -> Result<DistributionCentre> {
         if database.is_some() && dirs.len() != 1 {
             return Err(Error::InvalidRequest(
                 "a database is the store of one PKI or TLM: give one directory with it".into(),
@@ -96,8 +96,7 @@ impl DistributionCentre {
                     (ListKind::Crl, root),
                 ]
             };
-            let store: Arc<dyn PkiStore> =
-                Arc::from(open_store(database.unwrap_or(""), &dir.database())?);
+            let store: Arc<dyn PkiStore> = Arc::from(dir.open_store(database)?);
             for key in kinds {
                 stores.insert(key, store.clone());
             }

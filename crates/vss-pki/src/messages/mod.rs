@@ -81,6 +81,46 @@ pub fn code_name<C: rasn::Encode>(code: &C) -> String {
         .unwrap_or_else(|_| "unknown".into())
 }
 
+/// A response code of any of the three protocols: what an authority answered a request with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ResponseCode {
+    /// An EA's answer to an enrolment request.
+    Enrolment(EnrolmentResponseCode),
+    /// An AA's answer to an authorization request.
+    Authorization(AuthorizationResponseCode),
+    /// An EA's answer to an AA's authorization validation request.
+    AuthorizationValidation(AuthorizationValidationResponseCode),
+}
+
+impl ResponseCode {
+    /// The standard's name of the code ([`code_name`]).
+    pub fn name(self) -> String {
+        match self {
+            ResponseCode::Enrolment(code) => code_name(&code),
+            ResponseCode::Authorization(code) => code_name(&code),
+            ResponseCode::AuthorizationValidation(code) => code_name(&code),
+        }
+    }
+}
+
+impl From<EnrolmentResponseCode> for ResponseCode {
+    fn from(code: EnrolmentResponseCode) -> Self {
+        ResponseCode::Enrolment(code)
+    }
+}
+
+impl From<AuthorizationResponseCode> for ResponseCode {
+    fn from(code: AuthorizationResponseCode) -> Self {
+        ResponseCode::Authorization(code)
+    }
+}
+
+impl From<AuthorizationValidationResponseCode> for ResponseCode {
+    fn from(code: AuthorizationValidationResponseCode) -> Self {
+        ResponseCode::AuthorizationValidation(code)
+    }
+}
+
 fn first_line(message: &str) -> String {
     message.lines().next().unwrap_or("").trim().to_string()
 }

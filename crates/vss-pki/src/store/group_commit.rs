@@ -122,7 +122,9 @@ mod tests {
         Job {
             role: Role::Aa,
             request_id: vec![id],
-            outcome: Outcome::Answered("ok".into()),
+            outcome: Outcome::Answered(
+                crate::messages::AuthorizationValidationResponseCode::Ok.into(),
+            ),
         }
     }
 

@@ -3,18 +3,30 @@
 //! together or not at all.
 //!
 //! Backends: [`SqliteStore`] (a file in the PKI directory, the default) and [`PostgresStore`]
-//! (one PostgreSQL database shared by several authority processes); [`open_store`] picks one
-//! from a path or a URL.
+//! (one PostgreSQL database shared by several authority processes); [`open_store`] opens the one a
+//! [`StoreLocation`] names.
 
 mod group_commit;
+mod location;
 mod postgres;
+mod records;
+mod rows;
+mod schema;
 mod sqlite;
+mod timed;
 
+pub use location::{open_store, EmptyStoreLocation, StoreLocation};
 pub use postgres::PostgresStore;
+pub use records::{
+    AuditEntry, AuditEvent, IssueList, IssuedCertificate, IssuedList, Outcome, Station,
+    DEFAULT_PSIDS,
+};
 pub use sqlite::SqliteStore;
+pub use timed::{process_cpu_time, thread_cpu_time, Timed};
 
 use std::fmt;
-use std::path::Path;
+
+use vss_its::HashedId8;
 
 use crate::lists::ListKind;
 
@@ -53,119 +65,6 @@ impl fmt::Display for Role {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
-}
-
-/// A station the EA knows: its canonical id and canonical public key (SEC 1), and the PSIDs
-/// its authorization tickets may carry.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Station {
-    /// The canonical id (the `itsId` of its first enrolment request).
-    pub canonical_id: String,
-    /// The curve of the canonical key, as VSS names curves (`p256` …).
-    pub curve: String,
-    /// The canonical public key, SEC 1 encoded.
-    pub public_key: Vec<u8>,
-    /// The PSIDs the EA confirms in authorization validation (e.g. 36 CAM, 37 DENM).
-    pub psids: Vec<u64>,
-}
-
-/// Refuses a canonical id that is no label (see [`StoreError::InvalidCanonicalId`]): it is
-/// written to the audit log and printed, so it holds nothing that could break a line.
-fn check_canonical_id(id: &str) -> Result<(), StoreError> {
-    vss_hsm::check_label(id).map_err(|e| match e {
-        vss_hsm::Error::InvalidLabel(shown) => StoreError::InvalidCanonicalId(shown),
-        other => StoreError::InvalidCanonicalId(other.to_string()),
-    })
-}
-
-/// PSIDs as stored: decimal, comma-separated.
-fn psids_text(psids: &[u64]) -> String {
-    psids
-        .iter()
-        .map(u64::to_string)
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
-/// A row of `stations` as read: canonical id, curve, public key, PSIDs.
-type StationRow = (String, String, Vec<u8>, String);
-
-fn station_of((canonical_id, curve, public_key, psids): StationRow) -> Result<Station, StoreError> {
-    Ok(Station {
-        canonical_id,
-        curve,
-        public_key,
-        psids: parse_psids(&psids)?,
-    })
-}
-
-/// PSIDs from their stored text.
-fn parse_psids(text: &str) -> Result<Vec<u64>, StoreError> {
-    text.split(',')
-        .filter(|p| !p.is_empty())
-        .map(|p| {
-            p.parse()
-                .map_err(|_| StoreError::Corrupt(format!("a PSID list '{text}'")))
-        })
-        .collect()
-}
-
-/// A certificate an authority issued, as recorded.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IssuedCertificate {
-    /// Its HashedId8.
-    pub hashed_id8: [u8; 8],
-    /// The issuing authority.
-    pub role: Role,
-    /// The station it was issued to (`None` for pseudonymous tickets).
-    pub station: Option<String>,
-    /// The id of the request it answered.
-    pub request_id: Vec<u8>,
-    /// The certificate, COER.
-    pub certificate: Vec<u8>,
-}
-
-/// How a request ended, recorded with its id.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
-    /// A certificate was issued (and is recorded with the request).
-    Issued(IssuedCertificate),
-    /// The request was answered without a certificate: the standard's response code.
-    Refused(String),
-    /// Something other than issuance was answered (e.g. an authorization validation).
-    Answered(String),
-}
-
-/// A list as issued: its place in the sequence of its kind (a trust list carries it modulo
-/// 256), when it was issued (its thisUpdate or generation time, Time32 seconds) and its signed
-/// bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IssuedList {
-    /// 1 for the first list of its kind, one more for each after it.
-    pub sequence: i64,
-    /// When it was issued, Time32 seconds (strictly increasing along the sequence).
-    pub issued_at: i64,
-    /// The signed list.
-    pub bytes: Vec<u8>,
-}
-
-/// What issues a list: given the last list of its kind and the revocations, the new one.
-pub type IssueList<'a> =
-    &'a mut dyn FnMut(Option<&IssuedList>, &[[u8; 8]]) -> crate::Result<IssuedList>;
-
-/// One line of the audit log.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AuditEntry {
-    /// Order of writing (increasing).
-    pub seq: i64,
-    /// Unix time in seconds.
-    pub at: i64,
-    /// The authority.
-    pub role: Role,
-    /// What happened: `register`, `issued`, `refused`, `answered`.
-    pub event: String,
-    /// Details (request id, HashedId8, response code): never key material.
-    pub detail: String,
 }
 
 /// Why the store refused or failed.
@@ -222,7 +121,7 @@ pub trait PkiStore: Send + Sync {
     }
 
     /// The certificate with this HashedId8, if this PKI issued it.
-    fn issued(&self, hashed_id8: &[u8; 8]) -> Result<Option<IssuedCertificate>, StoreError>;
+    fn issued(&self, hashed_id8: &HashedId8) -> Result<Option<IssuedCertificate>, StoreError>;
 
     /// Every certificate `role` issued, in order of issue.
     fn issued_by(&self, role: Role) -> Result<Vec<IssuedCertificate>, StoreError>;
@@ -232,10 +131,10 @@ pub trait PkiStore: Send + Sync {
 
     /// Revokes the certificate with this HashedId8 (and writes an audit line): whether it
     /// was not revoked before.
-    fn revoke(&self, hashed_id8: &[u8; 8]) -> Result<bool, StoreError>;
+    fn revoke(&self, hashed_id8: &HashedId8) -> Result<bool, StoreError>;
 
     /// The revoked certificates, in order of revocation.
-    fn revoked(&self) -> Result<Vec<[u8; 8]>, StoreError>;
+    fn revoked(&self) -> Result<Vec<HashedId8>, StoreError>;
 
     /// The last list of `kind` issued.
     fn last_list(&self, kind: ListKind) -> Result<Option<IssuedList>, StoreError>;
@@ -247,208 +146,18 @@ pub trait PkiStore: Send + Sync {
     fn issue_list(&self, kind: ListKind, issue: IssueList<'_>) -> crate::Result<IssuedList>;
 }
 
-fn hashed_id8_of(bytes: Vec<u8>) -> Result<[u8; 8], StoreError> {
-    <[u8; 8]>::try_from(bytes.as_slice())
-        .map_err(|_| StoreError::Corrupt(format!("a HashedId8 of {} bytes", bytes.len())))
-}
-
-fn revocation_detail(hashed_id8: &[u8; 8]) -> String {
-    format!("revoked {}", hex::encode_upper(hashed_id8))
-}
-
-/// Opens the store that `spec` names: a `postgres://` or `postgresql://` URL opens
-/// [`PostgresStore`], any other text opens [`SqliteStore`] at that path, and an empty `spec`
-/// opens [`SqliteStore`] at `default_sqlite`.
-pub fn open_store(spec: &str, default_sqlite: &Path) -> Result<Box<dyn PkiStore>, StoreError> {
-    if spec.starts_with("postgres://") || spec.starts_with("postgresql://") {
-        Ok(Box::new(PostgresStore::connect(spec)?))
-    } else if spec.is_empty() {
-        Ok(Box::new(SqliteStore::open(default_sqlite)?))
-    } else {
-        Ok(Box::new(SqliteStore::open(Path::new(spec))?))
-    }
-}
-
-/// The columns of `certificates` that [`issued_of`] reads, in its order.
-const ISSUED_COLUMNS: &str = "hashed_id8, role, station, request_id, certificate";
-
-/// A row of `certificates` as read: HashedId8, role, station, request id, certificate.
-type IssuedRow = (Vec<u8>, String, Option<String>, Vec<u8>, Vec<u8>);
-
-fn issued_of(
-    (id, role, station, request_id, certificate): IssuedRow,
-) -> Result<IssuedCertificate, StoreError> {
-    Ok(IssuedCertificate {
-        hashed_id8: id
-            .try_into()
-            .map_err(|_| StoreError::Corrupt("a HashedId8 that is not 8 bytes".into()))?,
-        role: Role::parse(&role)?,
-        station,
-        request_id,
-        certificate,
+/// Refuses a canonical id that is no label (see [`StoreError::InvalidCanonicalId`]): it is
+/// written to the audit log and printed, so it holds nothing that could break a line.
+fn check_canonical_id(id: &str) -> Result<(), StoreError> {
+    vss_hsm::check_label(id).map_err(|e| match e {
+        vss_hsm::Error::InvalidLabel(shown) => StoreError::InvalidCanonicalId(shown),
+        other => StoreError::InvalidCanonicalId(other.to_string()),
     })
 }
 
-/// A row of `audit` as read: seq, time, role, event, detail.
-type AuditRow = (i64, i64, String, String, String);
-
-fn audit_of((seq, at, role, event, detail): AuditRow) -> Result<AuditEntry, StoreError> {
-    Ok(AuditEntry {
-        seq,
-        at,
-        role: Role::parse(&role)?,
-        event,
-        detail,
-    })
-}
-
-/// The audit detail of a station's registration (written with role `ea`, event `register`).
-fn registration_detail(station: &Station) -> String {
-    format!("station {}", station.canonical_id)
-}
-
-fn audit_line(outcome: &Outcome, request_id: &[u8]) -> (&'static str, String) {
-    let id = hex::encode(request_id);
-    match outcome {
-        Outcome::Issued(c) => (
-            "issued",
-            format!(
-                "request {id}: certificate {}",
-                hex::encode_upper(c.hashed_id8)
-            ),
-        ),
-        Outcome::Refused(code) => ("refused", format!("request {id}: {code}")),
-        Outcome::Answered(code) => ("answered", format!("request {id}: {code}")),
-    }
-}
-
-fn outcome_name(outcome: &Outcome) -> &str {
-    match outcome {
-        Outcome::Issued(_) => "issued",
-        Outcome::Refused(code) | Outcome::Answered(code) => code,
-    }
-}
-
+/// Now, in Unix seconds.
 fn now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
-}
-
-/// A store that measures the time spent in another store's calls, and the CPU time of the
-/// threads that made them (for `vss bench pki`).
-pub struct Timed {
-    inner: Box<dyn PkiStore>,
-    nanos: std::sync::atomic::AtomicU64,
-    cpu_nanos: std::sync::atomic::AtomicU64,
-}
-
-/// The CPU time the calling thread has used.
-pub fn thread_cpu_time() -> std::time::Duration {
-    cpu_time(rustix::time::ClockId::ThreadCPUTime)
-}
-
-/// The CPU time the whole process has used, all threads together.
-pub fn process_cpu_time() -> std::time::Duration {
-    cpu_time(rustix::time::ClockId::ProcessCPUTime)
-}
-
-fn cpu_time(clock: rustix::time::ClockId) -> std::time::Duration {
-    let t = rustix::time::clock_gettime(clock);
-    std::time::Duration::new(
-        u64::try_from(t.tv_sec).unwrap_or(0),
-        u32::try_from(t.tv_nsec).unwrap_or(0),
-    )
-}
-
-impl Timed {
-    /// Measures `inner`.
-    pub fn new(inner: Box<dyn PkiStore>) -> Self {
-        Timed {
-            inner,
-            nanos: std::sync::atomic::AtomicU64::new(0),
-            cpu_nanos: std::sync::atomic::AtomicU64::new(0),
-        }
-    }
-
-    /// The time spent in the store so far.
-    pub fn spent(&self) -> std::time::Duration {
-        std::time::Duration::from_nanos(self.nanos.load(std::sync::atomic::Ordering::Relaxed))
-    }
-
-    /// The CPU time the store's calls used so far (waits for the disk or for a lock are not
-    /// CPU time).
-    pub fn cpu_spent(&self) -> std::time::Duration {
-        std::time::Duration::from_nanos(self.cpu_nanos.load(std::sync::atomic::Ordering::Relaxed))
-    }
-
-    fn time<T>(&self, call: impl FnOnce(&dyn PkiStore) -> T) -> T {
-        let add = |counter: &std::sync::atomic::AtomicU64, d: std::time::Duration| {
-            let nanos = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
-            counter.fetch_add(nanos, std::sync::atomic::Ordering::Relaxed);
-        };
-        let (started, cpu_started) = (std::time::Instant::now(), thread_cpu_time());
-        let result = call(self.inner.as_ref());
-        add(&self.nanos, started.elapsed());
-        add(
-            &self.cpu_nanos,
-            thread_cpu_time().saturating_sub(cpu_started),
-        );
-        result
-    }
-}
-
-impl PkiStore for Timed {
-    fn register_station(&self, station: &Station) -> Result<(), StoreError> {
-        self.time(|s| s.register_station(station))
-    }
-
-    fn station(&self, canonical_id: &str) -> Result<Option<Station>, StoreError> {
-        self.time(|s| s.station(canonical_id))
-    }
-
-    fn seen(&self, role: Role, request_id: &[u8]) -> Result<bool, StoreError> {
-        self.time(|s| s.seen(role, request_id))
-    }
-
-    fn record(&self, role: Role, request_id: &[u8], outcome: &Outcome) -> Result<(), StoreError> {
-        self.time(|s| s.record(role, request_id, outcome))
-    }
-
-    fn record_deferred(
-        &self,
-        role: Role,
-        request_id: &[u8],
-        outcome: &Outcome,
-    ) -> Result<(), StoreError> {
-        self.time(|s| s.record_deferred(role, request_id, outcome))
-    }
-
-    fn issued(&self, hashed_id8: &[u8; 8]) -> Result<Option<IssuedCertificate>, StoreError> {
-        self.time(|s| s.issued(hashed_id8))
-    }
-
-    fn issued_by(&self, role: Role) -> Result<Vec<IssuedCertificate>, StoreError> {
-        self.time(|s| s.issued_by(role))
-    }
-
-    fn audit(&self) -> Result<Vec<AuditEntry>, StoreError> {
-        self.time(|s| s.audit())
-    }
-
-    fn revoke(&self, hashed_id8: &[u8; 8]) -> Result<bool, StoreError> {
-        self.time(|s| s.revoke(hashed_id8))
-    }
-
-    fn revoked(&self) -> Result<Vec<[u8; 8]>, StoreError> {
-        self.time(|s| s.revoked())
-    }
-
-    fn last_list(&self, kind: ListKind) -> Result<Option<IssuedList>, StoreError> {
-        self.time(|s| s.last_list(kind))
-    }
-
-    fn issue_list(&self, kind: ListKind, issue: IssueList<'_>) -> crate::Result<IssuedList> {
-        self.time(|s| s.issue_list(kind, issue))
-    }
 }

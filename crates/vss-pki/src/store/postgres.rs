@@ -7,58 +7,18 @@ use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use postgres::{Client, Config, IsolationLevel, NoTls, Row, Transaction};
+use vss_its::HashedId8;
 
 use crate::lists::ListKind;
 
-use super::{
-    audit_line, audit_of, hashed_id8_of, issued_of, now, outcome_name, psids_text,
-    registration_detail, revocation_detail, station_of, AuditEntry, IssueList, IssuedCertificate,
-    IssuedList, Outcome, PkiStore, Role, Station, StoreError, ISSUED_COLUMNS,
+use super::rows::{
+    audit_of, hashed_id8_of, issued_of, outcome_text, psids_text, station_of, AuditLine,
+    ISSUED_COLUMNS,
 };
-
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS stations (
-    canonical_id  TEXT PRIMARY KEY,
-    curve         TEXT NOT NULL,
-    public_key    BYTEA NOT NULL,
-    psids         TEXT NOT NULL,
-    registered_at BIGINT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS requests (
-    role        TEXT NOT NULL,
-    request_id  BYTEA NOT NULL,
-    received_at BIGINT NOT NULL,
-    outcome     TEXT NOT NULL,
-    PRIMARY KEY (role, request_id)
-);
-CREATE TABLE IF NOT EXISTS certificates (
-    seq         BIGSERIAL PRIMARY KEY,
-    hashed_id8  BYTEA NOT NULL UNIQUE,
-    role        TEXT NOT NULL,
-    station     TEXT,
-    request_id  BYTEA NOT NULL,
-    certificate BYTEA NOT NULL,
-    issued_at   BIGINT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS audit (
-    seq    BIGSERIAL PRIMARY KEY,
-    at     BIGINT NOT NULL,
-    role   TEXT NOT NULL,
-    event  TEXT NOT NULL,
-    detail TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS revocations (
-    seq        BIGSERIAL PRIMARY KEY,
-    hashed_id8 BYTEA NOT NULL UNIQUE,
-    revoked_at BIGINT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS lists (
-    name      TEXT PRIMARY KEY,
-    sequence  BIGINT NOT NULL,
-    issued_at BIGINT NOT NULL,
-    list      BYTEA NOT NULL
-);
-";
+use super::{
+    now, schema, AuditEntry, IssueList, IssuedCertificate, IssuedList, Outcome, PkiStore, Role,
+    Station, StoreError,
+};
 
 /// The advisory lock ("vss-pki" in ASCII) held while the schema is created, so that processes
 /// starting at once do not race on `CREATE TABLE`.
@@ -138,7 +98,7 @@ impl PostgresStore {
             let mut tx = transaction(c)?;
             tx.execute("SELECT pg_advisory_xact_lock($1)", &[&SCHEMA_LOCK])
                 .map_err(db)?;
-            tx.batch_execute(SCHEMA).map_err(db)?;
+            tx.batch_execute(schema::POSTGRES).map_err(db)?;
             tx.commit().map_err(db)
         })?;
         Ok(store)
@@ -209,7 +169,7 @@ impl PkiStore for PostgresStore {
                      VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
                     &[
                         &station.canonical_id,
-                        &station.curve,
+                        &station.curve.to_string(),
                         &station.public_key,
                         &psids_text(&station.psids),
                         &now(),
@@ -219,11 +179,7 @@ impl PkiStore for PostgresStore {
             if inserted == 0 {
                 return Err(StoreError::StationExists(station.canonical_id.clone()));
             }
-            tx.execute(
-                "INSERT INTO audit (at, role, event, detail) VALUES ($1, 'ea', 'register', $2)",
-                &[&now(), &registration_detail(station)],
-            )
-            .map_err(db)?;
+            write_audit(&mut tx, &AuditLine::registration(station))?;
             tx.commit().map_err(db)
         })
     }
@@ -278,11 +234,11 @@ impl PkiStore for PostgresStore {
         })
     }
 
-    fn issued(&self, hashed_id8: &[u8; 8]) -> Result<Option<IssuedCertificate>, StoreError> {
+    fn issued(&self, hashed_id8: &HashedId8) -> Result<Option<IssuedCertificate>, StoreError> {
         self.with(|c| {
             c.query_opt(
                 &format!("SELECT {ISSUED_COLUMNS} FROM certificates WHERE hashed_id8 = $1"),
-                &[&hashed_id8.as_slice()],
+                &[&hashed_id8.0.as_slice()],
             )
             .map_err(db)?
             .as_ref()
@@ -325,29 +281,25 @@ impl PkiStore for PostgresStore {
         })
     }
 
-    fn revoke(&self, hashed_id8: &[u8; 8]) -> Result<bool, StoreError> {
+    fn revoke(&self, hashed_id8: &HashedId8) -> Result<bool, StoreError> {
         self.with(|c| {
             let mut tx = transaction(c)?;
             let inserted = tx
                 .execute(
                     "INSERT INTO revocations (hashed_id8, revoked_at) VALUES ($1, $2)
                      ON CONFLICT DO NOTHING",
-                    &[&hashed_id8.as_slice(), &now()],
+                    &[&hashed_id8.0.as_slice(), &now()],
                 )
                 .map_err(db)?;
             if inserted == 1 {
-                tx.execute(
-                    "INSERT INTO audit (at, role, event, detail) VALUES ($1, $2, 'revoked', $3)",
-                    &[&now(), &Role::Root.name(), &revocation_detail(hashed_id8)],
-                )
-                .map_err(db)?;
+                write_audit(&mut tx, &AuditLine::revocation(hashed_id8))?;
             }
             tx.commit().map_err(db)?;
             Ok(inserted == 1)
         })
     }
 
-    fn revoked(&self) -> Result<Vec<[u8; 8]>, StoreError> {
+    fn revoked(&self) -> Result<Vec<HashedId8>, StoreError> {
         self.with(|c| revoked_in(&mut c.transaction().map_err(db)?))
     }
 
@@ -389,7 +341,7 @@ fn record_in(
         .execute(
             "INSERT INTO requests (role, request_id, received_at, outcome)
              VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
-            &[&role.name(), &request_id, &now(), &outcome_name(outcome)],
+            &[&role.name(), &request_id, &now(), &outcome_text(outcome)],
         )
         .map_err(db)?;
     if inserted == 0 {
@@ -401,7 +353,7 @@ fn record_in(
              (hashed_id8, role, station, request_id, certificate, issued_at)
              VALUES ($1, $2, $3, $4, $5, $6)",
             &[
-                &cert.hashed_id8.as_slice(),
+                &cert.hashed_id8.0.as_slice(),
                 &role.name(),
                 &cert.station,
                 &request_id,
@@ -411,16 +363,21 @@ fn record_in(
         )
         .map_err(db)?;
     }
-    let (event, detail) = audit_line(outcome, request_id);
-    tx.execute(
-        "INSERT INTO audit (at, role, event, detail) VALUES ($1, $2, $3, $4)",
-        &[&now(), &role.name(), &event, &detail],
-    )
-    .map_err(db)?;
+    write_audit(&mut tx, &AuditLine::outcome(role, request_id, outcome))?;
     tx.commit().map_err(db)
 }
 
-fn revoked_in(tx: &mut Transaction<'_>) -> Result<Vec<[u8; 8]>, StoreError> {
+/// Writes `line` to the audit log.
+fn write_audit(tx: &mut Transaction<'_>, line: &AuditLine) -> Result<(), StoreError> {
+    tx.execute(
+        "INSERT INTO audit (at, role, event, detail) VALUES ($1, $2, $3, $4)",
+        &[&now(), &line.role.name(), &line.event.name(), &line.detail],
+    )
+    .map(drop)
+    .map_err(db)
+}
+
+fn revoked_in(tx: &mut Transaction<'_>) -> Result<Vec<HashedId8>, StoreError> {
     tx.query("SELECT hashed_id8 FROM revocations ORDER BY seq", &[])
         .map_err(db)?
         .iter()

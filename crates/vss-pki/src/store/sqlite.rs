@@ -6,59 +6,19 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use vss_its::HashedId8;
 
 use crate::lists::ListKind;
 
 use super::group_commit::{GroupCommit, Job};
-use super::{
-    audit_line, audit_of, hashed_id8_of, issued_of, now, outcome_name, psids_text,
-    registration_detail, revocation_detail, station_of, AuditEntry, IssueList, IssuedCertificate,
-    IssuedList, IssuedRow, Outcome, PkiStore, Role, Station, StoreError, ISSUED_COLUMNS,
+use super::rows::{
+    audit_of, hashed_id8_of, issued_of, outcome_text, psids_text, station_of, AuditLine, IssuedRow,
+    ISSUED_COLUMNS,
 };
-
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS stations (
-    canonical_id  TEXT PRIMARY KEY,
-    curve         TEXT NOT NULL,
-    public_key    BLOB NOT NULL,
-    psids         TEXT NOT NULL,
-    registered_at INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS requests (
-    role        TEXT NOT NULL,
-    request_id  BLOB NOT NULL,
-    received_at INTEGER NOT NULL,
-    outcome     TEXT NOT NULL,
-    PRIMARY KEY (role, request_id)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS certificates (
-    seq         INTEGER PRIMARY KEY,
-    hashed_id8  BLOB NOT NULL UNIQUE,
-    role        TEXT NOT NULL,
-    station     TEXT,
-    request_id  BLOB NOT NULL,
-    certificate BLOB NOT NULL,
-    issued_at   INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS audit (
-    seq    INTEGER PRIMARY KEY,
-    at     INTEGER NOT NULL,
-    role   TEXT NOT NULL,
-    event  TEXT NOT NULL,
-    detail TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS revocations (
-    seq        INTEGER PRIMARY KEY AUTOINCREMENT,
-    hashed_id8 BLOB NOT NULL UNIQUE,
-    revoked_at INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS lists (
-    name      TEXT PRIMARY KEY,
-    sequence  INTEGER NOT NULL,
-    issued_at INTEGER NOT NULL,
-    list      BLOB NOT NULL
-);
-";
+use super::{
+    now, schema, AuditEntry, IssueList, IssuedCertificate, IssuedList, Outcome, PkiStore, Role,
+    Station, StoreError,
+};
 
 /// A PKI store in one SQLite file.
 pub struct SqliteStore {
@@ -79,7 +39,7 @@ impl SqliteStore {
                 "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 10000;",
             )
             .map_err(db)?;
-        connection.execute_batch(SCHEMA).map_err(db)?;
+        connection.execute_batch(schema::SQLITE).map_err(db)?;
         Ok(SqliteStore {
             connection: Mutex::new(connection),
             records: GroupCommit::default(),
@@ -121,7 +81,7 @@ impl PkiStore for SqliteStore {
                      VALUES (?1, ?2, ?3, ?4, ?5)",
                     params![
                         station.canonical_id,
-                        station.curve,
+                        station.curve.to_string(),
                         station.public_key,
                         psids_text(&station.psids),
                         now()
@@ -131,11 +91,7 @@ impl PkiStore for SqliteStore {
             if inserted == 0 {
                 return Err(StoreError::StationExists(station.canonical_id.clone()));
             }
-            tx.execute(
-                "INSERT INTO audit (at, role, event, detail) VALUES (?1, 'ea', 'register', ?2)",
-                params![now(), registration_detail(station)],
-            )
-            .map_err(db)?;
+            write_audit(&tx, &AuditLine::registration(station))?;
             tx.commit().map_err(db)
         })
     }
@@ -200,12 +156,12 @@ impl PkiStore for SqliteStore {
         })
     }
 
-    fn issued(&self, hashed_id8: &[u8; 8]) -> Result<Option<IssuedCertificate>, StoreError> {
+    fn issued(&self, hashed_id8: &HashedId8) -> Result<Option<IssuedCertificate>, StoreError> {
         self.with(|c| {
             c.prepare_cached(&format!(
                 "SELECT {ISSUED_COLUMNS} FROM certificates WHERE hashed_id8 = ?1"
             ))
-            .and_then(|mut s| s.query_row(params![hashed_id8.as_slice()], issued_row))
+            .and_then(|mut s| s.query_row(params![hashed_id8.0.as_slice()], issued_row))
             .optional()
             .map_err(db)?
             .map(issued_of)
@@ -247,7 +203,7 @@ impl PkiStore for SqliteStore {
         })
     }
 
-    fn revoke(&self, hashed_id8: &[u8; 8]) -> Result<bool, StoreError> {
+    fn revoke(&self, hashed_id8: &HashedId8) -> Result<bool, StoreError> {
         self.with(|c| {
             let tx = c
                 .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -255,22 +211,18 @@ impl PkiStore for SqliteStore {
             let inserted = tx
                 .execute(
                     "INSERT OR IGNORE INTO revocations (hashed_id8, revoked_at) VALUES (?1, ?2)",
-                    params![hashed_id8.as_slice(), now()],
+                    params![hashed_id8.0.as_slice(), now()],
                 )
                 .map_err(db)?;
             if inserted == 1 {
-                tx.execute(
-                    "INSERT INTO audit (at, role, event, detail) VALUES (?1, ?2, 'revoked', ?3)",
-                    params![now(), Role::Root.name(), revocation_detail(hashed_id8)],
-                )
-                .map_err(db)?;
+                write_audit(&tx, &AuditLine::revocation(hashed_id8))?;
             }
             tx.commit().map_err(db)?;
             Ok(inserted == 1)
         })
     }
 
-    fn revoked(&self) -> Result<Vec<[u8; 8]>, StoreError> {
+    fn revoked(&self) -> Result<Vec<HashedId8>, StoreError> {
         self.with(|c| revoked_in(c))
     }
 
@@ -363,7 +315,7 @@ fn record_rows(
                 role.name(),
                 request_id,
                 now(),
-                outcome_name(outcome)
+                outcome_text(outcome)
             ])
         })
         .map_err(db)?;
@@ -378,7 +330,7 @@ fn record_rows(
         )
         .and_then(|mut s| {
             s.execute(params![
-                cert.hashed_id8.as_slice(),
+                cert.hashed_id8.0.as_slice(),
                 role.name(),
                 cert.station,
                 request_id,
@@ -388,21 +340,32 @@ fn record_rows(
         })
         .map_err(db)?;
     }
-    let (event, detail) = audit_line(outcome, request_id);
-    tx.prepare_cached("INSERT INTO audit (at, role, event, detail) VALUES (?1, ?2, ?3, ?4)")
-        .and_then(|mut s| s.execute(params![now(), role.name(), event, detail]))
-        .map_err(db)?;
-    Ok(())
+    write_audit(tx, &AuditLine::outcome(role, request_id, outcome))
 }
 
-fn revoked_in(c: &Connection) -> Result<Vec<[u8; 8]>, StoreError> {
+/// Writes `line` to the audit log.
+fn write_audit(tx: &Connection, line: &AuditLine) -> Result<(), StoreError> {
+    tx.prepare_cached("INSERT INTO audit (at, role, event, detail) VALUES (?1, ?2, ?3, ?4)")
+        .and_then(|mut s| {
+            s.execute(params![
+                now(),
+                line.role.name(),
+                line.event.name(),
+                line.detail
+            ])
+        })
+        .map(drop)
+        .map_err(db)
+}
+
+fn revoked_in(c: &Connection) -> Result<Vec<HashedId8>, StoreError> {
     let mut statement = c
         .prepare("SELECT hashed_id8 FROM revocations ORDER BY seq")
         .map_err(db)?;
     let rows = statement
         .query_map([], |row| row.get::<_, Vec<u8>>(0))
         .map_err(db)?;
-    rows.map(|r| r.map_err(db).and_then(hashed_id8_of))
+    rows.map(|r| r.map_err(db).and_then(|id| hashed_id8_of(&id)))
         .collect()
 }
 

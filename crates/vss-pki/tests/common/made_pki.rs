@@ -50,7 +50,7 @@ impl MadePki {
         self.store
             .register_station(&Station {
                 canonical_id: id.into(),
-                curve: key.curve().to_string(),
+                curve: key.curve(),
                 public_key: key.to_sec1_compressed().to_vec(),
                 psids: psids.to_vec(),
             })

@@ -3,7 +3,10 @@
 
 use std::sync::{Arc, Barrier};
 
-use vss_pki::store::{IssuedCertificate, Outcome, PkiStore, Role, Station, StoreError};
+use vss_crypto::Curve;
+use vss_its::HashedId8;
+use vss_pki::messages::{AuthorizationValidationResponseCode, EnrolmentResponseCode};
+use vss_pki::store::{AuditEvent, IssuedCertificate, Outcome, PkiStore, Role, Station, StoreError};
 
 /// Opens another handle on the store under test, as another authority process would.
 pub type Open<'a> = &'a dyn Fn() -> Box<dyn PkiStore>;
@@ -11,15 +14,28 @@ pub type Open<'a> = &'a dyn Fn() -> Box<dyn PkiStore>;
 fn station(id: &str) -> Station {
     Station {
         canonical_id: id.into(),
-        curve: "p256".into(),
+        curve: Curve::P256,
         public_key: vec![0x02; 33],
         psids: vec![36, 37, 1_000_000],
     }
 }
 
+/// An EA's refusal of an enrolment request.
+pub fn refused() -> Outcome {
+    Outcome::Refused {
+        code: EnrolmentResponseCode::UnknownIts.into(),
+        reason: "no station 'car-9'".into(),
+    }
+}
+
+/// An EA's confirmation of an authorization validation request.
+pub fn answered() -> Outcome {
+    Outcome::Answered(AuthorizationValidationResponseCode::Ok.into())
+}
+
 fn issued(n: u8, station: Option<&str>) -> IssuedCertificate {
     IssuedCertificate {
-        hashed_id8: [n; 8],
+        hashed_id8: HashedId8([n; 8]),
         role: Role::Ea,
         station: station.map(str::to_string),
         request_id: vec![n; 16],
@@ -73,12 +89,15 @@ pub fn a_replayed_request_is_refused_and_writes_nothing(store: &dyn PkiStore) {
         Err(StoreError::Replay(_))
     ));
     assert_eq!(
-        store.issued(&[2; 8]).expect("query"),
+        store.issued(&HashedId8([2; 8])).expect("query"),
         None,
         "nothing stored"
     );
     assert_eq!(store.audit().expect("audit").len(), audit_before);
-    assert_eq!(store.issued(&[1; 8]).expect("query"), Some(first));
+    assert_eq!(
+        store.issued(&HashedId8([1; 8])).expect("query"),
+        Some(first)
+    );
 }
 
 /// The same certificate twice (a HashedId8 collision) fails the transaction: the second
@@ -99,16 +118,31 @@ pub fn a_failed_issuance_leaves_no_request_record(store: &dyn PkiStore) {
 pub fn refusals_and_answers_are_audited_and_count_as_seen(store: &dyn PkiStore) {
     store.register_station(&station("car-1")).expect("register");
     store
-        .record(Role::Ea, &[1; 16], &Outcome::Refused("unknownits".into()))
+        .record(Role::Ea, &[1; 16], &refused())
         .expect("record");
     store
-        .record(Role::Ea, &[2; 16], &Outcome::Answered("ok".into()))
+        .record(Role::Ea, &[2; 16], &answered())
         .expect("record");
     assert!(store.seen(Role::Ea, &[1; 16]).expect("seen"));
     let audit = store.audit().expect("audit");
-    let events: Vec<&str> = audit.iter().map(|a| a.event.as_str()).collect();
-    assert_eq!(events, ["register", "refused", "answered"]);
-    assert!(audit[1].detail.contains("unknownits"), "{:?}", audit[1]);
+    let events: Vec<AuditEvent> = audit.iter().map(|a| a.event).collect();
+    assert_eq!(
+        events,
+        [
+            AuditEvent::Register,
+            AuditEvent::Refused,
+            AuditEvent::Answered
+        ]
+    );
+    assert_eq!(audit[0].detail, "station car-1");
+    assert_eq!(
+        audit[1].detail,
+        format!(
+            "request {}: unknownits: no station 'car-9'",
+            "01".repeat(16)
+        )
+    );
+    assert_eq!(audit[2].detail, format!("request {}: ok", "02".repeat(16)));
     assert!(audit.windows(2).all(|w| w[0].seq < w[1].seq));
 }
 
@@ -122,7 +156,7 @@ pub fn records_survive_reopening_and_concurrent_writers_lose_nothing(open: Open<
         threads.push(std::thread::spawn(move || {
             for i in 0..20u8 {
                 let mut cert = issued(0, None);
-                cert.hashed_id8 = [t, i, 0, 0, 0, 0, 0, 1];
+                cert.hashed_id8 = HashedId8([t, i, 0, 0, 0, 0, 0, 1]);
                 cert.request_id = vec![t, i];
                 store
                     .record(Role::Aa, &cert.request_id.clone(), &Outcome::Issued(cert))
@@ -137,7 +171,7 @@ pub fn records_survive_reopening_and_concurrent_writers_lose_nothing(open: Open<
     let reopened = open();
     let all = reopened.issued_by(Role::Aa).expect("query");
     assert_eq!(all.len(), 16 * 20);
-    let mut ids: Vec<[u8; 8]> = all.iter().map(|c| c.hashed_id8).collect();
+    let mut ids: Vec<HashedId8> = all.iter().map(|c| c.hashed_id8).collect();
     ids.sort();
     ids.dedup();
     assert_eq!(ids.len(), 16 * 20, "no duplicates");
@@ -156,7 +190,7 @@ pub fn deferred_records_are_records_and_replays_cross_over(open: Open<'_>) {
             std::thread::spawn(move || {
                 for i in 0..10u8 {
                     let id = [0xde, t, i];
-                    let outcome = Outcome::Answered("ok".into());
+                    let outcome = answered();
                     let recorded = if (t + i) % 2 == 0 {
                         store.record_deferred(Role::Ea, &id, &outcome)
                     } else {
@@ -170,7 +204,7 @@ pub fn deferred_records_are_records_and_replays_cross_over(open: Open<'_>) {
     for t in threads {
         t.join().expect("thread");
     }
-    let answered = Outcome::Answered("ok".into());
+    let answered = answered();
     assert!(matches!(
         store.record(Role::Ea, &[0xde, 0, 0], &answered),
         Err(StoreError::Replay(_))
@@ -202,7 +236,7 @@ pub fn a_request_id_raced_by_two_writers_is_recorded_once(open: Open<'_>) {
                 let barrier = Arc::clone(&barrier);
                 std::thread::spawn(move || {
                     let mut cert = issued(0, None);
-                    cert.hashed_id8 = [round, t, 0, 0, 0, 0, 0, 2];
+                    cert.hashed_id8 = HashedId8([round, t, 0, 0, 0, 0, 0, 2]);
                     barrier.wait();
                     store.record(Role::Aa, &[0xaa, round], &Outcome::Issued(cert))
                 })
@@ -237,12 +271,16 @@ pub fn lists_take_turns_and_revocations_are_shared(open: Open<'_>) {
     use vss_pki::store::IssuedList;
 
     let stores: [Arc<dyn PkiStore>; 2] = [Arc::from(open()), Arc::from(open())];
-    assert!(stores[0].revoke(&[7; 8]).expect("revoke"));
-    assert!(!stores[1].revoke(&[7; 8]).expect("revoke again"));
-    assert!(stores[1].revoke(&[9; 8]).expect("revoke"));
-    assert_eq!(stores[0].revoked().expect("revoked"), [[7; 8], [9; 8]]);
+    let (seven, nine) = (HashedId8([7; 8]), HashedId8([9; 8]));
+    assert!(stores[0].revoke(&seven).expect("revoke"));
+    assert!(!stores[1].revoke(&seven).expect("revoke again"));
+    assert!(stores[1].revoke(&nine).expect("revoke"));
+    assert_eq!(stores[0].revoked().expect("revoked"), [seven, nine]);
     let audited = stores[0].audit().expect("audit");
-    let revocations: Vec<_> = audited.iter().filter(|e| e.event == "revoked").collect();
+    let revocations: Vec<_> = audited
+        .iter()
+        .filter(|e| e.event == AuditEvent::Revoked)
+        .collect();
     assert_eq!(revocations.len(), 2, "{audited:?}");
     assert_eq!(revocations[0].detail, "revoked 0707070707070707");
 
@@ -305,4 +343,64 @@ pub fn lists_take_turns_and_revocations_are_shared(open: Open<'_>) {
         stores[1].last_list(ListKind::Crl).expect("last"),
         Some(last)
     );
+}
+
+/// Runs SQL on the store's database directly: a query's one text column, or a statement.
+pub struct Raw<'a> {
+    /// The rows of a query of one text column.
+    pub texts: &'a dyn Fn(&str) -> Vec<String>,
+    /// Runs a statement.
+    pub execute: &'a dyn Fn(&str),
+}
+
+/// The typed records are stored as the same text they always were (the database format does
+/// not change), and a stored value no type has is refused as corrupt, not guessed at.
+pub fn stored_text_is_unchanged_and_unknown_values_are_corrupt(store: &dyn PkiStore, raw: Raw<'_>) {
+    store.register_station(&station("car-1")).expect("register");
+    store
+        .record(Role::Ea, &[1; 16], &refused())
+        .expect("record");
+    store
+        .record(Role::Ea, &[2; 16], &answered())
+        .expect("record");
+    let cert = issued(3, Some("car-1"));
+    store
+        .record(Role::Ea, &cert.request_id.clone(), &Outcome::Issued(cert))
+        .expect("record");
+    assert!(store.revoke(&HashedId8([7; 8])).expect("revoke"));
+    assert_eq!(
+        (raw.texts)("SELECT curve || ' ' || psids FROM stations"),
+        ["p256 36,37,1000000"]
+    );
+    assert_eq!(
+        (raw.texts)("SELECT outcome FROM requests ORDER BY request_id"),
+        ["unknownits: no station 'car-9'", "ok", "issued"]
+    );
+    assert_eq!(
+        (raw.texts)("SELECT role || ' ' || event || ' ' || detail FROM audit ORDER BY seq"),
+        [
+            "ea register station car-1".to_string(),
+            format!(
+                "ea refused request {}: unknownits: no station 'car-9'",
+                "01".repeat(16)
+            ),
+            format!("ea answered request {}: ok", "02".repeat(16)),
+            format!(
+                "ea issued request {}: certificate 0303030303030303",
+                "03".repeat(16)
+            ),
+            "root revoked revoked 0707070707070707".to_string(),
+        ]
+    );
+
+    (raw.execute)("UPDATE audit SET event = 'renamed' WHERE detail = 'station car-1'");
+    match store.audit() {
+        Err(StoreError::Corrupt(why)) => assert!(why.contains("'renamed'"), "{why}"),
+        other => panic!("an unknown audit event read as {other:?}"),
+    }
+    (raw.execute)("UPDATE stations SET curve = 'p999'");
+    match store.station("car-1") {
+        Err(StoreError::Corrupt(why)) => assert!(why.contains("'p999'"), "{why}"),
+        other => panic!("an unknown curve read as {other:?}"),
+    }
 }

@@ -9,8 +9,10 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Args;
+use vss_pki::store::StoreLocation;
 use vss_testbed::bench::pki::{self, PkiOptions};
 
+use crate::commands::pki::GivenStore;
 use crate::output::Format;
 
 /// Options of `vss bench pki`.
@@ -23,12 +25,12 @@ pub struct PkiArgs {
     #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     tickets: u32,
     /// Where the records go: a postgres://… URL [default: SQLite in a temporary directory].
-    #[arg(long, value_name = "URL|PATH")]
-    database: Option<String>,
+    #[arg(long, value_name = "URL|PATH", value_parser = GivenStore::parse)]
+    database: Option<GivenStore>,
     /// Also measure tickets over HTTP with the records in this PostgreSQL database, from one
     /// client and from --clients clients.
     #[arg(long, value_name = "URL", value_parser = postgres_url)]
-    postgres: Option<String>,
+    postgres: Option<StoreLocation>,
     /// Concurrent HTTP clients for a further ticket measurement (1: none beyond the
     /// sequential one).
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=256))]
@@ -39,11 +41,10 @@ pub struct PkiArgs {
 }
 
 /// A `postgres://…` or `postgresql://…` URL, as `--postgres` takes.
-fn postgres_url(text: &str) -> std::result::Result<String, String> {
-    if text.starts_with("postgres://") || text.starts_with("postgresql://") {
-        Ok(text.to_string())
-    } else {
-        Err("a postgres://… or postgresql://… URL".into())
+fn postgres_url(text: &str) -> std::result::Result<StoreLocation, String> {
+    match text.parse() {
+        Ok(location @ StoreLocation::Postgres(_)) => Ok(location),
+        _ => Err("a postgres://… or postgresql://… URL".into()),
     }
 }
 
@@ -53,7 +54,7 @@ impl PkiArgs {
         let report = pki::run(&PkiOptions {
             enrolments: self.enrolments,
             tickets: self.tickets,
-            database: self.database,
+            database: GivenStore::location(self.database.as_ref()).cloned(),
             postgres: self.postgres,
             clients: self.clients,
         })?;

@@ -12,9 +12,9 @@ use tokio::sync::{mpsc, Semaphore};
 use tokio_stream::wrappers::ReceiverStream;
 use vss_core::verify::Outcome;
 use vss_core::Vss;
-use vss_proto::proto::security_entity_client::SecurityEntityClient;
 use vss_its::Verdict;
 use vss_proto::client::{answer, connect, Answer};
+use vss_proto::proto::security_entity_client::SecurityEntityClient;
 use vss_proto::proto::VerifyRequest;
 
 /// What the clients of one measurement saw: how many messages were answered, every

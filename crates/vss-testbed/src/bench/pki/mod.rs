@@ -22,6 +22,7 @@ mod report;
 mod setup;
 
 use std::time::Duration;
+use vss_pki::store::StoreLocation;
 
 use anyhow::Result;
 
@@ -38,9 +39,9 @@ pub struct PkiOptions {
     pub tickets: u32,
     /// Where the records go: a `postgres://…` URL; SQLite in a temporary directory when
     /// `None` or empty.
-    pub database: Option<String>,
+    pub database: Option<StoreLocation>,
     /// Also measure tickets over HTTP with the records in this PostgreSQL database.
-    pub postgres: Option<String>,
+    pub postgres: Option<StoreLocation>,
     /// Concurrent HTTP clients for a further ticket measurement (1: none beyond the
     /// sequential one).
     pub clients: u32,
@@ -64,11 +65,11 @@ struct Measured {
 
 /// Runs the benchmark; its check fails if a request of the benchmark was refused.
 pub fn run(options: &PkiOptions) -> Result<Report> {
-    let bench = Bench::new(options.database.as_deref())?;
+    let bench = Bench::new(options.database.as_ref())?;
     // Connected first, so that a database out of reach fails the run at once.
     let postgres_bench = options
         .postgres
-        .as_deref()
+        .as_ref()
         .map(|url| Bench::new(Some(url)))
         .transpose()?;
     let (e, t) = (options.enrolments, options.tickets);

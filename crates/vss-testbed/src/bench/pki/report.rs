@@ -2,6 +2,7 @@
 //! ticket's time and CPU time over HTTP, as JSON and as text.
 
 use std::time::Duration;
+use vss_pki::store::StoreLocation;
 
 use serde_json::{json, Value};
 
@@ -66,10 +67,10 @@ impl Figures {
             cpu_share["clients"] = cpu.shares(round_trip_cpu, t);
             cpu_share["clients"]["clients"] = json!(options.clients);
         }
-        let store_kind = match options.database.as_deref() {
-            Some(url) if url.starts_with("postgres") => "postgresql",
-            _ => "sqlite",
-        };
+        let store_kind = options
+            .database
+            .as_ref()
+            .map_or("sqlite", StoreLocation::kind);
         Figures {
             store_kind,
             enrol_rate: per(m.in_process.enrol.0, e),

@@ -12,7 +12,7 @@ use vss_hsm::{Backend, Hsm};
 use vss_its::{Cert, ItsTime, TrustStore};
 use vss_pki::authority::{init, Answer, Ea, InitRequest, PkiDir};
 use vss_pki::station::{authorization_request, enrolment_request, Outer, TicketKeys};
-use vss_pki::store::{open_store, PkiStore, Station, Timed};
+use vss_pki::store::{PkiStore, Station, StoreLocation, Timed};
 
 /// A throw-away PKI with one registered station.
 pub(super) struct Bench {
@@ -31,27 +31,19 @@ pub(super) struct Bench {
 }
 
 impl Bench {
-    /// Makes the PKI, its records in `database` (a `postgres://…` URL, or SQLite in the
-    /// PKI's directory when `None` or empty), and registers a fresh station.
-    pub(super) fn new(database: Option<&str>) -> Result<Self> {
+    /// Makes the PKI, its records in `database` (SQLite in the PKI's directory when
+    /// `None`), and registers a fresh station.
+    pub(super) fn new(database: Option<&StoreLocation>) -> Result<Self> {
         let scratch = ScratchStore::create("vss-bench-pki-", "keys", Backend::Soft, Path::new(""))?;
         let dir = PkiDir::new(scratch.dir());
         let hsm: Arc<dyn Hsm> = Arc::from(scratch.open()?);
         let made = init(&dir, hsm.as_ref(), &InitRequest::new("bench"))?;
-        let store = Arc::new(Timed::new(open_store(
-            database.unwrap_or(""),
-            &dir.database(),
-        )?));
+        let store = Arc::new(Timed::new(dir.open_store(database)?));
         let canonical = PrivateKey::generate(Curve::P256)?;
         let mut id = [0u8; 8];
         vss_crypto::random_bytes(&mut id)?;
         let station = format!("bench-station-{}", hex::encode(id));
-        store.register_station(&Station {
-            canonical_id: station.clone(),
-            curve: "p256".into(),
-            public_key: canonical.public_key().to_sec1_compressed().to_vec(),
-            psids: vec![36, 37],
-        })?;
+        store.register_station(&Station::new(&station, canonical.public_key(), &[]))?;
         Ok(Bench {
             dir,
             hsm,

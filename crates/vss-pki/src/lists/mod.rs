@@ -4,11 +4,15 @@
 //! Parsing checks their shape (PSID, content, version, what a full or a TLM list may hold),
 //! not their signature: that is the validator's work, under a pinned TLM or a trusted root.
 
-use vss_its::{Cert, HashedId8, ItsTime, SignedMessage, PSID_CRL, PSID_CTL};
+mod envelope;
+mod summary;
+
+use vss_its::{Cert, HashedId8, ItsTime, PSID_CRL, PSID_CTL};
+
+use envelope::{check_version, open};
 
 use crate::messages::{
-    decode, CtlCommand, CtlDelete, CtlEntry, CtlFormat, EtsiTs102941Data, EtsiTs102941DataContent,
-    ToBeSignedCrl,
+    CtlCommand, CtlDelete, CtlEntry, CtlFormat, EtsiTs102941DataContent, ToBeSignedCrl,
 };
 use crate::{Error, Result};
 
@@ -134,49 +138,6 @@ pub struct RevocationList {
     pub next_update: ItsTime,
     /// The revoked CA certificates.
     pub revoked: Vec<HashedId8>,
-}
-
-/// A signed list opened: who signed it and when, and its `EtsiTs102941Data`.
-struct Envelope {
-    signer: Option<HashedId8>,
-    generated: Option<ItsTime>,
-    data: EtsiTs102941Data,
-}
-
-/// Opens a signed list, checked to carry `psid`.
-fn open(what: &'static str, bytes: &[u8], psid: u64) -> Result<Envelope> {
-    let malformed = |detail: String| Error::Malformed { what, detail };
-    let message = SignedMessage::from_bytes(bytes)?;
-    if message.psid() != Some(psid) {
-        let signed_for = message
-            .psid()
-            .map_or_else(|| "a PSID beyond 64 bits".into(), |p| format!("PSID {p}"));
-        return Err(malformed(format!(
-            "signed for {signed_for}, not PSID {psid}"
-        )));
-    }
-    let payload = message
-        .payload()
-        .ok_or_else(|| malformed("no inline payload".into()))?;
-    Ok(Envelope {
-        signer: message.signer_id(),
-        generated: message
-            .header()
-            .generation_time
-            .as_ref()
-            .map(ItsTime::from_time64),
-        data: decode(what, payload)?,
-    })
-}
-
-fn check_version(what: &'static str, version: &rasn::types::Integer) -> Result<()> {
-    if *version != rasn::types::Integer::from(1) {
-        return Err(Error::Malformed {
-            what,
-            detail: format!("version {version}, not 1"),
-        });
-    }
-    Ok(())
 }
 
 fn cert(asn: &rasn_its::ieee1609dot2::Certificate) -> Result<Cert> {
