@@ -4,16 +4,17 @@
 //! scope-exclusive pseudonym. Everything is bound to the policy, its nonce included, by the
 //! proof's presentation header.
 
-use crate::bbs::{self, BbsError, Proof, ProofInit, ProverMessage};
+use crate::bbs::{self, Proof, ProofInit, ProverMessage};
 use crate::codec::{self, Versioned};
 use crate::group::{g1_to_bytes, i2osp, random_scalar, Scalar, G1};
-use crate::holder::{scope_base, HolderError, SecretHolder, MAX_SCOPE_LEN};
-use crate::issuance::{Credential, IssuanceError, IssuerParameters};
+use crate::holder::{scope_base, CardCommitment, HolderError, SecretHolder, MAX_SCOPE_LEN};
+use crate::issuance::{Credential, IssuerParameters};
 use crate::predicates::inspection::{InspectionProof, InspectionProtocol, InspectorPublicKey};
 use crate::predicates::range::{RangeParams, RangeProof, RangeProtocol};
 use crate::predicates::revocation::{NonRevocationProof, NonRevocationProtocol, RevocationInfo};
 use crate::predicates::PredicateError;
-use crate::spec::{CredentialSpecification, SpecError, SECRET_INDEX};
+use crate::spec::{CredentialSpecification, SECRET_INDEX};
+use crate::Error;
 use ark_ff::Zero;
 use serde::{Deserialize, Serialize};
 
@@ -138,47 +139,6 @@ impl Versioned for PresentationToken {
     }
 }
 
-/// Why a presentation was not made or not accepted.
-#[derive(Debug, thiserror::Error)]
-pub enum PresentationError {
-    /// The policy is malformed: unknown attributes, a nonce of the wrong size, a scope too long.
-    #[error("the policy is malformed: {0}")]
-    Policy(&'static str),
-    /// The policy names another issuer or specification than the credential's.
-    #[error("the credential is not of the policy's issuer and specification")]
-    WrongCredential,
-    /// The credential does not satisfy an equality of the policy.
-    #[error("attribute {0:?} does not have the value the policy requires")]
-    Unsatisfied(String),
-    /// The token answers another policy (another nonce, issuer, or predicates).
-    #[error("the token does not answer this policy")]
-    PolicyMismatch,
-    /// The disclosed attributes are not those the policy asks for.
-    #[error("the disclosed attributes are not those the policy asks for")]
-    Disclosure,
-    /// The pseudonym is missing, unasked for, or does not match the proof.
-    #[error("the pseudonym does not verify")]
-    Pseudonym,
-    /// The proof does not verify.
-    #[error("the proof does not verify")]
-    InvalidProof,
-    /// A range, inspection or revocation statement failed.
-    #[error("{0}: {1}")]
-    Predicate(&'static str, PredicateError),
-    /// A specification or attribute problem.
-    #[error(transparent)]
-    Spec(#[from] SpecError),
-    /// A credential problem.
-    #[error(transparent)]
-    Issuance(#[from] IssuanceError),
-    /// The card did not answer.
-    #[error("card: {0}")]
-    Holder(#[from] HolderError),
-    /// A BBS bound or encoding problem.
-    #[error(transparent)]
-    Bbs(#[from] BbsError),
-}
-
 impl PresentationPolicy {
     /// A policy for the issuer's credentials with a fresh nonce.
     pub fn new(issuer: &IssuerParameters) -> Self {
@@ -201,27 +161,43 @@ impl PresentationPolicy {
 
     /// Checks the policy against the credential specification it asks for: known
     /// attributes, values of their types, predicates on hidden dates and integers only.
-    pub fn check(&self, spec: &CredentialSpecification) -> Result<(), PresentationError> {
+    pub fn check(&self, spec: &CredentialSpecification) -> crate::Result<()> {
         let disclosed = self.disclosed_indexes(spec)?;
         self.linked(spec, &disclosed).map(|_| ())
     }
 
+    /// The disclosed attributes' message indexes, once the credential is checked to be of
+    /// the policy's issuer and specification and to meet its equalities.
+    fn answered_by(&self, credential: &Credential) -> crate::Result<Vec<usize>> {
+        let issuer = &credential.issuer;
+        let spec = &issuer.specification;
+        if self.issuer_public_key != issuer.public_key || self.specification_id != spec.id {
+            return Err(Error::WrongCredential);
+        }
+        let disclosed_indexes = self.disclosed_indexes(spec)?;
+        for eq in &self.equal {
+            let held = credential
+                .attributes
+                .iter()
+                .find(|(n, _)| *n == eq.attribute);
+            if held.map(|(_, v)| v) != Some(&eq.value) {
+                return Err(Error::Unsatisfied(eq.attribute.clone()));
+            }
+        }
+        Ok(disclosed_indexes)
+    }
+
     /// The disclosed attributes' message indexes, ascending, checked against the specification.
-    fn disclosed_indexes(
-        &self,
-        spec: &CredentialSpecification,
-    ) -> Result<Vec<usize>, PresentationError> {
+    fn disclosed_indexes(&self, spec: &CredentialSpecification) -> crate::Result<Vec<usize>> {
         if self.nonce.len() != NONCE_LEN {
-            return Err(PresentationError::Policy("nonce is not 32 bytes"));
+            return Err(Error::Policy("nonce is not 32 bytes"));
         }
         if self
             .scope
             .as_ref()
             .is_some_and(|s| s.is_empty() || s.len() > MAX_SCOPE_LEN)
         {
-            return Err(PresentationError::Policy(
-                "scope empty or longer than 255 bytes",
-            ));
+            return Err(Error::Policy("scope empty or longer than 255 bytes"));
         }
         let mut indexes = Vec::new();
         for name in self
@@ -231,12 +207,12 @@ impl PresentationPolicy {
         {
             let (index, a) = spec.attribute(name)?;
             if indexes.contains(&index) {
-                return Err(PresentationError::Policy("an attribute is named twice"));
+                return Err(Error::Policy("an attribute is named twice"));
             }
             indexes.push(index);
             if let Some(eq) = self.equal.iter().find(|e| e.attribute == *name) {
                 a.kind.encode(&eq.value).map_err(|_| {
-                    PresentationError::Policy("an equality's value is not of its attribute's type")
+                    Error::Policy("an equality's value is not of its attribute's type")
                 })?;
             }
         }
@@ -246,42 +222,32 @@ impl PresentationPolicy {
 
     /// The message indexes the range, inspection and revocation statements speak of, each
     /// hidden, with the bounds of each range.
-    fn linked(
-        &self,
-        spec: &CredentialSpecification,
-        disclosed: &[usize],
-    ) -> Result<Linked, PresentationError> {
+    fn linked(&self, spec: &CredentialSpecification, disclosed: &[usize]) -> crate::Result<Linked> {
         let mut ranges = Vec::with_capacity(self.ranges.len());
         for r in &self.ranges {
             let (index, a) = spec.attribute(&r.attribute)?;
             let bound = |v: &str| {
-                a.kind
-                    .ordinal(v)
-                    .ok()
-                    .flatten()
-                    .ok_or(PresentationError::Policy(
-                        "a range bound is not a date or integer of its attribute",
-                    ))
+                a.kind.ordinal(v).ok().flatten().ok_or(Error::Policy(
+                    "a range bound is not a date or integer of its attribute",
+                ))
             };
             ranges.push((index, bound(&r.min)?, bound(&r.max)?));
         }
         if !ranges.is_empty() && self.range_parameters.is_none() {
-            return Err(PresentationError::Policy("ranges without range parameters"));
+            return Err(Error::Policy("ranges without range parameters"));
         }
         let mut inspections = Vec::with_capacity(self.inspect.len());
         for i in &self.inspect {
             let (index, a) = spec.attribute(&i.attribute)?;
             if a.kind == crate::attributes::AttributeType::String {
-                return Err(PresentationError::Policy(
-                    "only dates and integers can be inspected",
-                ));
+                return Err(Error::Policy("only dates and integers can be inspected"));
             }
             inspections.push(index);
         }
         let handle = match (&self.revocation, spec.handle_index()) {
             (Some(_), Some(index)) => Some(index),
             (Some(_), None) => {
-                return Err(PresentationError::Policy(
+                return Err(Error::Policy(
                     "revocation asked of an unrevocable credential",
                 ))
             }
@@ -292,7 +258,7 @@ impl PresentationPolicy {
             .map(|r| r.0)
             .chain(inspections.iter().copied());
         if all.clone().any(|i| disclosed.contains(&i)) {
-            return Err(PresentationError::Policy(
+            return Err(Error::Policy(
                 "a disclosed attribute is also in a predicate",
             ));
         }
@@ -333,16 +299,12 @@ impl Linked {
     }
 }
 
-fn predicate(what: &'static str) -> impl FnOnce(PredicateError) -> PresentationError {
-    move |e| PresentationError::Predicate(what, e)
-}
-
 /// Makes a presentation token for the policy from the credential, with the card's share.
 pub fn present(
     holder: &mut dyn SecretHolder,
     credential: &Credential,
     policy: &PresentationPolicy,
-) -> Result<PresentationToken, PresentationError> {
+) -> crate::Result<PresentationToken> {
     prove(holder, credential, policy, Scalar::zero())
 }
 
@@ -354,94 +316,21 @@ fn prove(
     credential: &Credential,
     policy: &PresentationPolicy,
     skew: Scalar,
-) -> Result<PresentationToken, PresentationError> {
+) -> crate::Result<PresentationToken> {
     let issuer = &credential.issuer;
     let spec = &issuer.specification;
-    if policy.issuer_public_key != issuer.public_key || policy.specification_id != spec.id {
-        return Err(PresentationError::WrongCredential);
-    }
-    let disclosed_indexes = policy.disclosed_indexes(spec)?;
-    for eq in &policy.equal {
-        let held = credential
-            .attributes
-            .iter()
-            .find(|(n, _)| *n == eq.attribute);
-        if held.map(|(_, v)| v) != Some(&eq.value) {
-            return Err(PresentationError::Unsatisfied(eq.attribute.clone()));
-        }
-    }
+    let disclosed_indexes = policy.answered_by(credential)?;
     let linked = policy.linked(spec, &disclosed_indexes)?;
     let known = credential.known_messages()?;
-    let value_of = |index: usize| -> Result<Scalar, PresentationError> {
-        known
-            .iter()
-            .find(|(i, _)| *i == index)
-            .map(|(_, v)| *v)
-            .ok_or(PresentationError::WrongCredential)
-    };
     let blindings: Vec<(usize, Scalar)> = linked.indexes().map(|i| (i, random_scalar())).collect();
-    let blinding_of = |index: usize| blindings.iter().find(|(i, _)| *i == index).map(|(_, b)| *b);
-    let sub_blinding_of = |index: usize| blinding_of(index).map(|b| b + skew);
-    let mut sub_transcript = Vec::new();
-    let mut range_protocols = Vec::with_capacity(linked.ranges.len());
-    for (index, min, max) in &linked.ranges {
-        let params = policy
-            .range_parameters
-            .as_ref()
-            .ok_or(PresentationError::Policy("ranges without range parameters"))?;
-        let blinding = sub_blinding_of(*index).ok_or(PresentationError::WrongCredential)?;
-        let p = RangeProtocol::init(params, *min, *max, value_of(*index)?, blinding)
-            .map_err(predicate("range"))?;
-        p.challenge_bytes(&mut sub_transcript);
-        range_protocols.push(p);
-    }
-    let mut inspection_protocols = Vec::with_capacity(linked.inspections.len());
-    for (request, index) in policy.inspect.iter().zip(&linked.inspections) {
-        let blinding = sub_blinding_of(*index).ok_or(PresentationError::WrongCredential)?;
-        let p = InspectionProtocol::init(
-            &request.inspector,
-            request.grounds.as_bytes(),
-            value_of(*index)?,
-            blinding,
-        )
-        .map_err(predicate("inspection"))?;
-        p.challenge_bytes(&mut sub_transcript);
-        inspection_protocols.push(p);
-    }
-    let revocation_protocol = match (&policy.revocation, linked.handle) {
-        (Some(info), Some(index)) => {
-            let witness = credential
-                .witness
-                .as_ref()
-                .ok_or(PresentationError::WrongCredential)?;
-            let blinding = sub_blinding_of(index).ok_or(PresentationError::WrongCredential)?;
-            let p = NonRevocationProtocol::init(info, value_of(index)?, witness, blinding)
-                .map_err(predicate("revocation"))?;
-            p.challenge_bytes(&mut sub_transcript);
-            Some(p)
-        }
-        _ => None,
-    };
+    let statements = Statements::init(policy, credential, &linked, &known, &blindings, skew)?;
     let card = holder.commit(policy.scope.as_deref().map(str::as_bytes))?;
     let pseudonym = match (policy.scope.is_some(), card.nym) {
         (true, Some(n)) => Some(Pseudonym { nym: n.nym, t: n.t }),
         (false, None) => None,
-        _ => return Err(PresentationError::Holder(HolderError::Malformed)),
+        _ => return Err(Error::Card(HolderError::Malformed)),
     };
-    let mut messages = vec![ProverMessage::External {
-        point: credential.secret_point,
-        commitment: card.t,
-    }];
-    for (index, value) in &known {
-        messages.push(if disclosed_indexes.contains(index) {
-            ProverMessage::Disclosed(*value)
-        } else {
-            ProverMessage::Hidden {
-                value: *value,
-                blinding: blinding_of(*index),
-            }
-        });
-    }
+    let messages = prover_messages(credential, &card, &known, &disclosed_indexes, &blindings);
     let pk = issuer.key()?;
     let signature = bbs::Signature::from_bytes(&credential.signature)?;
     let init = ProofInit::new(
@@ -452,7 +341,7 @@ fn prove(
         &mut random_scalar,
     )?;
     let mut ph = policy.transcript(pseudonym.as_ref());
-    ph.extend_from_slice(&sub_transcript);
+    ph.extend_from_slice(&statements.transcript);
     let challenge = init.challenge(&ph)?;
     let response = holder.respond(&challenge)?;
     let proof = init.finalize(challenge, &[(SECRET_INDEX, response)])?;
@@ -460,22 +349,148 @@ fn prove(
         .iter()
         .map(|i| credential.attributes[i - crate::spec::FIRST_ATTRIBUTE_INDEX].clone())
         .collect();
+    let (ranges, inspections, non_revocation) = statements.prove(&challenge);
     Ok(PresentationToken {
         version: codec::VERSION,
         policy: policy.clone(),
         disclosed,
         proof: proof.to_bytes(),
         pseudonym,
-        ranges: range_protocols
-            .into_iter()
-            .map(|p| p.gen_proof(&challenge))
-            .collect(),
-        inspections: inspection_protocols
-            .into_iter()
-            .map(|p| p.gen_proof(&challenge))
-            .collect(),
-        non_revocation: revocation_protocol.map(|p| p.gen_proof(&challenge)),
+        ranges,
+        inspections,
+        non_revocation,
     })
+}
+
+/// The blinding of the hidden message at `index`, when a statement shares it.
+fn blinding(blindings: &[(usize, Scalar)], index: usize) -> Option<Scalar> {
+    blindings.iter().find(|(i, _)| *i == index).map(|(_, b)| *b)
+}
+
+/// The messages of the signature's proof: the card's secret as an external message, the
+/// disclosed ones, and the hidden ones with the blindings their statements share.
+fn prover_messages(
+    credential: &Credential,
+    card: &CardCommitment,
+    known: &[(usize, Scalar)],
+    disclosed_indexes: &[usize],
+    blindings: &[(usize, Scalar)],
+) -> Vec<ProverMessage> {
+    let mut messages = vec![ProverMessage::External {
+        point: credential.secret_point,
+        commitment: card.t,
+    }];
+    for (index, value) in known {
+        messages.push(if disclosed_indexes.contains(index) {
+            ProverMessage::Disclosed(*value)
+        } else {
+            ProverMessage::Hidden {
+                value: *value,
+                blinding: blinding(blindings, *index),
+            }
+        });
+    }
+    messages
+}
+
+/// The prover's range, inspection and revocation protocols, initialised, with the bytes
+/// they add to the presentation header.
+struct Statements {
+    ranges: Vec<RangeProtocol>,
+    inspections: Vec<InspectionProtocol>,
+    revocation: Option<NonRevocationProtocol>,
+    transcript: Vec<u8>,
+}
+
+impl Statements {
+    /// Initialises the statements of `linked` on the credential's values, each with the
+    /// blinding the signature's proof uses for its message, moved by `skew`.
+    fn init(
+        policy: &PresentationPolicy,
+        credential: &Credential,
+        linked: &Linked,
+        known: &[(usize, Scalar)],
+        blindings: &[(usize, Scalar)],
+        skew: Scalar,
+    ) -> crate::Result<Self> {
+        let value_of = |index: usize| -> crate::Result<Scalar> {
+            known
+                .iter()
+                .find(|(i, _)| *i == index)
+                .map(|(_, v)| *v)
+                .ok_or(Error::WrongCredential)
+        };
+        let sub_blinding_of = |index: usize| -> crate::Result<Scalar> {
+            blinding(blindings, index)
+                .map(|b| b + skew)
+                .ok_or(Error::WrongCredential)
+        };
+        let mut transcript = Vec::new();
+        let mut ranges = Vec::with_capacity(linked.ranges.len());
+        for (index, min, max) in &linked.ranges {
+            let params = policy
+                .range_parameters
+                .as_ref()
+                .ok_or(Error::Policy("ranges without range parameters"))?;
+            let blinding = sub_blinding_of(*index)?;
+            let p = RangeProtocol::init(params, *min, *max, value_of(*index)?, blinding)
+                .map_err(Error::statement("range"))?;
+            p.challenge_bytes(&mut transcript);
+            ranges.push(p);
+        }
+        let mut inspections = Vec::with_capacity(linked.inspections.len());
+        for (request, index) in policy.inspect.iter().zip(&linked.inspections) {
+            let blinding = sub_blinding_of(*index)?;
+            let p = InspectionProtocol::init(
+                &request.inspector,
+                request.grounds.as_bytes(),
+                value_of(*index)?,
+                blinding,
+            )
+            .map_err(Error::statement("inspection"))?;
+            p.challenge_bytes(&mut transcript);
+            inspections.push(p);
+        }
+        let revocation = match (&policy.revocation, linked.handle) {
+            (Some(info), Some(index)) => {
+                let witness = credential.witness.as_ref().ok_or(Error::WrongCredential)?;
+                let blinding = sub_blinding_of(index)?;
+                let p = NonRevocationProtocol::init(info, value_of(index)?, witness, blinding)
+                    .map_err(Error::statement("revocation"))?;
+                p.challenge_bytes(&mut transcript);
+                Some(p)
+            }
+            _ => None,
+        };
+        Ok(Statements {
+            ranges,
+            inspections,
+            revocation,
+            transcript,
+        })
+    }
+
+    /// The statements' proofs for the challenge.
+    fn prove(
+        self,
+        challenge: &Scalar,
+    ) -> (
+        Vec<RangeProof>,
+        Vec<InspectionProof>,
+        Option<NonRevocationProof>,
+    ) {
+        (
+            self.ranges
+                .into_iter()
+                .map(|p| p.gen_proof(challenge))
+                .collect(),
+            self.inspections
+                .into_iter()
+                .map(|p| p.gen_proof(challenge))
+                .collect(),
+            self.revocation.map(|p| p.gen_proof(challenge)),
+        )
+    }
 }
 
 /// What a verified token shows.
@@ -493,38 +508,18 @@ pub fn verify(
     policy: &PresentationPolicy,
     token: &PresentationToken,
     issuer: &IssuerParameters,
-) -> Result<VerifiedPresentation, PresentationError> {
+) -> crate::Result<VerifiedPresentation> {
     if token.policy != *policy {
-        return Err(PresentationError::PolicyMismatch);
+        return Err(Error::PolicyMismatch);
     }
     let spec = &issuer.specification;
     if policy.issuer_public_key != issuer.public_key || policy.specification_id != spec.id {
-        return Err(PresentationError::WrongCredential);
+        return Err(Error::WrongCredential);
     }
-    let disclosed_indexes = policy.disclosed_indexes(spec)?;
-    if token.disclosed.len() != disclosed_indexes.len() {
-        return Err(PresentationError::Disclosure);
-    }
-    let mut disclosed = Vec::with_capacity(disclosed_indexes.len());
-    for (index, (name, value)) in disclosed_indexes.iter().zip(&token.disclosed) {
-        let (expected, a) = spec.attribute(name)?;
-        if expected != *index {
-            return Err(PresentationError::Disclosure);
-        }
-        if let Some(eq) = policy.equal.iter().find(|e| e.attribute == *name) {
-            if eq.value != *value {
-                return Err(PresentationError::Unsatisfied(name.clone()));
-            }
-        }
-        let m = a
-            .kind
-            .encode(value)
-            .map_err(|_| PresentationError::Disclosure)?;
-        disclosed.push((*index, m));
-    }
-    let proof = Proof::from_bytes(&token.proof).map_err(|_| PresentationError::InvalidProof)?;
+    let disclosed = disclosed_messages(policy, token, spec)?;
+    let proof = Proof::from_bytes(&token.proof).map_err(|_| Error::InvalidProof)?;
     if proof.m_hat.len() + disclosed.len() != spec.message_count() {
-        return Err(PresentationError::InvalidProof);
+        return Err(Error::InvalidProof);
     }
     let disclosed_only: Vec<usize> = disclosed.iter().map(|(i, _)| *i).collect();
     let linked = policy.linked(spec, &disclosed_only)?;
@@ -532,47 +527,108 @@ pub fn verify(
         || token.inspections.len() != linked.inspections.len()
         || token.non_revocation.is_some() != linked.handle.is_some()
     {
-        return Err(PresentationError::PolicyMismatch);
+        return Err(Error::PolicyMismatch);
     }
     let mut ph = policy.transcript(token.pseudonym.as_ref());
+    statement_challenges(policy, token, &linked, &mut ph)?;
+    let pk = issuer.key()?;
+    bbs::proof_verify(&pk, &proof, &spec.header(), &ph, &disclosed)
+        .map_err(|_| Error::InvalidProof)?;
+    verify_statements(policy, token, &linked, &proof, &disclosed_only)?;
+    let secret_response = proof.m_hat[0];
+    match (&policy.scope, &token.pseudonym) {
+        (Some(scope), Some(p)) => {
+            if scope_base(scope.as_bytes()) * secret_response != p.t + p.nym * proof.challenge {
+                return Err(Error::Pseudonym);
+            }
+        }
+        (None, None) => {}
+        _ => return Err(Error::Pseudonym),
+    }
+    Ok(VerifiedPresentation {
+        disclosed: token.disclosed.clone(),
+        pseudonym: token.pseudonym.map(|p| p.nym),
+    })
+}
+
+/// The token's disclosed attributes as messages by index, checked against the policy:
+/// those it asks for, in order, with the values its equalities require.
+fn disclosed_messages(
+    policy: &PresentationPolicy,
+    token: &PresentationToken,
+    spec: &CredentialSpecification,
+) -> crate::Result<Vec<(usize, Scalar)>> {
+    let disclosed_indexes = policy.disclosed_indexes(spec)?;
+    if token.disclosed.len() != disclosed_indexes.len() {
+        return Err(Error::Disclosure);
+    }
+    let mut disclosed = Vec::with_capacity(disclosed_indexes.len());
+    for (index, (name, value)) in disclosed_indexes.iter().zip(&token.disclosed) {
+        let (expected, a) = spec.attribute(name)?;
+        if expected != *index {
+            return Err(Error::Disclosure);
+        }
+        if let Some(eq) = policy.equal.iter().find(|e| e.attribute == *name) {
+            if eq.value != *value {
+                return Err(Error::Unsatisfied(name.clone()));
+            }
+        }
+        let m = a.kind.encode(value).map_err(|_| Error::Disclosure)?;
+        disclosed.push((*index, m));
+    }
+    Ok(disclosed)
+}
+
+/// Appends what the token's statements add to the presentation header, as the prover did.
+fn statement_challenges(
+    policy: &PresentationPolicy,
+    token: &PresentationToken,
+    linked: &Linked,
+    ph: &mut Vec<u8>,
+) -> crate::Result<()> {
     if let Some(params) = &policy.range_parameters {
         for (proof, (_, min, max)) in token.ranges.iter().zip(&linked.ranges) {
             proof
-                .challenge_bytes(params, *min, *max, &mut ph)
-                .map_err(predicate("range"))?;
+                .challenge_bytes(params, *min, *max, ph)
+                .map_err(Error::statement("range"))?;
         }
     }
     for (proof, request) in token.inspections.iter().zip(&policy.inspect) {
         proof
-            .challenge_bytes(&request.inspector, request.grounds.as_bytes(), &mut ph)
-            .map_err(predicate("inspection"))?;
+            .challenge_bytes(&request.inspector, request.grounds.as_bytes(), ph)
+            .map_err(Error::statement("inspection"))?;
     }
     if let (Some(proof), Some(info)) = (&token.non_revocation, &policy.revocation) {
         proof
-            .challenge_bytes(info, &mut ph)
-            .map_err(predicate("revocation"))?;
+            .challenge_bytes(info, ph)
+            .map_err(Error::statement("revocation"))?;
     }
-    let pk = issuer.key()?;
-    bbs::proof_verify(&pk, &proof, &spec.header(), &ph, &disclosed)
-        .map_err(|_| PresentationError::InvalidProof)?;
+    Ok(())
+}
+
+/// Verifies the token's statements under the signature proof's challenge, and that each
+/// speaks of the signed message: its value response is the signature proof's.
+fn verify_statements(
+    policy: &PresentationPolicy,
+    token: &PresentationToken,
+    linked: &Linked,
+    proof: &Proof,
+    disclosed: &[usize],
+) -> crate::Result<()> {
     let c = proof.challenge;
-    let response_of = |index: usize| -> Scalar {
-        let position = (0..index).filter(|i| !disclosed_only.contains(i)).count();
-        proof.m_hat[position]
-    };
-    let unlinked = |what| {
-        PresentationError::Predicate(
-            what,
-            PredicateError::InvalidProof("not linked to the credential"),
-        )
+    let linked_to = |what: &'static str, response: Scalar, index: usize| {
+        let position = (0..index).filter(|i| !disclosed.contains(i)).count();
+        if response == proof.m_hat[position] {
+            return Ok(());
+        }
+        let unlinked = PredicateError::InvalidProof("not linked to the credential");
+        Err(Error::statement(what)(unlinked.into()))
     };
     if let Some(params) = &policy.range_parameters {
         for (p, (index, min, max)) in token.ranges.iter().zip(&linked.ranges) {
             p.verify(&c, params, *min, *max)
-                .map_err(predicate("range"))?;
-            if p.value_response() != response_of(*index) {
-                return Err(unlinked("range"));
-            }
+                .map_err(Error::statement("range"))?;
+            linked_to("range", p.value_response(), *index)?;
         }
     }
     for ((p, request), index) in token
@@ -582,33 +638,16 @@ pub fn verify(
         .zip(&linked.inspections)
     {
         p.verify(&c, &request.inspector)
-            .map_err(predicate("inspection"))?;
-        if p.value_response() != response_of(*index) {
-            return Err(unlinked("inspection"));
-        }
+            .map_err(Error::statement("inspection"))?;
+        linked_to("inspection", p.value_response(), *index)?;
     }
     if let (Some(p), Some(info), Some(index)) =
         (&token.non_revocation, &policy.revocation, linked.handle)
     {
-        p.verify(&c, info).map_err(predicate("revocation"))?;
-        if p.value_response() != response_of(index) {
-            return Err(unlinked("revocation"));
-        }
+        p.verify(&c, info).map_err(Error::statement("revocation"))?;
+        linked_to("revocation", p.value_response(), index)?;
     }
-    let secret_response = proof.m_hat[0];
-    match (&policy.scope, &token.pseudonym) {
-        (Some(scope), Some(p)) => {
-            if scope_base(scope.as_bytes()) * secret_response != p.t + p.nym * proof.challenge {
-                return Err(PresentationError::Pseudonym);
-            }
-        }
-        (None, None) => {}
-        _ => return Err(PresentationError::Pseudonym),
-    }
-    Ok(VerifiedPresentation {
-        disclosed: token.disclosed.clone(),
-        pseudonym: token.pseudonym.map(|p| p.nym),
-    })
+    Ok(())
 }
 
 #[cfg(test)]
@@ -676,8 +715,12 @@ mod tests {
             );
             let skewed = prove(&mut card, &credential, &policy, Scalar::from(1u8)).expect("skewed");
             match verify(&policy, &skewed, &issuer.parameters) {
-                Err(PresentationError::Predicate(w, PredicateError::InvalidProof(_))) => {
-                    assert_eq!(w, what)
+                Err(ref e @ Error::Statement { what: w, .. }) => {
+                    assert_eq!(w, what);
+                    assert!(
+                        matches!(e.predicate(), Some(PredicateError::InvalidProof(_))),
+                        "{what}: {e:?}"
+                    );
                 }
                 other => panic!("{what}: {other:?}"),
             }
