@@ -134,7 +134,11 @@ impl CardChoice {
         ] {
             let Some(value) = value else { continue };
             if self.kind != wanted {
-                let kind = if wanted == CardKind::Tcp { "tcp" } else { "pcsc" };
+                let kind = if wanted == CardKind::Tcp {
+                    "tcp"
+                } else {
+                    "pcsc"
+                };
                 return Err(OpenError::Mismatch { option, kind });
             }
             if value.is_empty()
