@@ -19,18 +19,20 @@ use vss_cred::roles::{Inspector, Issuer, Revocation};
 use vss_cred::service::inspector::InspectorService;
 use vss_cred::service::issuer::IssuerService;
 use vss_cred::service::revocation::RevocationService;
-use vss_cred::service::user::{CardOpener, OpenError, UserConfig, UserService, APDUS_HEADER};
+use vss_cred::service::user::{CardOpenError, CardOpener, UserConfig, UserService, APDUS_HEADER};
 use vss_cred::service::verifier::VerifierService;
 use vss_cred::service::{serve, Role, ServeConfig, MAX_BODY_LEN};
 
 /// The software card of this crate, the only address these tests open.
 fn software_cards() -> CardOpener {
-    Arc::new(|address: &str| -> Result<Box<dyn Card + Send>, OpenError> {
-        if address != "software" {
-            return Err(format!("{address}: only the software card in tests").into());
-        }
-        Ok(open(&CardAddress::Software)?)
-    })
+    Arc::new(
+        |address: &str| -> Result<Box<dyn Card + Send>, CardOpenError> {
+            if address != "software" {
+                return Err(format!("{address}: only the software card in tests").into());
+            }
+            Ok(open(&CardAddress::Software)?)
+        },
+    )
 }
 
 /// An HTTP answer: status, card APDUs reported, JSON body.

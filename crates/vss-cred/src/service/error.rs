@@ -54,7 +54,7 @@ pub enum ServiceError {
     NoPin,
     /// The card could not be opened at its address.
     #[error("the card could not be opened: {0}")]
-    CardOpen(#[source] super::user::OpenError),
+    CardOpen(#[source] super::user::CardOpenError),
     /// Every card slot holds a credential.
     #[error("every card slot holds a credential")]
     CardFull,

@@ -63,11 +63,12 @@ pub const BYTES_HEADER: &str = "x-card-bytes";
 pub const SOFTWARE_CARD: &str = "software";
 
 /// Why a [`CardOpener`] could not open a card: the card crate's error.
-pub type OpenError = Box<dyn std::error::Error + Send + Sync>;
+pub type CardOpenError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Opens the card at an address (`software`, `tcp:HOST:PORT`, `pcsc` or `pcsc:READER`);
 /// the card crate provides it, as this crate cannot depend on it.
-pub type CardOpener = Arc<dyn Fn(&str) -> Result<Box<dyn Card + Send>, OpenError> + Send + Sync>;
+pub type CardOpener =
+    Arc<dyn Fn(&str) -> Result<Box<dyn Card + Send>, CardOpenError> + Send + Sync>;
 
 /// How the user service starts.
 pub struct UserConfig {
