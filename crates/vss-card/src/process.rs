@@ -26,6 +26,14 @@ pub fn card_binary() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("vss-card"))
 }
 
+/// The card's command: `bin --state STATE` and the `transport` arguments (`--vpcd
+/// HOST:PORT`, or `--listen ADDR` and optionally `--idle-timeout-ms MS`).
+pub fn command(bin: &Path, state: &Path, transport: &[&str]) -> Command {
+    let mut command = Command::new(bin);
+    command.arg("--state").arg(state).args(transport);
+    command
+}
+
 /// A running card, killed when dropped.
 pub struct CardProcess {
     child: Child,
@@ -33,13 +41,10 @@ pub struct CardProcess {
 }
 
 impl CardProcess {
-    /// Starts `bin --state STATE` with `transport` arguments; its stderr lines are kept
-    /// for [`CardProcess::wait_for`] and, when `echo` is set, copied to this stderr.
+    /// Starts [`command`]; its stderr lines are kept for [`CardProcess::wait_for`] and,
+    /// when `echo` is set, copied to this stderr.
     pub fn start(bin: &Path, state: &Path, transport: &[&str], echo: bool) -> io::Result<Self> {
-        let mut child = Command::new(bin)
-            .arg("--state")
-            .arg(state)
-            .args(transport)
+        let mut child = command(bin, state, transport)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

@@ -72,9 +72,9 @@ pub fn p1() -> G1 {
 
 /// The first `count` generators of the interface (`Q_1, H_1, …`), created as the draft's
 /// `create_generators` does and kept for the process.
-pub fn generators(count: usize) -> Result<Vec<G1>, BbsError> {
+pub fn generators(count: usize) -> crate::Result<Vec<G1>> {
     if count > MAX_MESSAGES + 1 {
-        return Err(BbsError::TooLarge);
+        return Err(BbsError::TooLarge.into());
     }
     static CACHE: OnceLock<Mutex<(Vec<u8>, Vec<G1>)>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| {
@@ -111,14 +111,14 @@ pub struct PublicKey(pub G2);
 
 impl SecretKey {
     /// KeyGen: the key from at least 32 bytes of key material and optional key info.
-    pub fn generate(key_material: &[u8], key_info: &[u8]) -> Result<Self, BbsError> {
+    pub fn generate(key_material: &[u8], key_info: &[u8]) -> crate::Result<Self> {
         if key_material.len() < 32 || key_info.len() > 65_535 {
-            return Err(BbsError::Degenerate);
+            return Err(BbsError::Degenerate.into());
         }
         let input = [key_material, &i2osp(key_info.len() as u64, 2), key_info].concat();
         let sk = hash_to_scalar(&input, &dst(b"KEYGEN_DST_"));
         if sk.is_zero() {
-            return Err(BbsError::Degenerate);
+            return Err(BbsError::Degenerate.into());
         }
         Ok(SecretKey(sk))
     }
@@ -134,10 +134,10 @@ impl SecretKey {
     }
 
     /// A key from its 32 octets, refusing zero.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, BbsError> {
-        let sk = scalar_from_bytes(bytes)?;
+    pub fn from_bytes(bytes: &[u8]) -> crate::Result<Self> {
+        let sk = scalar_from_bytes(bytes).map_err(BbsError::Encoding)?;
         if sk.is_zero() {
-            return Err(BbsError::Degenerate);
+            return Err(BbsError::Degenerate.into());
         }
         Ok(SecretKey(sk))
     }
@@ -155,8 +155,8 @@ impl PublicKey {
     }
 
     /// A key from its 96 octets, checked to be in the subgroup and not the identity.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, BbsError> {
-        Ok(PublicKey(g2_from_bytes(bytes)?))
+    pub fn from_bytes(bytes: &[u8]) -> crate::Result<Self> {
+        Ok(PublicKey(g2_from_bytes(bytes).map_err(BbsError::Encoding)?))
     }
 }
 
@@ -179,18 +179,18 @@ impl Signature {
     }
 
     /// octets_to_signature: refuses the identity for `A` and zero for `e`.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, BbsError> {
+    pub fn from_bytes(bytes: &[u8]) -> crate::Result<Self> {
         if bytes.len() != SIGNATURE_LEN {
-            return Err(EncodingError::Length {
+            return Err(BbsError::Encoding(EncodingError::Length {
                 expected: SIGNATURE_LEN,
                 got: bytes.len(),
-            }
+            })
             .into());
         }
-        let a = g1_nonzero_from_bytes(&bytes[..G1_LEN])?;
-        let e = scalar_from_bytes(&bytes[G1_LEN..])?;
+        let a = g1_nonzero_from_bytes(&bytes[..G1_LEN]).map_err(BbsError::Encoding)?;
+        let e = scalar_from_bytes(&bytes[G1_LEN..]).map_err(BbsError::Encoding)?;
         if e.is_zero() {
-            return Err(BbsError::Degenerate);
+            return Err(BbsError::Degenerate.into());
         }
         Ok(Signature { a, e })
     }
@@ -243,10 +243,10 @@ pub fn sign_with_commitment(
     message_count: usize,
     commitment: &G1,
     known: &[(usize, Scalar)],
-) -> Result<Signature, BbsError> {
+) -> crate::Result<Signature> {
     check_sizes(message_count, header)?;
     if known.iter().any(|(i, _)| *i >= message_count) {
-        return Err(BbsError::InvalidIndex);
+        return Err(BbsError::InvalidIndex.into());
     }
     let gens = generators(message_count + 1)?;
     let domain = calculate_domain(pk, &gens, header);
@@ -259,7 +259,7 @@ pub fn sign_with_commitment(
     let e = hash_to_scalar(&input, &dst(b"H2S_"));
     input.zeroize();
     let b = compute_b(&gens, domain, known, *commitment);
-    finish_signature(sk, b, e)
+    Ok(finish_signature(sk, b, e)?)
 }
 
 fn finish_signature(sk: &SecretKey, b: G1, e: Scalar) -> Result<Signature, BbsError> {
@@ -277,7 +277,7 @@ pub fn sign(
     pk: &PublicKey,
     header: &[u8],
     messages: &[Scalar],
-) -> Result<Signature, BbsError> {
+) -> crate::Result<Signature> {
     check_sizes(messages.len(), header)?;
     let gens = generators(messages.len() + 1)?;
     let domain = calculate_domain(pk, &gens, header);
@@ -289,7 +289,11 @@ pub fn sign(
     let e = hash_to_scalar(&input, &dst(b"H2S_"));
     input.zeroize();
     let indexed: Vec<(usize, Scalar)> = messages.iter().copied().enumerate().collect();
-    finish_signature(sk, compute_b(&gens, domain, &indexed, G1::zero()), e)
+    Ok(finish_signature(
+        sk,
+        compute_b(&gens, domain, &indexed, G1::zero()),
+        e,
+    )?)
 }
 
 /// Verify (CoreVerify) a signature on the messages under the header.
@@ -298,16 +302,16 @@ pub fn verify(
     signature: &Signature,
     header: &[u8],
     messages: &[Scalar],
-) -> Result<(), BbsError> {
+) -> crate::Result<()> {
     check_sizes(messages.len(), header)?;
     let gens = generators(messages.len() + 1)?;
     let domain = calculate_domain(pk, &gens, header);
     let indexed: Vec<(usize, Scalar)> = messages.iter().copied().enumerate().collect();
-    verify_b(
+    Ok(verify_b(
         pk,
         signature,
         compute_b(&gens, domain, &indexed, G1::zero()),
-    )
+    )?)
 }
 
 /// Verify a signature against a `B` computed by the caller (as a prover does whose messages
@@ -319,11 +323,15 @@ pub fn verify_with_commitment(
     message_count: usize,
     commitment: &G1,
     known: &[(usize, Scalar)],
-) -> Result<(), BbsError> {
+) -> crate::Result<()> {
     check_sizes(message_count, header)?;
     let gens = generators(message_count + 1)?;
     let domain = calculate_domain(pk, &gens, header);
-    verify_b(pk, signature, compute_b(&gens, domain, known, *commitment))
+    Ok(verify_b(
+        pk,
+        signature,
+        compute_b(&gens, domain, known, *commitment),
+    )?)
 }
 
 fn verify_b(pk: &PublicKey, signature: &Signature, b: G1) -> Result<(), BbsError> {
@@ -429,7 +437,7 @@ impl ProofInit {
         header: &[u8],
         messages: &[ProverMessage],
         random: &mut dyn FnMut() -> Scalar,
-    ) -> Result<Self, BbsError> {
+    ) -> crate::Result<Self> {
         check_sizes(messages.len(), header)?;
         let gens = generators(messages.len() + 1)?;
         let domain = calculate_domain(pk, &gens, header);
@@ -494,9 +502,9 @@ impl ProofInit {
     }
 
     /// ProofChallengeCalculate over this init and the presentation header.
-    pub fn challenge(&self, ph: &[u8]) -> Result<Scalar, BbsError> {
+    pub fn challenge(&self, ph: &[u8]) -> crate::Result<Scalar> {
         if ph.len() > MAX_HEADER_LEN {
-            return Err(BbsError::TooLarge);
+            return Err(BbsError::TooLarge.into());
         }
         Ok(challenge(
             &self.disclosed,
@@ -507,11 +515,7 @@ impl ProofInit {
     }
 
     /// ProofFinalize, with the responses `r + c·m` of the external messages by index.
-    pub fn finalize(
-        self,
-        challenge: Scalar,
-        external: &[(usize, Scalar)],
-    ) -> Result<Proof, BbsError> {
+    pub fn finalize(self, challenge: Scalar, external: &[(usize, Scalar)]) -> crate::Result<Proof> {
         let s = &self.secrets;
         let r3 = s.r2.inverse().ok_or(BbsError::Degenerate)?;
         let mut used = 0;
@@ -532,7 +536,7 @@ impl ProofInit {
             }
         }
         if used != external.len() {
-            return Err(BbsError::ExternalResponses);
+            return Err(BbsError::ExternalResponses.into());
         }
         Ok(Proof {
             abar: self.abar,
@@ -570,7 +574,7 @@ pub fn proof_gen(
     ph: &[u8],
     messages: &[Scalar],
     disclosed_indexes: &[usize],
-) -> Result<Proof, BbsError> {
+) -> crate::Result<Proof> {
     proof_gen_with(
         pk,
         signature,
@@ -591,11 +595,11 @@ pub fn proof_gen_with(
     messages: &[Scalar],
     disclosed_indexes: &[usize],
     random: &mut dyn FnMut() -> Scalar,
-) -> Result<Proof, BbsError> {
+) -> crate::Result<Proof> {
     if disclosed_indexes.iter().any(|i| *i >= messages.len())
         || disclosed_indexes.windows(2).any(|w| w[0] >= w[1])
     {
-        return Err(BbsError::InvalidIndex);
+        return Err(BbsError::InvalidIndex.into());
     }
     let prover_messages: Vec<ProverMessage> = messages
         .iter()
@@ -623,15 +627,15 @@ pub fn proof_verify(
     header: &[u8],
     ph: &[u8],
     disclosed: &[(usize, Scalar)],
-) -> Result<(), BbsError> {
+) -> crate::Result<()> {
     let count = disclosed.len() + proof.m_hat.len();
     check_sizes(count, header)?;
     if ph.len() > MAX_HEADER_LEN {
-        return Err(BbsError::TooLarge);
+        return Err(BbsError::TooLarge.into());
     }
     if disclosed.iter().any(|(i, _)| *i >= count) || disclosed.windows(2).any(|w| w[0].0 >= w[1].0)
     {
-        return Err(BbsError::InvalidIndex);
+        return Err(BbsError::InvalidIndex.into());
     }
     let gens = generators(count + 1)?;
     let domain = calculate_domain(pk, &gens, header);
@@ -656,13 +660,13 @@ pub fn proof_verify(
         ph,
     );
     if expected != c {
-        return Err(BbsError::InvalidProof);
+        return Err(BbsError::InvalidProof.into());
     }
     let minus_bp2 = (-G2Affine::generator().into_group()).into_affine();
     if multi_pairing(&[proof.abar, proof.bbar], &[pk.0, minus_bp2]).is_zero() {
         Ok(())
     } else {
-        Err(BbsError::InvalidProof)
+        Err(BbsError::InvalidProof.into())
     }
 }
 
@@ -685,20 +689,22 @@ impl Proof {
 
     /// octets_to_proof: points in the subgroup and not the identity, scalars below r and
     /// not zero, at most [`MAX_MESSAGES`] responses.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, BbsError> {
+    pub fn from_bytes(bytes: &[u8]) -> crate::Result<Self> {
         let fixed = 3 * G1_LEN + 4 * SCALAR_LEN;
         if bytes.len() < fixed || !(bytes.len() - fixed).is_multiple_of(SCALAR_LEN) {
-            return Err(EncodingError::Length {
+            return Err(BbsError::Encoding(EncodingError::Length {
                 expected: fixed,
                 got: bytes.len(),
-            }
+            })
             .into());
         }
         let u = (bytes.len() - fixed) / SCALAR_LEN;
         if u > MAX_MESSAGES {
-            return Err(BbsError::TooLarge);
+            return Err(BbsError::TooLarge.into());
         }
-        let point = |k: usize| g1_nonzero_from_bytes(&bytes[k * G1_LEN..(k + 1) * G1_LEN]);
+        let point = |k: usize| {
+            g1_nonzero_from_bytes(&bytes[k * G1_LEN..(k + 1) * G1_LEN]).map_err(BbsError::Encoding)
+        };
         let (abar, bbar, d) = (point(0)?, point(1)?, point(2)?);
         let scalars: Vec<Scalar> = bytes[3 * G1_LEN..]
             .chunks(SCALAR_LEN)
@@ -735,6 +741,7 @@ pub fn seeded_random_scalars(seed: &[u8], dst: &[u8], count: usize) -> Vec<Scala
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Error;
 
     fn signed(count: usize) -> (PublicKey, Signature, Vec<Scalar>) {
         let sk = SecretKey::random();
@@ -748,7 +755,7 @@ mod tests {
     fn malformed_bytes_are_refused_without_panic() {
         assert!(matches!(
             Signature::from_bytes(&[0u8; 79]),
-            Err(BbsError::Encoding(_))
+            Err(Error::Bbs(BbsError::Encoding(_)))
         ));
         assert!(Signature::from_bytes(&[0xffu8; 80]).is_err());
         for len in [0, 1, 48, 271, 273, 300] {
@@ -757,16 +764,19 @@ mod tests {
         let (pk, sig, messages) = signed(3);
         let proof = proof_gen(&pk, &sig, b"h", b"p", &messages, &[1]).expect("proof");
         let mut bytes = proof.to_bytes();
-        assert_eq!(Proof::from_bytes(&bytes), Ok(proof));
+        assert_eq!(Proof::from_bytes(&bytes).ok(), Some(proof));
         let last = bytes.len() - 1;
         bytes[last] ^= 1;
         let tampered = Proof::from_bytes(&bytes).expect("still a proof");
-        assert_eq!(
+        assert!(matches!(
             proof_verify(&pk, &tampered, b"h", b"p", &[(1, messages[1])]),
-            Err(BbsError::InvalidProof)
-        );
+            Err(Error::Bbs(BbsError::InvalidProof))
+        ));
         let too_many = vec![0x11; 3 * G1_LEN + (5 + MAX_MESSAGES) * SCALAR_LEN];
-        assert_eq!(Proof::from_bytes(&too_many), Err(BbsError::TooLarge));
+        assert!(matches!(
+            Proof::from_bytes(&too_many),
+            Err(Error::Bbs(BbsError::TooLarge))
+        ));
     }
 
     #[test]
@@ -774,23 +784,30 @@ mod tests {
         let (pk, sig, messages) = signed(2);
         let sk = SecretKey::random();
         let many = vec![Scalar::from(1u8); MAX_MESSAGES + 1];
-        assert_eq!(sign(&sk, &pk, b"", &many).err(), Some(BbsError::TooLarge));
+        let bbs = |r: crate::Result<()>| match r {
+            Err(Error::Bbs(e)) => Some(e),
+            _ => None,
+        };
+        assert_eq!(
+            bbs(sign(&sk, &pk, b"", &many).map(drop)),
+            Some(BbsError::TooLarge)
+        );
         let header = vec![0u8; MAX_HEADER_LEN + 1];
         assert_eq!(
-            verify(&pk, &sig, &header, &messages),
-            Err(BbsError::TooLarge)
+            bbs(verify(&pk, &sig, &header, &messages)),
+            Some(BbsError::TooLarge)
         );
         assert_eq!(
-            proof_gen(&pk, &sig, b"h", b"", &messages, &[2]).err(),
+            bbs(proof_gen(&pk, &sig, b"h", b"", &messages, &[2]).map(drop)),
             Some(BbsError::InvalidIndex)
         );
         assert_eq!(
-            proof_gen(&pk, &sig, b"h", b"", &messages, &[1, 0]).err(),
+            bbs(proof_gen(&pk, &sig, b"h", b"", &messages, &[1, 0]).map(drop)),
             Some(BbsError::InvalidIndex)
         );
         assert_eq!(
-            verify(&pk, &sig, b"h", &messages[..1]),
-            Err(BbsError::InvalidSignature)
+            bbs(verify(&pk, &sig, b"h", &messages[..1])),
+            Some(BbsError::InvalidSignature)
         );
     }
 
@@ -809,7 +826,7 @@ mod tests {
         let c = init.challenge(b"").expect("challenge");
         assert!(matches!(
             init.finalize(c, &[]),
-            Err(BbsError::ExternalResponses)
+            Err(Error::Bbs(BbsError::ExternalResponses))
         ));
         let init = ProofInit::new(&pk, &sig, b"h", &prover, &mut random_scalar).expect("init");
         let c = init.challenge(b"").expect("challenge");
@@ -819,16 +836,13 @@ mod tests {
         ];
         assert!(matches!(
             init.finalize(c, &extra),
-            Err(BbsError::ExternalResponses)
+            Err(Error::Bbs(BbsError::ExternalResponses))
         ));
         let init = ProofInit::new(&pk, &sig, b"h", &prover, &mut random_scalar).expect("init");
         let c = init.challenge(b"").expect("challenge");
         let proof = init
             .finalize(c, &[(0, Scalar::from(5u8) + c * messages[0])])
             .expect("finalize");
-        assert_eq!(
-            proof_verify(&pk, &proof, b"h", b"", &[(1, messages[1])]),
-            Ok(())
-        );
+        assert!(proof_verify(&pk, &proof, b"h", b"", &[(1, messages[1])]).is_ok());
     }
 }

@@ -37,12 +37,13 @@ pub trait Versioned {
 
 /// Reads an artefact from JSON bytes: bounded by [`MAX_ARTEFACT_LEN`], parsed, and of this
 /// format version.
-pub fn from_json<T: DeserializeOwned + Versioned>(bytes: &[u8]) -> Result<T, CodecError> {
-    from_json_bounded(bytes, MAX_ARTEFACT_LEN)
+pub fn from_json<T: DeserializeOwned + Versioned>(bytes: &[u8]) -> crate::Result<T> {
+    Ok(from_json_bounded(bytes, MAX_ARTEFACT_LEN)?)
 }
 
-/// [`from_json`] with another bound, for the few artefacts that are larger.
-pub fn from_json_bounded<T: DeserializeOwned + Versioned>(
+/// [`from_json`] with another bound (the few artefacts that are larger), and the codec's
+/// own error for the caller to say where the bytes came from.
+pub(crate) fn from_json_bounded<T: DeserializeOwned + Versioned>(
     bytes: &[u8],
     max: usize,
 ) -> Result<T, CodecError> {

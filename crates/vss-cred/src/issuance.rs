@@ -4,15 +4,15 @@
 //! and the issuer signs the commitment with the attributes. The issuer never sees the card's
 //! secret, and two issuances to the same card are unlinkable to it.
 
-use crate::bbs::{self, BbsError, PublicKey, SecretKey, Signature, API_ID};
+use crate::bbs::{self, PublicKey, SecretKey, Signature, API_ID};
 use crate::codec::{self, Versioned};
 use crate::group::{g1_to_bytes, hash_to_scalar, random_scalar, Scalar, G1};
-use crate::holder::{HolderError, SecretHolder};
+use crate::holder::SecretHolder;
 use crate::predicates::revocation::{update_witness, MembershipWitness, RemovalEntry};
-use crate::predicates::PredicateError;
 use crate::spec::{
-    CredentialSpecification, SpecError, FIRST_ATTRIBUTE_INDEX, PROVER_BLIND_INDEX, SECRET_INDEX,
+    CredentialSpecification, FIRST_ATTRIBUTE_INDEX, PROVER_BLIND_INDEX, SECRET_INDEX,
 };
+use crate::Error;
 use serde::{Deserialize, Serialize};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
@@ -20,46 +20,6 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 pub const NONCE_LEN: usize = 32;
 /// The DST of the challenge of the commitment's proof of knowledge.
 const COMMITMENT_DST: &[u8] = b"VSS_CRED_ISSUANCE_COMMITMENT_";
-
-/// Why issuance failed.
-#[derive(Debug, thiserror::Error)]
-pub enum IssuanceError {
-    /// The specification or an attribute name is wrong.
-    #[error(transparent)]
-    Spec(#[from] SpecError),
-    /// An attribute value is not of its type.
-    #[error("attribute {name:?}: {source}")]
-    Attribute {
-        /// The attribute.
-        name: String,
-        /// What is wrong with its value.
-        source: crate::attributes::AttributeError,
-    },
-    /// The offer does not list exactly the specification's attributes in order.
-    #[error("the offer's attributes are not the specification's")]
-    AttributesMismatch,
-    /// The request answers another offer, or the offer was already used.
-    #[error("the request does not answer an open offer")]
-    UnknownNonce,
-    /// The proof of knowledge of the commitment does not verify.
-    #[error("the commitment's proof of knowledge is invalid")]
-    InvalidCommitmentProof,
-    /// The issued signature does not verify on the user's side.
-    #[error("the issued signature does not verify")]
-    InvalidSignature,
-    /// A revocation handle is missing or present against the specification.
-    #[error("revocation handle does not match the specification")]
-    Handle,
-    /// The card did not answer.
-    #[error("card: {0}")]
-    Holder(#[from] HolderError),
-    /// A BBS operation failed.
-    #[error(transparent)]
-    Bbs(#[from] BbsError),
-    /// A secret key that is not the key of the public parameters it came with.
-    #[error("the secret key does not match the issuer's public key")]
-    KeyMismatch,
-}
 
 /// The issuer's secret key with its specification.
 #[derive(Clone, Serialize, Deserialize, ZeroizeOnDrop)]
@@ -101,14 +61,14 @@ impl Versioned for IssuerParameters {
 
 impl IssuerParameters {
     /// The issuer's public key, checked.
-    pub fn key(&self) -> Result<PublicKey, BbsError> {
+    pub fn key(&self) -> crate::Result<PublicKey> {
         PublicKey::from_bytes(&self.public_key)
     }
 }
 
 impl IssuerSecret {
     /// A fresh issuer key for the specification.
-    pub fn generate(specification: CredentialSpecification) -> Result<Self, SpecError> {
+    pub fn generate(specification: CredentialSpecification) -> crate::Result<Self> {
         specification.check()?;
         let sk = SecretKey::random();
         Ok(IssuerSecret {
@@ -122,7 +82,7 @@ impl IssuerSecret {
         })
     }
 
-    fn key(&self) -> Result<SecretKey, BbsError> {
+    fn key(&self) -> crate::Result<SecretKey> {
         SecretKey::from_bytes(&self.secret_key)
     }
 
@@ -132,25 +92,22 @@ impl IssuerSecret {
     }
 
     /// The issuer of the secret key [`Self::secret_key`] gave and its public parameters,
-    /// refused ([`IssuanceError::KeyMismatch`]) when the key is not the parameters' key.
-    pub fn from_parts(
-        secret_key: &[u8],
-        parameters: IssuerParameters,
-    ) -> Result<Self, IssuanceError> {
+    /// refused ([`Error::KeyMismatch`]) when the key is not the parameters' key.
+    pub fn from_parts(secret_key: &[u8], parameters: IssuerParameters) -> crate::Result<Self> {
         let secret = IssuerSecret {
             version: codec::VERSION,
             secret_key: secret_key.to_vec(),
             parameters,
         };
         if secret.key()?.public_key().to_bytes()[..] != secret.parameters.public_key[..] {
-            return Err(IssuanceError::KeyMismatch);
+            return Err(Error::KeyMismatch);
         }
         Ok(secret)
     }
 
     /// Opens an issuance: the attribute values (checked against the specification) and a
     /// fresh nonce, which the issuer keeps until the request comes.
-    pub fn offer(&self, attributes: &[(String, String)]) -> Result<IssuanceOffer, IssuanceError> {
+    pub fn offer(&self, attributes: &[(String, String)]) -> crate::Result<IssuanceOffer> {
         let spec = &self.parameters.specification;
         encode_attributes(spec, attributes)?;
         let mut nonce = [0u8; NONCE_LEN];
@@ -171,14 +128,14 @@ impl IssuerSecret {
         offer: &IssuanceOffer,
         request: &IssuanceRequest,
         revocation: Option<(Scalar, MembershipWitness)>,
-    ) -> Result<IssuanceResponse, IssuanceError> {
+    ) -> crate::Result<IssuanceResponse> {
         let spec = &self.parameters.specification;
         if request.nonce != offer.nonce {
-            return Err(IssuanceError::UnknownNonce);
+            return Err(Error::UnknownNonce);
         }
         let (handle, witness) = revocation.unzip();
         if handle.is_some() != spec.revocable || witness.is_some() != spec.revocable {
-            return Err(IssuanceError::Handle);
+            return Err(Error::Handle);
         }
         let pk = self.parameters.key()?;
         request.verify(&pk, spec)?;
@@ -206,27 +163,24 @@ impl IssuerSecret {
 fn encode_attributes(
     spec: &CredentialSpecification,
     attributes: &[(String, String)],
-) -> Result<Vec<(usize, Scalar)>, IssuanceError> {
+) -> crate::Result<Vec<(usize, Scalar)>> {
     if attributes.len() != spec.attributes.len()
         || attributes
             .iter()
             .zip(&spec.attributes)
             .any(|((name, _), a)| *name != a.name)
     {
-        return Err(IssuanceError::AttributesMismatch);
+        return Err(Error::AttributesMismatch);
     }
     attributes
         .iter()
         .zip(&spec.attributes)
         .enumerate()
         .map(|(i, ((name, value), a))| {
-            let m = a
-                .kind
-                .encode(value)
-                .map_err(|source| IssuanceError::Attribute {
-                    name: name.clone(),
-                    source,
-                })?;
+            let m = a.kind.encode(value).map_err(|source| Error::Attribute {
+                name: name.clone(),
+                source: Box::new(source),
+            })?;
             Ok((FIRST_ATTRIBUTE_INDEX + i, m))
         })
         .collect()
@@ -237,12 +191,12 @@ fn known_messages(
     spec: &CredentialSpecification,
     attributes: &[(String, String)],
     handle: Option<Scalar>,
-) -> Result<Vec<(usize, Scalar)>, IssuanceError> {
+) -> crate::Result<Vec<(usize, Scalar)>> {
     let mut known = encode_attributes(spec, attributes)?;
     match (spec.handle_index(), handle) {
         (Some(index), Some(h)) => known.push((index, h)),
         (None, None) => {}
-        _ => return Err(IssuanceError::Handle),
+        _ => return Err(Error::Handle),
     }
     Ok(known)
 }
@@ -318,17 +272,13 @@ fn bases() -> (G1, G1) {
 
 impl IssuanceRequest {
     /// Checks the proof of knowledge: `H_secret·s_secret + H_blind·s_blind = T + c·C`.
-    pub fn verify(
-        &self,
-        pk: &PublicKey,
-        spec: &CredentialSpecification,
-    ) -> Result<(), IssuanceError> {
+    pub fn verify(&self, pk: &PublicKey, spec: &CredentialSpecification) -> crate::Result<()> {
         let (h_secret, h_blind) = bases();
         let c = commitment_challenge(pk, spec, &self.nonce, &self.commitment, &self.t);
         if h_secret * self.s_secret + h_blind * self.s_blind == self.t + self.commitment * c {
             Ok(())
         } else {
-            Err(IssuanceError::InvalidCommitmentProof)
+            Err(Error::InvalidCommitmentProof)
         }
     }
 }
@@ -394,10 +344,10 @@ pub fn request(
     secret_point: &G1,
     issuer: &IssuerParameters,
     offer: &IssuanceOffer,
-) -> Result<(IssuanceRequest, PendingIssuance), IssuanceError> {
+) -> crate::Result<(IssuanceRequest, PendingIssuance)> {
     let spec = &issuer.specification;
     if offer.specification_id != spec.id {
-        return Err(IssuanceError::AttributesMismatch);
+        return Err(Error::AttributesMismatch);
     }
     encode_attributes(spec, &offer.attributes)?;
     let pk = issuer.key()?;
@@ -435,10 +385,10 @@ impl PendingIssuance {
         self,
         issuer: &IssuerParameters,
         response: &IssuanceResponse,
-    ) -> Result<Credential, IssuanceError> {
+    ) -> crate::Result<Credential> {
         let spec = &issuer.specification;
         if response.witness.is_some() != spec.revocable {
-            return Err(IssuanceError::Handle);
+            return Err(Error::Handle);
         }
         let signature = Signature::from_bytes(&response.signature)?;
         let known = known_messages(spec, &self.offer.attributes, response.handle)?;
@@ -451,7 +401,7 @@ impl PendingIssuance {
             &self.commitment,
             &known,
         )
-        .map_err(|_| IssuanceError::InvalidSignature)?;
+        .map_err(|_| Error::InvalidSignature)?;
         Ok(Credential {
             version: codec::VERSION,
             issuer: issuer.clone(),
@@ -506,15 +456,25 @@ impl Drop for Credential {
 impl Credential {
     /// Brings the witness up to date with the revocation authority's removals since its
     /// epoch; a revoked credential's witness cannot be.
-    pub fn update_witness(&mut self, removals: &[RemovalEntry]) -> Result<(), PredicateError> {
+    pub fn update_witness(&mut self, removals: &[RemovalEntry]) -> crate::Result<()> {
         if let (Some(handle), Some(witness)) = (&self.handle, &self.witness) {
             self.witness = Some(update_witness(witness, handle, removals)?);
         }
         Ok(())
     }
 
+    /// The credential's revocation handle; [`Error::NotRevocable`] when it has none.
+    pub fn revocation_handle(&self) -> crate::Result<Scalar> {
+        self.handle.ok_or(Error::NotRevocable)
+    }
+
+    /// The credential's compact JSON, as a card slot keeps it (erased when dropped).
+    pub fn compact(&self) -> zeroize::Zeroizing<Vec<u8>> {
+        zeroize::Zeroizing::new(serde_json::to_vec(self).expect("credentials serialize"))
+    }
+
     /// The messages the user knows, by index (all but the card's secret).
-    pub fn known_messages(&self) -> Result<Vec<(usize, Scalar)>, IssuanceError> {
+    pub fn known_messages(&self) -> crate::Result<Vec<(usize, Scalar)>> {
         let mut known = known_messages(&self.issuer.specification, &self.attributes, self.handle)?;
         known.insert(0, (PROVER_BLIND_INDEX, self.prover_blind));
         Ok(known)

@@ -9,22 +9,21 @@
 //! role's PIN and PUK with Argon2id, the key sealed with AES-256-GCM, PIN and PUK retry
 //! counters). Its public files stay plain, and are read without the PIN.
 
-use crate::codec::{self, CodecError, Versioned};
+use crate::codec::{self, Versioned};
 use crate::group::Scalar;
 use crate::issuance::{
-    IssuanceError, IssuanceOffer, IssuanceRequest, IssuanceResponse, IssuerParameters, IssuerSecret,
+    IssuanceOffer, IssuanceRequest, IssuanceResponse, IssuerParameters, IssuerSecret,
 };
+use crate::layout;
 use crate::predicates::inspection::{
     DlogTable, InspectorKey, InspectorPublicKey, DEFAULT_DECRYPT_BITS,
 };
 use crate::predicates::revocation::{
     MembershipWitness, RemovalEntry, RevocationAuthority, RevocationInfo, RevocationState,
 };
-use crate::predicates::PredicateError;
-use crate::presentation::{
-    self, PresentationError, PresentationPolicy, PresentationToken, VerifiedPresentation,
-};
-use crate::spec::{CredentialSpecification, SpecError};
+use crate::presentation::{self, PresentationPolicy, PresentationToken, VerifiedPresentation};
+use crate::spec::CredentialSpecification;
+use crate::Error;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -37,58 +36,15 @@ pub const OPEN_TTL: Duration = Duration::from_secs(600);
 /// The most offers (or policies) open at once in one role directory.
 pub const MAX_OPEN: usize = 1024;
 
-/// Why a role could not do what was asked.
-#[derive(Debug, thiserror::Error)]
-pub enum RoleError {
-    /// A file could not be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// What happened.
-        source: std::io::Error,
-    },
-    /// A file could not be written atomically, or the role's key store refused (a wrong
-    /// PIN, a blocked PIN, a tampered key file).
-    #[error(transparent)]
-    Store(#[from] vss_hsm::Error),
-    /// A file is not the artefact it should be.
-    #[error("{path}: {source}")]
-    Codec {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong with it.
-        source: CodecError,
-    },
-    /// The role directory already holds a role.
-    #[error("{0} already holds this role")]
-    Exists(PathBuf),
-    /// The nonce names no open offer or policy: never made, already answered, or expired.
-    #[error("the nonce names no open offer or policy (unknown, already used or expired)")]
-    NotOpen,
-    /// [`MAX_OPEN`] offers or policies are already open.
-    #[error("{MAX_OPEN} offers or policies are open already")]
-    TooManyOpen,
-    /// The specification is not usable.
-    #[error(transparent)]
-    Spec(#[from] SpecError),
-    /// Issuance failed.
-    #[error(transparent)]
-    Issuance(#[from] IssuanceError),
-    /// Presentation failed.
-    #[error(transparent)]
-    Presentation(#[from] PresentationError),
-}
-
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RoleError + '_ {
-    move |source| RoleError::Io {
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+    move |source| Error::Io {
         path: path.to_path_buf(),
         source,
     }
 }
 
 /// Reads an artefact file with the artefact bound.
-pub fn read_artefact<T: DeserializeOwned + Versioned>(path: &Path) -> Result<T, RoleError> {
+pub fn read_artefact<T: DeserializeOwned + Versioned>(path: &Path) -> crate::Result<T> {
     read_artefact_bounded(path, codec::MAX_ARTEFACT_LEN)
 }
 
@@ -99,16 +55,16 @@ pub const MAX_REVOCATION_STATE_LEN: usize = 128 * 1024 * 1024;
 fn read_artefact_bounded<T: DeserializeOwned + Versioned>(
     path: &Path,
     max: usize,
-) -> Result<T, RoleError> {
+) -> crate::Result<T> {
     let bytes = vss_hsm::read_bounded(path, max as u64).map_err(io(path))?;
-    codec::from_json_bounded(&bytes, max).map_err(|source| RoleError::Codec {
+    codec::from_json_bounded(&bytes, max).map_err(|source| Error::File {
         path: path.to_path_buf(),
         source,
     })
 }
 
 /// Writes an artefact file atomically.
-pub fn write_artefact<T: Serialize>(path: &Path, value: &T) -> Result<(), RoleError> {
+pub fn write_artefact<T: Serialize>(path: &Path, value: &T) -> crate::Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(io(parent))?;
     }
@@ -116,26 +72,21 @@ pub fn write_artefact<T: Serialize>(path: &Path, value: &T) -> Result<(), RoleEr
     Ok(())
 }
 
-/// The role's key store in its directory.
-const STORE_DIR: &str = "store";
-/// The name of a role's secret key in its store.
-const KEY_NAME: &str = "role-key";
-
 /// Creates the role's key store in `dir` with the PIN and PUK and keeps `key` in it;
-/// [`RoleError::Exists`] if the directory has a store already.
-fn create_key(dir: &Path, pin: &str, puk: &str, key: &[u8]) -> Result<(), RoleError> {
-    let store = dir.join(STORE_DIR);
+/// [`Error::Exists`] if the directory has a store already.
+fn create_key(dir: &Path, pin: &str, puk: &str, key: &[u8]) -> crate::Result<()> {
+    let store = layout::key_store(dir);
     if store.exists() {
-        return Err(RoleError::Exists(dir.to_path_buf()));
+        return Err(Error::Exists(dir.to_path_buf()));
     }
     SoftHsm::init(&store, pin, puk)?;
-    SoftHsm::open(&store, pin)?.put_secret(KEY_NAME, key)?;
+    SoftHsm::open(&store, pin)?.put_secret(layout::ROLE_KEY, key)?;
     Ok(())
 }
 
 /// The role's key, from its store in `dir` opened with the PIN.
-fn open_key(dir: &Path, pin: &str) -> Result<Zeroizing<Vec<u8>>, RoleError> {
-    Ok(SoftHsm::open(&dir.join(STORE_DIR), pin)?.get_secret(KEY_NAME)?)
+fn open_key(dir: &Path, pin: &str) -> crate::Result<Zeroizing<Vec<u8>>> {
+    Ok(SoftHsm::open(&layout::key_store(dir), pin)?.get_secret(layout::ROLE_KEY)?)
 }
 
 /// An offer or policy with the time it was opened.
@@ -168,12 +119,12 @@ impl OpenSet {
         self.dir.join(format!("{}.json", hex::encode(nonce)))
     }
 
-    fn open<T: Serialize>(&self, nonce: &[u8], item: &T) -> Result<(), RoleError> {
+    fn open<T: Serialize>(&self, nonce: &[u8], item: &T) -> crate::Result<()> {
         std::fs::create_dir_all(&self.dir).map_err(io(&self.dir))?;
         self.expire()?;
         let count = std::fs::read_dir(&self.dir).map_err(io(&self.dir))?.count();
         if count >= MAX_OPEN {
-            return Err(RoleError::TooManyOpen);
+            return Err(Error::TooManyOpen);
         }
         write_artefact(
             &self.path(nonce),
@@ -185,31 +136,31 @@ impl OpenSet {
         )
     }
 
-    /// Takes the item out: the first caller gets it, every later one [`RoleError::NotOpen`].
-    fn take<T: DeserializeOwned>(&self, nonce: &[u8]) -> Result<T, RoleError> {
+    /// Takes the item out: the first caller gets it, every later one [`Error::NotOpen`].
+    fn take<T: DeserializeOwned>(&self, nonce: &[u8]) -> crate::Result<T> {
         if nonce.len() != crate::issuance::NONCE_LEN {
-            return Err(RoleError::NotOpen);
+            return Err(Error::NotOpen);
         }
         let path = self.path(nonce);
         let open: Open<T> = match read_artefact(&path) {
             Ok(open) => open,
-            Err(RoleError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-                return Err(RoleError::NotOpen)
+            Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Err(Error::NotOpen)
             }
             Err(e) => return Err(e),
         };
         match std::fs::remove_file(&path) {
             Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(RoleError::NotOpen),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(Error::NotOpen),
             Err(e) => return Err(io(&path)(e)),
         }
         if now().saturating_sub(open.opened) > OPEN_TTL.as_secs() {
-            return Err(RoleError::NotOpen);
+            return Err(Error::NotOpen);
         }
         Ok(open.item)
     }
 
-    fn expire(&self) -> Result<(), RoleError> {
+    fn expire(&self) -> crate::Result<()> {
         for entry in std::fs::read_dir(&self.dir).map_err(io(&self.dir))? {
             let path = entry.map_err(io(&self.dir))?.path();
             let expired = std::fs::metadata(&path)
@@ -238,32 +189,32 @@ impl Issuer {
         specification: CredentialSpecification,
         pin: &str,
         puk: &str,
-    ) -> Result<Self, RoleError> {
+    ) -> crate::Result<Self> {
         let secret = IssuerSecret::generate(specification)?;
         create_key(dir, pin, puk, secret.secret_key())?;
-        write_artefact(&dir.join("parameters.json"), &secret.parameters)?;
+        write_artefact(&layout::issuer_parameters(dir), &secret.parameters)?;
         Ok(Issuer {
             secret,
             offers: OpenSet {
-                dir: dir.join("offers"),
+                dir: layout::offers(dir),
             },
         })
     }
 
     /// Opens the issuer in `dir`, its key store with `pin`.
-    pub fn open(dir: &Path, pin: &str) -> Result<Self, RoleError> {
+    pub fn open(dir: &Path, pin: &str) -> crate::Result<Self> {
         let key = open_key(dir, pin)?;
         Ok(Issuer {
             secret: IssuerSecret::from_parts(&key, Self::parameters_in(dir)?)?,
             offers: OpenSet {
-                dir: dir.join("offers"),
+                dir: layout::offers(dir),
             },
         })
     }
 
     /// The public parameters of the issuer in `dir`, read without its PIN.
-    pub fn parameters_in(dir: &Path) -> Result<IssuerParameters, RoleError> {
-        read_artefact(&dir.join("parameters.json"))
+    pub fn parameters_in(dir: &Path) -> crate::Result<IssuerParameters> {
+        read_artefact(&layout::issuer_parameters(dir))
     }
 
     /// The issuer's public parameters.
@@ -272,7 +223,7 @@ impl Issuer {
     }
 
     /// Opens an offer of the attributes.
-    pub fn offer(&self, attributes: &[(String, String)]) -> Result<IssuanceOffer, RoleError> {
+    pub fn offer(&self, attributes: &[(String, String)]) -> crate::Result<IssuanceOffer> {
         let offer = self.secret.offer(attributes)?;
         self.offers.open(&offer.nonce, &offer)?;
         Ok(offer)
@@ -284,9 +235,9 @@ impl Issuer {
         &self,
         request: &IssuanceRequest,
         revocation: Option<(Scalar, MembershipWitness)>,
-    ) -> Result<IssuanceResponse, RoleError> {
+    ) -> crate::Result<IssuanceResponse> {
         let offer: IssuanceOffer = self.offers.take(&request.nonce)?;
-        Ok(self.secret.issue(&offer, request, revocation)?)
+        self.secret.issue(&offer, request, revocation)
     }
 }
 
@@ -300,25 +251,25 @@ impl Verifier {
     pub fn open(dir: &Path) -> Self {
         Verifier {
             policies: OpenSet {
-                dir: dir.join("policies"),
+                dir: layout::policies(dir),
             },
         }
     }
 
     /// Hands out the policy (whose nonce must be fresh) and keeps it open.
-    pub fn open_policy(&self, policy: &PresentationPolicy) -> Result<(), RoleError> {
+    pub fn open_policy(&self, policy: &PresentationPolicy) -> crate::Result<()> {
         self.policies.open(&policy.nonce, policy)
     }
 
     /// Verifies a token against the open policy with its nonce, which is then closed: a
-    /// second token for the same nonce is [`RoleError::NotOpen`].
+    /// second token for the same nonce is [`Error::NotOpen`].
     pub fn verify(
         &self,
         token: &PresentationToken,
         issuer: &IssuerParameters,
-    ) -> Result<VerifiedPresentation, RoleError> {
+    ) -> crate::Result<VerifiedPresentation> {
         let policy: PresentationPolicy = self.policies.take(&token.policy.nonce)?;
-        Ok(presentation::verify(&policy, token, issuer)?)
+        presentation::verify(&policy, token, issuer)
     }
 }
 
@@ -337,7 +288,7 @@ impl<T> Versioned for Keyed<T> {
 }
 
 /// Writes a value without a format version of its own (a key, parameters) as an artefact.
-pub fn write_keyed<T: Serialize>(path: &Path, value: T) -> Result<(), RoleError> {
+pub fn write_keyed<T: Serialize>(path: &Path, value: T) -> crate::Result<()> {
     write_artefact(
         path,
         &Keyed {
@@ -348,7 +299,7 @@ pub fn write_keyed<T: Serialize>(path: &Path, value: T) -> Result<(), RoleError>
 }
 
 /// Reads what [`write_keyed`] wrote.
-pub fn read_keyed<T: DeserializeOwned>(path: &Path) -> Result<T, RoleError> {
+pub fn read_keyed<T: DeserializeOwned>(path: &Path) -> crate::Result<T> {
     read_artefact::<Keyed<T>>(path).map(|k| k.value)
 }
 
@@ -373,10 +324,10 @@ pub struct Inspector {
 impl Inspector {
     /// Creates an inspector in `dir`, with a fresh key kept in a new store under `pin` and
     /// `puk`.
-    pub fn create(dir: &Path, pin: &str, puk: &str) -> Result<Self, RoleError> {
+    pub fn create(dir: &Path, pin: &str, puk: &str) -> crate::Result<Self> {
         let key = InspectorKey::new();
         create_key(dir, pin, puk, &Zeroizing::new(key.to_bytes()))?;
-        write_keyed(&dir.join("public.json"), key.public())?;
+        write_keyed(&layout::public(dir), key.public())?;
         Ok(Inspector {
             key,
             table: std::sync::OnceLock::new(),
@@ -384,16 +335,17 @@ impl Inspector {
     }
 
     /// Opens the inspector in `dir`, its key store with `pin`.
-    pub fn open(dir: &Path, pin: &str) -> Result<Self, RoleError> {
+    pub fn open(dir: &Path, pin: &str) -> crate::Result<Self> {
         Ok(Inspector {
-            key: InspectorKey::from_bytes(&open_key(dir, pin)?).map_err(inspection)?,
+            key: InspectorKey::from_bytes(&open_key(dir, pin)?)
+                .map_err(Error::statement("inspection"))?,
             table: std::sync::OnceLock::new(),
         })
     }
 
     /// The public key of the inspector in `dir`, read without its PIN.
-    pub fn public_in(dir: &Path) -> Result<InspectorPublicKey, RoleError> {
-        read_keyed(&dir.join("public.json"))
+    pub fn public_in(dir: &Path) -> crate::Result<InspectorPublicKey> {
+        read_keyed(&layout::public(dir))
     }
 
     /// The inspector's public key.
@@ -406,7 +358,7 @@ impl Inspector {
         &self,
         token: &PresentationToken,
         issuer: &IssuerParameters,
-    ) -> Result<Vec<InspectionResult>, RoleError> {
+    ) -> crate::Result<Vec<InspectionResult>> {
         presentation::verify(&token.policy, token, issuer)?;
         let spec = &issuer.specification;
         let mine = self.key.public();
@@ -418,18 +370,20 @@ impl Inspector {
             let table = match self.table.get() {
                 Some(t) => t,
                 None => {
-                    let built = DlogTable::new(DEFAULT_DECRYPT_BITS).map_err(inspection)?;
+                    let built = DlogTable::new(DEFAULT_DECRYPT_BITS)
+                        .map_err(Error::statement("inspection"))?;
                     self.table.get_or_init(|| built)
                 }
             };
             let ordinal = self
                 .key
                 .decrypt_with(table, proof.ciphertext())
-                .map_err(inspection)?;
+                .map_err(Error::statement("inspection"))?;
             let (_, a) = spec.attribute(&request.attribute)?;
-            let value = a.kind.from_ordinal(ordinal).ok_or(RoleError::Presentation(
-                PresentationError::Policy("only dates and integers can be inspected"),
-            ))?;
+            let value = a
+                .kind
+                .from_ordinal(ordinal)
+                .ok_or(Error::Policy("only dates and integers can be inspected"))?;
             opened.push(InspectionResult {
                 attribute: request.attribute.clone(),
                 value,
@@ -438,10 +392,6 @@ impl Inspector {
         }
         Ok(opened)
     }
-}
-
-fn inspection(e: PredicateError) -> RoleError {
-    RoleError::Presentation(PresentationError::Predicate("inspection", e))
 }
 
 /// The revocation authority: `store/` (its key, under its PIN), `state.json` (its
@@ -455,7 +405,7 @@ pub struct Revocation {
 impl Revocation {
     /// Creates a revocation authority in `dir`, with a fresh key kept in a new store under
     /// `pin` and `puk`.
-    pub fn create(dir: &Path, pin: &str, puk: &str) -> Result<Self, RoleError> {
+    pub fn create(dir: &Path, pin: &str, puk: &str) -> crate::Result<Self> {
         let authority = RevocationAuthority::new();
         create_key(dir, pin, puk, &authority.secret_to_bytes())?;
         let role = Revocation {
@@ -467,39 +417,39 @@ impl Revocation {
     }
 
     /// Opens the revocation authority in `dir`, its key store with `pin`.
-    pub fn open(dir: &Path, pin: &str) -> Result<Self, RoleError> {
+    pub fn open(dir: &Path, pin: &str) -> crate::Result<Self> {
         let key = open_key(dir, pin)?;
         Ok(Revocation {
             dir: dir.to_path_buf(),
             authority: RevocationAuthority::from_parts(&key, Self::state_in(dir)?)
-                .map_err(revocation)?,
+                .map_err(Error::statement("revocation"))?,
         })
     }
 
-    fn state_in(dir: &Path) -> Result<RevocationState, RoleError> {
+    fn state_in(dir: &Path) -> crate::Result<RevocationState> {
         read_artefact_bounded::<Keyed<RevocationState>>(
-            &dir.join("state.json"),
+            &layout::revocation_state(dir),
             MAX_REVOCATION_STATE_LEN,
         )
         .map(|k| k.value)
     }
 
-    fn save(&self) -> Result<(), RoleError> {
-        write_keyed(&self.dir.join("state.json"), self.authority.state())?;
-        write_keyed(&self.dir.join("public.json"), self.authority.public())
+    fn save(&self) -> crate::Result<()> {
+        write_keyed(&layout::revocation_state(&self.dir), self.authority.state())?;
+        write_keyed(&layout::public(&self.dir), self.authority.public())
     }
 
     /// The accumulator's current state at the authority in `dir`, read without its PIN.
-    pub fn info_in(dir: &Path) -> Result<RevocationInfo, RoleError> {
-        read_keyed(&dir.join("public.json"))
+    pub fn info_in(dir: &Path) -> crate::Result<RevocationInfo> {
+        read_keyed(&layout::public(dir))
     }
 
     /// The removals after `epoch` logged by the authority in `dir`, read without its PIN
     /// (for holders updating their witnesses).
-    pub fn removals_in(dir: &Path, epoch: u64) -> Result<Vec<RemovalEntry>, RoleError> {
+    pub fn removals_in(dir: &Path, epoch: u64) -> crate::Result<Vec<RemovalEntry>> {
         Self::state_in(dir)?
             .removals_since(epoch)
-            .map_err(revocation)
+            .map_err(Error::statement("revocation"))
     }
 
     /// The accumulator's current state.
@@ -508,26 +458,29 @@ impl Revocation {
     }
 
     /// A fresh handle for a credential being issued, with its witness.
-    pub fn issue_handle(&mut self) -> Result<(Scalar, MembershipWitness), RoleError> {
-        let issued = self.authority.issue_handle().map_err(revocation)?;
+    pub fn issue_handle(&mut self) -> crate::Result<(Scalar, MembershipWitness)> {
+        let issued = self
+            .authority
+            .issue_handle()
+            .map_err(Error::statement("revocation"))?;
         self.save()?;
         Ok(issued)
     }
 
     /// Revokes the credential with `handle`.
-    pub fn revoke(&mut self, handle: &Scalar) -> Result<(), RoleError> {
-        self.authority.revoke(handle).map_err(revocation)?;
+    pub fn revoke(&mut self, handle: &Scalar) -> crate::Result<()> {
+        self.authority
+            .revoke(handle)
+            .map_err(Error::statement("revocation"))?;
         self.save()
     }
 
     /// The removals after `epoch`, for users to update their witnesses.
-    pub fn removals_since(&self, epoch: u64) -> Result<Vec<RemovalEntry>, RoleError> {
-        self.authority.removals_since(epoch).map_err(revocation)
+    pub fn removals_since(&self, epoch: u64) -> crate::Result<Vec<RemovalEntry>> {
+        self.authority
+            .removals_since(epoch)
+            .map_err(Error::statement("revocation"))
     }
-}
-
-fn revocation(e: PredicateError) -> RoleError {
-    RoleError::Presentation(PresentationError::Predicate("revocation", e))
 }
 
 #[cfg(test)]
@@ -558,7 +511,7 @@ mod tests {
         Issuer::create(&dir.path().join("issuer"), spec(), PIN, PUK).expect("issuer");
         assert!(matches!(
             Issuer::create(&dir.path().join("issuer"), spec(), PIN, PUK),
-            Err(RoleError::Exists(_))
+            Err(Error::Exists(_))
         ));
         let issuer = Issuer::open(&dir.path().join("issuer"), PIN).expect("reopen");
         let mut card = LocalHolder::generate(SystemParameters::generate().secret_base);
@@ -567,10 +520,7 @@ mod tests {
         let (request, pending) =
             crate::issuance::request(&mut card, &p, issuer.parameters(), &offer).expect("request");
         let response = issuer.issue(&request, None).expect("issue");
-        assert!(matches!(
-            issuer.issue(&request, None),
-            Err(RoleError::NotOpen)
-        ));
+        assert!(matches!(issuer.issue(&request, None), Err(Error::NotOpen)));
         let credential = pending
             .complete(issuer.parameters(), &response)
             .expect("credential");
@@ -586,13 +536,13 @@ mod tests {
         assert_eq!(seen.disclosed, vec![("n".to_string(), "7".to_string())]);
         assert!(matches!(
             verifier.verify(&token, issuer.parameters()),
-            Err(RoleError::NotOpen)
+            Err(Error::NotOpen)
         ));
         let mut odd = token.clone();
         odd.policy.nonce = vec![0; 5000];
         assert!(matches!(
             verifier.verify(&odd, issuer.parameters()),
-            Err(RoleError::NotOpen)
+            Err(Error::NotOpen)
         ));
     }
 
@@ -632,7 +582,7 @@ mod tests {
         let mut authority = Revocation::create(&r, PIN, PUK).expect("revocation");
         assert!(matches!(
             Inspector::create(&n, PIN, PUK),
-            Err(RoleError::Exists(_))
+            Err(Error::Exists(_))
         ));
         let (handle, _) = authority.issue_handle().expect("handle");
         authority.revoke(&handle).expect("revoke");
@@ -665,7 +615,7 @@ mod tests {
         ] {
             assert!(matches!(
                 open(dir, "0000"),
-                Err(RoleError::Store(vss_hsm::Error::WrongPin { tries_left: 2 }))
+                Err(Error::Store(vss_hsm::Error::WrongPin { tries_left: 2 }))
             ));
             open(dir, PIN).expect("the right PIN");
         }
@@ -688,7 +638,7 @@ mod tests {
             .map(|_| role.authority.issue_handle().expect("handle").0)
             .collect();
         role.save().expect("save");
-        let len = std::fs::metadata(path.join("state.json"))
+        let len = std::fs::metadata(layout::revocation_state(&path))
             .expect("state")
             .len();
         assert!(len > codec::MAX_ARTEFACT_LEN as u64, "{len} bytes");

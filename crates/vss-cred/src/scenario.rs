@@ -5,14 +5,16 @@
 //! Each step is timed and the card's APDUs counted.
 
 use crate::attributes::AttributeType;
-use crate::codec::{self, CodecError};
+use crate::codec;
 use crate::holder::{Card, HolderError, LocalHolder, SecretHolder, Traffic};
-use crate::issuance::{self, Credential, IssuanceError};
+use crate::issuance::{self, Credential};
+use crate::layout::SystemDir;
 use crate::presentation::{
-    self, Equality, InspectionRequest, PresentationError, PresentationPolicy, PresentationToken,
+    self, Equality, InspectionRequest, PresentationPolicy, PresentationToken,
 };
-use crate::roles::{Inspector, Issuer, Revocation, RoleError, Verifier};
+use crate::roles::{Inspector, Issuer, Revocation, Verifier};
 use crate::spec::{AttributeSpec, CredentialSpecification, SystemParameters};
+use crate::Error;
 use serde::Serialize;
 use std::path::Path;
 use std::time::Instant;
@@ -23,29 +25,6 @@ pub const TICKET_SLOT: u8 = 0;
 pub const GATE_SCOPE: &str = "urn:soccer:gate";
 /// The matchday the gate admits.
 pub const MATCHDAY: &str = "2013-08-07Z";
-
-/// Why the scenario stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum ScenarioError {
-    /// A role failed.
-    #[error(transparent)]
-    Role(#[from] RoleError),
-    /// The card failed.
-    #[error("card: {0}")]
-    Card(#[from] HolderError),
-    /// Issuance failed.
-    #[error(transparent)]
-    Issuance(#[from] IssuanceError),
-    /// Presentation failed where it should have succeeded.
-    #[error(transparent)]
-    Presentation(#[from] PresentationError),
-    /// The credential read back from the card is not one.
-    #[error("the credential on the card: {0}")]
-    Stored(#[from] CodecError),
-    /// The inspector did not open the member number.
-    #[error("the inspector did not open the member number")]
-    NotInspected,
-}
 
 /// One step's figures.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
@@ -212,19 +191,20 @@ const ROLE_PIN: &str = "scenario";
 const ROLE_PUK: &str = "scenario-puk";
 
 impl Roles {
-    fn create(root: &Path) -> Result<Self, ScenarioError> {
+    fn create(root: &Path) -> crate::Result<Self> {
         let (pin, puk) = (ROLE_PIN, ROLE_PUK);
+        let dir = SystemDir::new(root);
         Ok(Roles {
             system: SystemParameters::generate(),
-            issuer: Issuer::create(&root.join("issuer"), vip_ticket(), pin, puk)?,
-            revocation: Revocation::create(&root.join("revocation"), pin, puk)?,
-            inspector: Inspector::create(&root.join("inspector"), pin, puk)?,
-            verifier: Verifier::open(&root.join("verifier")),
+            issuer: Issuer::create(&dir.issuer(), vip_ticket(), pin, puk)?,
+            revocation: Revocation::create(&dir.revocation(), pin, puk)?,
+            inspector: Inspector::create(&dir.inspector(), pin, puk)?,
+            verifier: Verifier::open(&dir.verifier()),
         })
     }
 
     /// The gate's policy with a fresh nonce, opened at the verifier.
-    fn gate_policy(&self, scope: &str) -> Result<PresentationPolicy, ScenarioError> {
+    fn gate_policy(&self, scope: &str) -> crate::Result<PresentationPolicy> {
         let mut policy = PresentationPolicy::new(self.issuer.parameters());
         policy.equal.push(Equality {
             attribute: "matchday".into(),
@@ -241,13 +221,13 @@ impl Roles {
         Ok(policy)
     }
 
-    fn issue(&mut self, card: &mut dyn Card, matchday: &str) -> Result<Credential, ScenarioError> {
+    fn issue(&mut self, card: &mut dyn Card, matchday: &str) -> crate::Result<Credential> {
         let p = card.public_point()?;
         let offer = self.issuer.offer(&john_dow(matchday))?;
         let (request, pending) = issuance::request(card, &p, self.issuer.parameters(), &offer)?;
         let handle = self.revocation.issue_handle()?;
         let response = self.issuer.issue(&request, Some(handle))?;
-        Ok(pending.complete(self.issuer.parameters(), &response)?)
+        pending.complete(self.issuer.parameters(), &response)
     }
 
     /// Presents to a fresh gate policy and returns the verified pseudonym, if it verified.
@@ -256,7 +236,7 @@ impl Roles {
         holder: &mut dyn SecretHolder,
         credential: &Credential,
         scope: &str,
-    ) -> Result<Option<crate::group::G1>, ScenarioError> {
+    ) -> crate::Result<Option<crate::group::G1>> {
         let policy = self.gate_policy(scope)?;
         let Ok(token) = presentation::present(holder, credential, &policy) else {
             return Ok(None);
@@ -273,7 +253,7 @@ impl Roles {
         &self,
         holder: &mut dyn SecretHolder,
         credential: &Credential,
-    ) -> Result<bool, ScenarioError> {
+    ) -> crate::Result<bool> {
         let policy = self.gate_policy(GATE_SCOPE)?;
         Ok(match presentation::present(holder, credential, &policy) {
             Err(_) => true,
@@ -288,8 +268,8 @@ impl Roles {
 /// Runs `f` with the card, timed, and counts the card's traffic during it.
 fn timed<T>(
     card: &mut dyn Card,
-    f: impl FnOnce(&mut dyn Card) -> Result<T, ScenarioError>,
-) -> Result<(T, Step), ScenarioError> {
+    f: impl FnOnce(&mut dyn Card) -> crate::Result<T>,
+) -> crate::Result<(T, Step)> {
     let before: Traffic = card.traffic();
     let start = Instant::now();
     let out = f(&mut *card)?;
@@ -307,19 +287,13 @@ fn timed<T>(
 
 /// Runs the scenario with the roles' state under `root` (an empty directory) and the card
 /// in its factory state, set up with `pin` and `puk`.
-pub fn run(
-    card: &mut dyn Card,
-    root: &Path,
-    pin: &str,
-    puk: &str,
-) -> Result<Report, ScenarioError> {
+pub fn run(card: &mut dyn Card, root: &Path, pin: &str, puk: &str) -> crate::Result<Report> {
     let mut report = Report::default();
     let (mut roles, setup) = timed(card, |_| Roles::create(root))?;
     let ((), card_setup) = timed(card, |card| Ok(card.setup(pin, puk, &roles.system)?))?;
     let (credential, issue) = timed(card, |card| {
         let credential = roles.issue(card, MATCHDAY)?;
-        let compact = serde_json::to_vec(&credential).expect("credentials serialize");
-        card.store_credential(TICKET_SLOT, &compact)?;
+        card.store_credential(TICKET_SLOT, &credential.compact())?;
         Ok(credential)
     })?;
     let policy = roles.gate_policy(GATE_SCOPE)?;
@@ -327,14 +301,15 @@ pub fn run(
         let stored = card
             .load_credential(TICKET_SLOT)?
             .ok_or(HolderError::Malformed)?;
-        let from_card: Credential = codec::from_json(&stored)?;
-        Ok(presentation::present(card, &from_card, &policy)?)
+        let from_card: Credential =
+            codec::from_json_bounded(&stored, codec::MAX_ARTEFACT_LEN).map_err(Error::Stored)?;
+        presentation::present(card, &from_card, &policy)
     })?;
     let (verified, verify) = timed(card, |_| {
-        Ok(roles.verifier.verify(&token, roles.issuer.parameters())?)
+        roles.verifier.verify(&token, roles.issuer.parameters())
     })?;
     let (opened, inspect) = timed(card, |_| {
-        Ok(roles.inspector.inspect(&token, roles.issuer.parameters())?)
+        roles.inspector.inspect(&token, roles.issuer.parameters())
     })?;
     report.steps = Steps {
         setup,
@@ -348,7 +323,7 @@ pub fn run(
         .into_iter()
         .find(|o| o.attribute == "member_number")
         .map(|o| o.value)
-        .ok_or(ScenarioError::NotInspected)?;
+        .ok_or(Error::NotInspected)?;
 
     report.refused = refusals(card, &mut roles, &credential, &token, pin)?;
     let first = verified.pseudonym;
@@ -369,10 +344,10 @@ fn refusals(
     credential: &Credential,
     token: &PresentationToken,
     pin: &str,
-) -> Result<Refused, ScenarioError> {
+) -> crate::Result<Refused> {
     let replayed_token = matches!(
         roles.verifier.verify(token, roles.issuer.parameters()),
-        Err(RoleError::NotOpen)
+        Err(Error::NotOpen)
     );
     let policy = roles.gate_policy(GATE_SCOPE)?;
     let mut tampered = presentation::present(card, credential, &policy)?;
@@ -405,10 +380,8 @@ fn revoked(
     card: &mut dyn Card,
     roles: &mut Roles,
     mut credential: Credential,
-) -> Result<bool, ScenarioError> {
-    let handle = credential
-        .handle
-        .ok_or(ScenarioError::Issuance(IssuanceError::Handle))?;
+) -> crate::Result<bool> {
+    let handle = credential.handle.ok_or(Error::Handle)?;
     let epoch = roles.revocation.info().epoch;
     roles.revocation.revoke(&handle)?;
     let removals = roles.revocation.removals_since(epoch)?;

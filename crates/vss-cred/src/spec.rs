@@ -2,9 +2,10 @@
 //! before a credential is issued, and where each attribute sits among the signed messages.
 
 use crate::attributes::AttributeType;
-use crate::bbs::{self, BbsError, CIPHERSUITE_ID};
+use crate::bbs::{self, CIPHERSUITE_ID};
 use crate::codec::{self, Versioned};
 use crate::group::G1;
+use crate::Error;
 use serde::{Deserialize, Serialize};
 
 /// The most attributes a credential specification lists.
@@ -49,9 +50,9 @@ impl SystemParameters {
     }
 
     /// Checks parameters read from outside against this implementation's ciphersuite.
-    pub fn check(&self) -> Result<(), SpecError> {
+    pub fn check(&self) -> crate::Result<()> {
         if *self != SystemParameters::generate() {
-            return Err(SpecError::SystemParameters);
+            return Err(Error::SystemParameters);
         }
         Ok(())
     }
@@ -86,41 +87,21 @@ impl Versioned for CredentialSpecification {
     }
 }
 
-/// Why parameters or a specification are not usable.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SpecError {
-    /// The system parameters are not this ciphersuite's.
-    #[error(
-        "system parameters are not those of {}",
-        String::from_utf8_lossy(CIPHERSUITE_ID)
-    )]
-    SystemParameters,
-    /// No attributes, more than [`MAX_ATTRIBUTES`], or a name too long, empty or repeated.
-    #[error("credential specification is malformed: {0}")]
-    Malformed(&'static str),
-    /// An attribute the specification does not have.
-    #[error("no attribute {0:?} in the credential specification")]
-    UnknownAttribute(String),
-    /// A BBS bound was exceeded.
-    #[error(transparent)]
-    Bbs(#[from] BbsError),
-}
-
 impl CredentialSpecification {
     /// Checks the bounds and that names are unique and non-empty.
-    pub fn check(&self) -> Result<(), SpecError> {
+    pub fn check(&self) -> crate::Result<()> {
         if self.id.is_empty() || self.id.len() > MAX_NAME_LEN {
-            return Err(SpecError::Malformed("identifier empty or too long"));
+            return Err(Error::Specification("identifier empty or too long"));
         }
         if self.attributes.is_empty() || self.attributes.len() > MAX_ATTRIBUTES {
-            return Err(SpecError::Malformed("attribute count out of range"));
+            return Err(Error::Specification("attribute count out of range"));
         }
         for (i, a) in self.attributes.iter().enumerate() {
             if a.name.is_empty() || a.name.len() > MAX_NAME_LEN {
-                return Err(SpecError::Malformed("attribute name empty or too long"));
+                return Err(Error::Specification("attribute name empty or too long"));
             }
             if self.attributes[..i].iter().any(|b| b.name == a.name) {
-                return Err(SpecError::Malformed("attribute name repeated"));
+                return Err(Error::Specification("attribute name repeated"));
             }
         }
         Ok(())
@@ -138,13 +119,13 @@ impl CredentialSpecification {
     }
 
     /// The attribute's position in the specification and its message index.
-    pub fn attribute(&self, name: &str) -> Result<(usize, &AttributeSpec), SpecError> {
+    pub fn attribute(&self, name: &str) -> crate::Result<(usize, &AttributeSpec)> {
         self.attributes
             .iter()
             .enumerate()
             .find(|(_, a)| a.name == name)
             .map(|(i, a)| (FIRST_ATTRIBUTE_INDEX + i, a))
-            .ok_or_else(|| SpecError::UnknownAttribute(name.to_string()))
+            .ok_or_else(|| Error::UnknownAttribute(name.to_string()))
     }
 
     /// The BBS header of every signature under this specification: its compact JSON.
@@ -182,21 +163,18 @@ mod tests {
     #[test]
     fn layout_and_checks() {
         let s = spec();
-        assert_eq!(s.check(), Ok(()));
+        assert!(s.check().is_ok());
         assert_eq!(s.message_count(), 5);
         assert_eq!(s.handle_index(), Some(4));
-        assert_eq!(s.attribute("b").map(|(i, _)| i), Ok(3));
-        assert!(matches!(
-            s.attribute("c"),
-            Err(SpecError::UnknownAttribute(_))
-        ));
+        assert_eq!(s.attribute("b").map(|(i, _)| i).ok(), Some(3));
+        assert!(matches!(s.attribute("c"), Err(Error::UnknownAttribute(_))));
         let mut twice = spec();
         twice.attributes[1].name = "a".into();
-        assert!(matches!(twice.check(), Err(SpecError::Malformed(_))));
+        assert!(matches!(twice.check(), Err(Error::Specification(_))));
         let params = SystemParameters::generate();
-        assert_eq!(params.check(), Ok(()));
+        assert!(params.check().is_ok());
         let mut other = params.clone();
         other.secret_base = crate::bbs::p1();
-        assert_eq!(other.check(), Err(SpecError::SystemParameters));
+        assert!(matches!(other.check(), Err(Error::SystemParameters)));
     }
 }

@@ -2,9 +2,10 @@
 //! the seed's VIP ticket, its equality predicate and pseudonym, and the refusals.
 
 use vss_cred::holder::{LocalHolder, SecretHolder};
-use vss_cred::issuance::{self, Credential, IssuanceError, IssuerSecret};
-use vss_cred::presentation::{self, Equality, PresentationError, PresentationPolicy};
+use vss_cred::issuance::{self, Credential, IssuerSecret};
+use vss_cred::presentation::{self, Equality, PresentationPolicy};
 use vss_cred::spec::{CredentialSpecification, SystemParameters};
+use vss_cred::Error;
 
 fn vip_spec() -> CredentialSpecification {
     CredentialSpecification {
@@ -85,7 +86,7 @@ fn refusals() {
     let other_day = issue(&issuer, &mut card, "2013-08-14Z");
     assert!(matches!(
         presentation::present(&mut card, &other_day, &policy),
-        Err(PresentationError::Unsatisfied(_))
+        Err(Error::Unsatisfied(_))
     ));
 
     let credential = issue(&issuer, &mut card, "2013-08-07Z");
@@ -94,7 +95,7 @@ fn refusals() {
         .expect("a proof without the card");
     assert!(matches!(
         presentation::verify(&policy, &stolen, &issuer.parameters),
-        Err(PresentationError::InvalidProof)
+        Err(Error::InvalidProof)
     ));
 
     let token = presentation::present(&mut card, &credential, &policy).expect("present");
@@ -108,7 +109,7 @@ fn refusals() {
     let fresh = gate_policy(&issuer);
     assert!(matches!(
         presentation::verify(&fresh, &token, &issuer.parameters),
-        Err(PresentationError::PolicyMismatch)
+        Err(Error::PolicyMismatch)
     ));
     let mut no_nym = token.clone();
     no_nym.pseudonym = None;
@@ -121,14 +122,11 @@ fn refusals() {
     request.s_secret += vss_cred::group::Scalar::from(1u8);
     assert!(matches!(
         issuer.issue(&offer, &request, None),
-        Err(IssuanceError::InvalidCommitmentProof)
+        Err(Error::InvalidCommitmentProof)
     ));
     let mut bad = john("2013-08-07Z");
     bad[3].1 = "not a number".into();
-    assert!(matches!(
-        issuer.offer(&bad),
-        Err(IssuanceError::Attribute { .. })
-    ));
+    assert!(matches!(issuer.offer(&bad), Err(Error::Attribute { .. })));
 }
 
 #[test]
@@ -191,7 +189,7 @@ fn inspectable_member_number_range_and_revocation() {
     young.ranges[0].min = "1990-01-01Z".into();
     assert!(matches!(
         presentation::present(&mut card, &credential, &young),
-        Err(PresentationError::Predicate("range", _))
+        Err(Error::Statement { what: "range", .. })
     ));
 
     let mut swapped = token.clone();
@@ -201,7 +199,7 @@ fn inspectable_member_number_range_and_revocation() {
         .clone();
     assert!(matches!(
         presentation::verify(&gate, &swapped, &issuer.parameters),
-        Err(PresentationError::InvalidProof)
+        Err(Error::InvalidProof)
     ));
 
     // Another credential is revoked: ours updates its witness from the public log and still presents.
@@ -220,7 +218,13 @@ fn inspectable_member_number_range_and_revocation() {
     let after = policy(&ra);
     let stale = presentation::present(&mut card, &credential, &after);
     assert!(
-        matches!(stale, Err(PresentationError::Predicate("revocation", _))),
+        matches!(
+            stale,
+            Err(Error::Statement {
+                what: "revocation",
+                ..
+            })
+        ),
         "stale witness"
     );
     credential

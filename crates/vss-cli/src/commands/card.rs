@@ -5,10 +5,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
-use clap::{Args, Subcommand, ValueEnum};
-use vss_card::connect::{self, CardAddress};
-use vss_card::process::card_binary;
-use vss_cred::holder::Card;
+use clap::{Args, Subcommand};
+use vss_card::connect::{CardChoice, CardKind};
+use vss_card::process::{card_binary, command};
 use vss_cred::spec::SystemParameters;
 use vss_hsm::pin::{PinSource, PIN_ENV, PUK_ENV};
 
@@ -64,69 +63,15 @@ pub struct CardArgs {
     pub reader: Option<String>,
 }
 
-/// Kinds of card.
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CardKind {
-    /// A software card in this process; its state ends with it.
-    Soft,
-    /// A card process on TCP.
-    Tcp,
-    /// A card in a PC/SC reader (pcscd).
-    Pcsc,
-}
-
 impl CardArgs {
-    /// The card's address; `tcp` needs --card-addr.
-    pub fn address(&self) -> Result<CardAddress> {
-        check_card_options(self.card, self.card_addr.as_deref(), self.reader.as_deref())?;
-        Ok(match self.card {
-            CardKind::Soft => CardAddress::Software,
-            CardKind::Tcp => match &self.card_addr {
-                Some(addr) => CardAddress::Tcp(addr.clone()),
-                None => {
-                    bail!("--card tcp needs --card-addr (the address of `vss card serve --listen`)")
-                }
-            },
-            CardKind::Pcsc => CardAddress::Pcsc(self.reader.clone()),
-        })
-    }
-
-    /// Opens the card.
-    pub fn open(&self) -> Result<Box<dyn Card + Send>> {
-        let address = self.address()?;
-        connect::open(&address).with_context(|| format!("cannot reach the card ({address:?})"))
-    }
-}
-
-/// The longest --card-addr or --reader accepted, in bytes.
-pub const MAX_CARD_ADDRESS_LEN: usize = 255;
-
-/// --card-addr goes with --card tcp and --reader with --card pcsc; each is 1–255 bytes with
-/// no control characters.
-pub fn check_card_options(kind: CardKind, addr: Option<&str>, reader: Option<&str>) -> Result<()> {
-    for (name, value, wanted) in [
-        ("--card-addr", addr, CardKind::Tcp),
-        ("--reader", reader, CardKind::Pcsc),
-    ] {
-        let Some(value) = value else { continue };
-        if kind != wanted {
-            bail!(
-                "{name} goes with --card {}",
-                if wanted == CardKind::Tcp {
-                    "tcp"
-                } else {
-                    "pcsc"
-                }
-            );
-        }
-        if value.is_empty()
-            || value.len() > MAX_CARD_ADDRESS_LEN
-            || value.chars().any(char::is_control)
-        {
-            bail!("{name} must be 1 to {MAX_CARD_ADDRESS_LEN} bytes without control characters");
+    /// The card as the options name it.
+    pub fn choice(&self) -> CardChoice {
+        CardChoice {
+            kind: self.card,
+            addr: self.card_addr.clone(),
+            reader: self.reader.clone(),
         }
     }
-    Ok(())
 }
 
 /// The card's PIN: VSS_PIN or a prompt.
@@ -161,23 +106,18 @@ impl CardCommand {
     pub fn run(self) -> Result<ExitCode> {
         match self {
             CardCommand::Serve(args) => {
-                let bin = card_binary();
-                let mut command = std::process::Command::new(&bin);
-                command.arg("--state").arg(&args.state);
-                match (&args.vpcd, &args.listen) {
-                    (Some(vpcd), _) => command.arg("--vpcd").arg(vpcd),
-                    (None, Some(listen)) => command
-                        .arg("--listen")
-                        .arg(listen)
-                        .arg("--idle-timeout-ms")
-                        .arg(args.idle_timeout_ms.to_string()),
+                let idle = args.idle_timeout_ms.to_string();
+                let transport = match (&args.vpcd, &args.listen) {
+                    (Some(vpcd), _) => vec!["--vpcd", vpcd],
+                    (None, Some(listen)) => vec!["--listen", listen, "--idle-timeout-ms", &idle],
                     (None, None) => bail!("give --vpcd or --listen"),
                 };
-                let error = command.exec();
+                let bin = card_binary();
+                let error = command(&bin, &args.state, &transport).exec();
                 bail!("cannot run {}: {error}", bin.display())
             }
             CardCommand::Setup(args) => {
-                let mut card = args.card.open()?;
+                let mut card = args.card.choice().open()?;
                 let (pin, puk) = (pin()?, puk(true)?);
                 card.setup(&pin, &puk, &SystemParameters::generate())
                     .context("card setup")?;
@@ -199,7 +139,7 @@ impl CardCommand {
                 Ok(ExitCode::SUCCESS)
             }
             CardCommand::Erase(args) => {
-                let mut card = args.card.open()?;
+                let mut card = args.card.choice().open()?;
                 card.erase(&puk(false)?).context("erase")?;
                 Ok(ExitCode::SUCCESS)
             }

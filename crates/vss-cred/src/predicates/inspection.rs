@@ -62,12 +62,12 @@ impl InspectorKey {
     }
 
     /// Decodes [`Self::to_bytes`], refusing zero.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, PredicateError> {
+    pub fn from_bytes(bytes: &[u8]) -> crate::Result<Self> {
         let mut r = Reader::new(bytes);
         let x = r.scalar()?;
         r.finish()?;
         if x == Scalar::from(0u8) {
-            return Err(PredicateError::Malformed("zero inspector key"));
+            return Err(PredicateError::Malformed("zero inspector key").into());
         }
         Ok(Self { x })
     }
@@ -75,15 +75,15 @@ impl InspectorKey {
     /// Decrypts an integer in `[0, 2^max_bits)`, `max_bits` at most [`MAX_DECRYPT_BITS`]
     /// (use [`DEFAULT_DECRYPT_BITS`]). Builds the baby-step table each call; an inspector that
     /// opens many ciphertexts keeps a [`DlogTable`] and calls [`Self::decrypt_with`].
-    pub fn decrypt(&self, ct: &Ciphertext, max_bits: u32) -> Result<u64, PredicateError> {
+    pub fn decrypt(&self, ct: &Ciphertext, max_bits: u32) -> crate::Result<u64> {
         self.decrypt_with(&DlogTable::new(max_bits)?, ct)
     }
 
     /// Decrypts with a prepared table. [`PredicateError::NotFound`] when the plaintext is
     /// not below `2^table.bits()`.
-    pub fn decrypt_with(&self, table: &DlogTable, ct: &Ciphertext) -> Result<u64, PredicateError> {
+    pub fn decrypt_with(&self, table: &DlogTable, ct: &Ciphertext) -> crate::Result<u64> {
         let gm = G1::from(ct.c2) - G1::from(ct.c1) * self.x;
-        table.solve(&gm)
+        Ok(table.solve(&gm)?)
     }
 }
 
@@ -107,7 +107,7 @@ impl InspectorPublicKey {
     }
 
     /// Decodes [`Self::to_bytes`], refusing the identity.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, PredicateError> {
+    pub fn from_bytes(bytes: &[u8]) -> crate::Result<Self> {
         let mut r = Reader::new(bytes);
         let p = r.g1_nonzero()?;
         r.finish()?;
@@ -133,7 +133,7 @@ impl Ciphertext {
     }
 
     /// Decodes [`Self::to_bytes`].
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, PredicateError> {
+    pub fn from_bytes(bytes: &[u8]) -> crate::Result<Self> {
         let mut r = Reader::new(bytes);
         let ct = Self::read(&mut r)?;
         r.finish()?;
@@ -184,12 +184,13 @@ pub struct DlogTable {
 
 impl DlogTable {
     /// Builds the table for `[0, 2^bits)`; `bits` from 1 to [`MAX_DECRYPT_BITS`].
-    pub fn new(bits: u32) -> Result<Self, PredicateError> {
+    pub fn new(bits: u32) -> crate::Result<Self> {
         if bits == 0 || bits > MAX_DECRYPT_BITS {
             return Err(PredicateError::TooLarge {
                 what: "decryption bits",
                 max: MAX_DECRYPT_BITS as usize,
-            });
+            }
+            .into());
         }
         let baby_bits = bits.div_ceil(2);
         let n = 1usize << baby_bits;
@@ -307,10 +308,10 @@ impl InspectionProtocol {
         grounds: &[u8],
         value: Scalar,
         value_blinding: Scalar,
-    ) -> Result<Self, PredicateError> {
+    ) -> crate::Result<Self> {
         check_grounds(grounds)?;
         if scalar_to_u64(&value)? >> MAX_DECRYPT_BITS != 0 {
-            return Err(PredicateError::ValueOutOfRange);
+            return Err(PredicateError::ValueOutOfRange.into());
         }
         let secrets = Secrets {
             k: random_scalar(),
@@ -380,7 +381,7 @@ impl InspectionProof {
         pk: &InspectorPublicKey,
         grounds: &[u8],
         out: &mut Vec<u8>,
-    ) -> Result<(), PredicateError> {
+    ) -> crate::Result<()> {
         check_grounds(grounds)?;
         transcript(out, pk, grounds, &self.ct, &self.t1, &self.t2);
         Ok(())
@@ -388,11 +389,7 @@ impl InspectionProof {
 
     /// Checks `g·k^ = T1 + c·C1` and `g·m^ + pk·k^ = T2 + c·C2`. The grounds enter only
     /// through the challenge.
-    pub fn verify(
-        &self,
-        challenge: &Scalar,
-        pk: &InspectorPublicKey,
-    ) -> Result<(), PredicateError> {
+    pub fn verify(&self, challenge: &Scalar, pk: &InspectorPublicKey) -> crate::Result<()> {
         let g = generator();
         let c = *challenge;
         let ok1 = g * self.resp_k == G1::from(self.t1) + G1::from(self.ct.c1) * c;
@@ -401,7 +398,7 @@ impl InspectionProof {
         if ok1 && ok2 {
             Ok(())
         } else {
-            Err(PredicateError::InvalidProof("inspection"))
+            Err(PredicateError::InvalidProof("inspection").into())
         }
     }
 
@@ -422,7 +419,7 @@ impl InspectionProof {
     }
 
     /// Decodes [`Self::to_bytes`].
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, PredicateError> {
+    pub fn from_bytes(bytes: &[u8]) -> crate::Result<Self> {
         let mut r = Reader::new(bytes);
         let p = Self {
             ct: Ciphertext::read(&mut r)?,
@@ -441,6 +438,7 @@ hex_serde!(InspectionProof);
 mod tests {
     use super::*;
     use crate::group::hash_to_scalar;
+    use crate::predicates::own;
 
     const MEMBER: u64 = 23_784_638_726;
     const GROUNDS: &[u8] = b"court order: stadium incident";
@@ -463,8 +461,8 @@ mod tests {
         p: &InspectionProof,
     ) -> Result<(), PredicateError> {
         let mut t = Vec::new();
-        p.challenge_bytes(pk, grounds, &mut t)?;
-        p.verify(&challenge(&t), pk)
+        own(p.challenge_bytes(pk, grounds, &mut t))?;
+        own(p.verify(&challenge(&t), pk))
     }
 
     #[test]
@@ -492,17 +490,23 @@ mod tests {
         let table = DlogTable::new(12).expect("table");
         for m in [0u64, 1, 63, 64, 65, 4095] {
             let (proof, _) = prove(&pk, m, random_scalar());
-            assert_eq!(key.decrypt_with(&table, proof.ciphertext()), Ok(m));
+            assert_eq!(own(key.decrypt_with(&table, proof.ciphertext())), Ok(m));
         }
         let (proof, _) = prove(&pk, 4096, random_scalar());
         assert_eq!(
-            key.decrypt_with(&table, proof.ciphertext()),
+            own(key.decrypt_with(&table, proof.ciphertext())),
             Err(PredicateError::NotFound(12))
         );
         assert!(DlogTable::new(MAX_DECRYPT_BITS + 1).is_err());
         assert!(DlogTable::new(0).is_err());
         assert_eq!(
-            InspectionProtocol::init(&pk, GROUNDS, -Scalar::from(1u8), random_scalar()).err(),
+            own(InspectionProtocol::init(
+                &pk,
+                GROUNDS,
+                -Scalar::from(1u8),
+                random_scalar()
+            ))
+            .err(),
             Some(PredicateError::ValueOutOfRange)
         );
         assert!(InspectionProtocol::init(

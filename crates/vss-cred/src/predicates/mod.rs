@@ -87,6 +87,15 @@ pub enum PredicateError {
     NotFound(u32),
 }
 
+/// The predicate error of a result, for the tests that compare it.
+#[cfg(test)]
+fn own<T>(result: crate::Result<T>) -> Result<T, PredicateError> {
+    result.map_err(|e| match e {
+        crate::Error::Predicate(e) => e,
+        other => panic!("not a predicate error: {other}"),
+    })
+}
+
 /// The G1 point `p` in affine form.
 fn affine(p: &G1) -> G1Affine {
     (*p).into()

@@ -58,7 +58,7 @@ pub struct RangeParams {
 impl RangeParams {
     /// Fresh parameters for digits in `[0, base)`, `base` from 2 to [`MAX_RANGE_BASE`]; the
     /// signing key is dropped (and zeroized) before this returns.
-    pub fn new(base: u16) -> Result<Self, PredicateError> {
+    pub fn new(base: u16) -> crate::Result<Self> {
         check_base(base)?;
         let (params, _key) = SetMembershipCheckParams::<Bls12_381>::new_for_range_proof::<
             _,
@@ -97,7 +97,7 @@ impl RangeParams {
 
     /// Decodes [`Self::to_bytes`] and checks every signature (one pairing per digit, done
     /// once when the parameters are loaded).
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, PredicateError> {
+    pub fn from_bytes(bytes: &[u8]) -> crate::Result<Self> {
         let mut r = Reader::new(bytes);
         let base = r.u16()?;
         check_base(base)?;
@@ -237,11 +237,11 @@ impl RangeProtocol {
         max: u64,
         value: Scalar,
         value_blinding: Scalar,
-    ) -> Result<Self, PredicateError> {
+    ) -> crate::Result<Self> {
         check_bounds(min, max)?;
         let v = scalar_to_u64(&value)?;
         if v < min || v > max {
-            return Err(PredicateError::ValueOutOfRange);
+            return Err(PredicateError::ValueOutOfRange.into());
         }
         let secrets = Secrets {
             m: value,
@@ -349,7 +349,7 @@ impl RangeProof {
         min: u64,
         max: u64,
         out: &mut Vec<u8>,
-    ) -> Result<(), PredicateError> {
+    ) -> crate::Result<()> {
         check_bounds(min, max)?;
         transcript(
             out,
@@ -372,16 +372,16 @@ impl RangeProof {
         params: &RangeParams,
         min: u64,
         max: u64,
-    ) -> Result<(), PredicateError> {
+    ) -> crate::Result<()> {
         check_bounds(min, max)?;
         if self.base != params.base() || self.digits.len() != digit_count(self.base, min, max) {
-            return Err(PredicateError::InvalidProof("range: digit count or base"));
+            return Err(PredicateError::InvalidProof("range: digit count or base").into());
         }
         let ck = &params.comm_key;
         if G1::from(ck.commit(&self.resp_m, &self.resp_r))
             != G1::from(self.t) + G1::from(self.commitment) * challenge
         {
-            return Err(PredicateError::InvalidProof("range: link to the value"));
+            return Err(PredicateError::InvalidProof("range: link to the value").into());
         }
         // The library's decomposition check reads only the digits' responses.
         let cls = CLSRangeProof::<Bls12_381> {
@@ -427,7 +427,7 @@ impl RangeProof {
         );
         for p in &self.digits {
             if p.a_prime.is_zero() {
-                return Err(PredicateError::InvalidProof("range: digit"));
+                return Err(PredicateError::InvalidProof("range: digit").into());
             }
             let sigma = random_scalar();
             g1_weight += sigma * p.resp_randomizer;
@@ -440,7 +440,7 @@ impl RangeProof {
         bases.push(params.params.bb_sig_params.g1);
         scalars.push(g1_weight);
         if !G1::msm_unchecked(&bases, &scalars).is_zero() {
-            return Err(PredicateError::InvalidProof("range: digit"));
+            return Err(PredicateError::InvalidProof("range: digit").into());
         }
         let lhs = G1::msm_unchecked(&a_prime, &rho);
         let rhs = G1::msm_unchecked(&a_bar, &rho);
@@ -450,7 +450,7 @@ impl RangeProof {
         )
         .is_zero()
         {
-            return Err(PredicateError::InvalidProof("range: digit signatures"));
+            return Err(PredicateError::InvalidProof("range: digit signatures").into());
         }
         Ok(())
     }
@@ -486,7 +486,7 @@ impl RangeProof {
 
     /// Decodes [`Self::to_bytes`]: at most [`MAX_RANGE_DIGITS`] digits, a base from 2 to
     /// [`MAX_RANGE_BASE`], no digit's `A'` the identity.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, PredicateError> {
+    pub fn from_bytes(bytes: &[u8]) -> crate::Result<Self> {
         let mut r = Reader::new(bytes);
         let commitment = r.g1()?;
         let t = r.g1()?;
@@ -526,6 +526,7 @@ hex_serde!(RangeProof);
 mod tests {
     use super::*;
     use crate::group::hash_to_scalar;
+    use crate::predicates::own;
 
     fn challenge(bytes: &[u8]) -> Scalar {
         hash_to_scalar(bytes, b"VSS-CRED-TEST-CHALLENGE")
@@ -538,7 +539,13 @@ mod tests {
         v: u64,
         blinding: Scalar,
     ) -> Result<(RangeProof, Scalar), PredicateError> {
-        let proto = RangeProtocol::init(params, min, max, Scalar::from(v), blinding)?;
+        let proto = own(RangeProtocol::init(
+            params,
+            min,
+            max,
+            Scalar::from(v),
+            blinding,
+        ))?;
         let mut t = Vec::new();
         proto.challenge_bytes(&mut t);
         let c = challenge(&t);
@@ -552,8 +559,8 @@ mod tests {
         p: &RangeProof,
     ) -> Result<(), PredicateError> {
         let mut t = Vec::new();
-        p.challenge_bytes(params, min, max, &mut t)?;
-        p.verify(&challenge(&t), params, min, max)
+        own(p.challenge_bytes(params, min, max, &mut t))?;
+        own(p.verify(&challenge(&t), params, min, max))
     }
 
     #[test]
@@ -590,7 +597,14 @@ mod tests {
             );
         }
         assert_eq!(
-            RangeProtocol::init(&params, 0, 10, -Scalar::from(1u8), random_scalar()).err(),
+            own(RangeProtocol::init(
+                &params,
+                0,
+                10,
+                -Scalar::from(1u8),
+                random_scalar()
+            ))
+            .err(),
             Some(PredicateError::ValueOutOfRange)
         );
         assert_eq!(

@@ -93,7 +93,7 @@ impl RemovalEntry {
     }
 
     /// Decodes [`Self::to_bytes`], refusing an identity accumulator.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, PredicateError> {
+    pub fn from_bytes(bytes: &[u8]) -> crate::Result<Self> {
         let mut r = Reader::new(bytes);
         let e = Self::read(&mut r)?;
         r.finish()?;
@@ -132,7 +132,7 @@ impl MembershipWitness {
     }
 
     /// Decodes [`Self::to_bytes`], refusing the identity.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, PredicateError> {
+    pub fn from_bytes(bytes: &[u8]) -> crate::Result<Self> {
         let mut r = Reader::new(bytes);
         let w = Self {
             epoch: r.u64()?,
@@ -169,7 +169,7 @@ impl RevocationInfo {
     }
 
     /// Decodes [`Self::to_bytes`]: every point in its subgroup and none the identity.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, PredicateError> {
+    pub fn from_bytes(bytes: &[u8]) -> crate::Result<Self> {
         let mut r = Reader::new(bytes);
         let info = Self::read(&mut r)?;
         r.finish()?;
@@ -213,10 +213,10 @@ impl RevocationState {
 
     /// The logged removals after `epoch`, oldest first; [`PredicateError::LogGap`] when some
     /// of them were already dropped from the bounded log.
-    pub fn removals_since(&self, epoch: u64) -> Result<Vec<RemovalEntry>, PredicateError> {
+    pub fn removals_since(&self, epoch: u64) -> crate::Result<Vec<RemovalEntry>> {
         let oldest = self.log.front().map_or(self.info.epoch + 1, |e| e.epoch);
         if epoch + 1 < oldest && epoch < self.info.epoch {
-            return Err(PredicateError::LogGap(epoch));
+            return Err(PredicateError::LogGap(epoch).into());
         }
         Ok(self
             .log
@@ -245,14 +245,14 @@ impl RevocationState {
 
     /// Decodes [`Self::to_bytes`], checking the counts against [`MAX_MEMBERS`] and
     /// [`MAX_LOG_ENTRIES`], and that the log ends at the current epoch.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, PredicateError> {
+    pub fn from_bytes(bytes: &[u8]) -> crate::Result<Self> {
         let mut r = Reader::new(bytes);
         let info = RevocationInfo::read(&mut r)?;
         let n = r.count("live handles", MAX_MEMBERS)?;
         let mut members = Members::default();
         for _ in 0..n {
             if !members.0.insert(r.scalar()?) {
-                return Err(PredicateError::Malformed("repeated handle"));
+                return Err(PredicateError::Malformed("repeated handle").into());
             }
         }
         let n = r.count("log entries", MAX_LOG_ENTRIES)?;
@@ -263,15 +263,15 @@ impl RevocationState {
                 .back()
                 .is_some_and(|p: &RemovalEntry| p.epoch + 1 != e.epoch)
             {
-                return Err(PredicateError::Malformed("log epochs not consecutive"));
+                return Err(PredicateError::Malformed("log epochs not consecutive").into());
             }
             log.push_back(e);
         }
         if let Some(last) = log.back() {
             if last.epoch != info.epoch || last.accumulator != info.accumulator {
-                return Err(PredicateError::Malformed(
-                    "log does not end at the current epoch",
-                ));
+                return Err(
+                    PredicateError::Malformed("log does not end at the current epoch").into(),
+                );
             }
         }
         r.finish()?;
@@ -325,12 +325,13 @@ impl RevocationAuthority {
 
     /// Issues a new random handle, adds it to the live set and returns it with its witness for
     /// the current epoch. Fails when [`MAX_MEMBERS`] handles are live.
-    pub fn issue_handle(&mut self) -> Result<(Scalar, MembershipWitness), PredicateError> {
+    pub fn issue_handle(&mut self) -> crate::Result<(Scalar, MembershipWitness)> {
         if self.state.members.0.len() >= MAX_MEMBERS {
             return Err(PredicateError::TooLarge {
                 what: "live handles",
                 max: MAX_MEMBERS,
-            });
+            }
+            .into());
         }
         let handle = loop {
             let h = random_scalar();
@@ -348,9 +349,9 @@ impl RevocationAuthority {
 
     /// A witness for the current epoch for a live handle (for a holder whose witness is older
     /// than the kept log).
-    pub fn refresh_witness(&self, handle: &Scalar) -> Result<MembershipWitness, PredicateError> {
+    pub fn refresh_witness(&self, handle: &Scalar) -> crate::Result<MembershipWitness> {
         if !self.state.members.has(handle) {
-            return Err(PredicateError::UnknownHandle);
+            return Err(PredicateError::UnknownHandle.into());
         }
         Ok(self.witness_now(handle))
     }
@@ -358,7 +359,7 @@ impl RevocationAuthority {
     /// Revokes a live handle: the accumulator moves to the next epoch and the removal is
     /// logged (the oldest entry is dropped past [`MAX_LOG_ENTRIES`]). A handle never issued or
     /// already revoked is [`PredicateError::UnknownHandle`].
-    pub fn revoke(&mut self, handle: &Scalar) -> Result<&RemovalEntry, PredicateError> {
+    pub fn revoke(&mut self, handle: &Scalar) -> crate::Result<&RemovalEntry> {
         let next = self
             .accumulator()
             .remove(handle, &self.secret, &mut self.state.members)
@@ -376,7 +377,7 @@ impl RevocationAuthority {
         self.state
             .log
             .back()
-            .ok_or(PredicateError::Malformed("empty log"))
+            .ok_or(PredicateError::Malformed("empty log").into())
     }
 
     /// The public state for verifiers and holders.
@@ -385,7 +386,7 @@ impl RevocationAuthority {
     }
 
     /// The logged removals after `epoch` (see [`RevocationState::removals_since`]).
-    pub fn removals_since(&self, epoch: u64) -> Result<Vec<RemovalEntry>, PredicateError> {
+    pub fn removals_since(&self, epoch: u64) -> crate::Result<Vec<RemovalEntry>> {
         self.state.removals_since(epoch)
     }
 
@@ -403,14 +404,12 @@ impl RevocationAuthority {
 
     /// The authority of the key [`Self::secret_to_bytes`] gave and the state, refused when
     /// the key does not match the state's public key.
-    pub fn from_parts(secret: &[u8], state: RevocationState) -> Result<Self, PredicateError> {
+    pub fn from_parts(secret: &[u8], state: RevocationState) -> crate::Result<Self> {
         let mut r = Reader::new(secret);
         let secret = SecretKey(r.scalar()?);
         r.finish()?;
         if PublicKey::new_from_secret_key(&secret, &state.info.params) != state.info.public_key {
-            return Err(PredicateError::Malformed(
-                "secret key does not match public key",
-            ));
+            return Err(PredicateError::Malformed("secret key does not match public key").into());
         }
         Ok(Self { secret, state })
     }
@@ -430,14 +429,14 @@ pub fn update_witness(
     witness: &MembershipWitness,
     handle: &Scalar,
     entries: &[RemovalEntry],
-) -> Result<MembershipWitness, PredicateError> {
+) -> crate::Result<MembershipWitness> {
     let mut w = witness.clone();
     for e in entries.iter().filter(|e| e.epoch > witness.epoch) {
         if e.epoch != w.epoch + 1 {
-            return Err(PredicateError::LogGap(w.epoch));
+            return Err(PredicateError::LogGap(w.epoch).into());
         }
         if e.handle == *handle {
-            return Err(PredicateError::Revoked);
+            return Err(PredicateError::Revoked.into());
         }
         let next = VbWitness(w.point)
             .update_after_removal(handle, &e.handle, &e.accumulator)
@@ -481,12 +480,13 @@ impl NonRevocationProtocol {
         handle: Scalar,
         witness: &MembershipWitness,
         handle_blinding: Scalar,
-    ) -> Result<Self, PredicateError> {
+    ) -> crate::Result<Self> {
         if witness.epoch != info.epoch {
             return Err(PredicateError::StaleWitness {
                 witness: witness.epoch,
                 accumulator: info.epoch,
-            });
+            }
+            .into());
         }
         let inner = MembershipProofProtocol::init(
             &mut rand::rngs::OsRng,
@@ -537,17 +537,13 @@ pub struct NonRevocationProof {
 
 impl NonRevocationProof {
     /// Appends what [`NonRevocationProtocol::challenge_bytes`] appended.
-    pub fn challenge_bytes(
-        &self,
-        info: &RevocationInfo,
-        out: &mut Vec<u8>,
-    ) -> Result<(), PredicateError> {
+    pub fn challenge_bytes(&self, info: &RevocationInfo, out: &mut Vec<u8>) -> crate::Result<()> {
         transcript(out, info, &self.a_prime, &self.a_bar, &self.t);
         Ok(())
     }
 
     /// Checks the proof against `info`'s current accumulator (one product of two pairings).
-    pub fn verify(&self, challenge: &Scalar, info: &RevocationInfo) -> Result<(), PredicateError> {
+    pub fn verify(&self, challenge: &Scalar, info: &RevocationInfo) -> crate::Result<()> {
         let proof = MembershipProof(PoKOfSignatureG1::<Bls12_381> {
             A_prime: self.a_prime,
             A_bar: self.a_bar,
@@ -565,7 +561,7 @@ impl NonRevocationProof {
                 info.public_key.clone(),
                 info.params.clone(),
             )
-            .map_err(|_| PredicateError::InvalidProof("non-revocation"))
+            .map_err(|_| PredicateError::InvalidProof("non-revocation").into())
     }
 
     /// The handle's response `y^ = y~ + c·y`, to compare with the BBS proof's.
@@ -585,7 +581,7 @@ impl NonRevocationProof {
     }
 
     /// Decodes [`Self::to_bytes`]; `A'` must not be the identity.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, PredicateError> {
+    pub fn from_bytes(bytes: &[u8]) -> crate::Result<Self> {
         let mut r = Reader::new(bytes);
         let p = Self {
             a_prime: r.g1_nonzero()?,
@@ -604,6 +600,7 @@ hex_serde!(NonRevocationProof);
 mod tests {
     use super::*;
     use crate::group::hash_to_scalar;
+    use crate::predicates::own;
 
     fn challenge(bytes: &[u8]) -> Scalar {
         hash_to_scalar(bytes, b"VSS-CRED-TEST-CHALLENGE")
@@ -625,8 +622,8 @@ mod tests {
 
     fn check(info: &RevocationInfo, proof: &NonRevocationProof) -> Result<(), PredicateError> {
         let mut t = Vec::new();
-        proof.challenge_bytes(info, &mut t)?;
-        proof.verify(&challenge(&t), info)
+        own(proof.challenge_bytes(info, &mut t))?;
+        own(proof.verify(&challenge(&t), info))
     }
 
     #[test]
@@ -667,10 +664,13 @@ mod tests {
         let (h1, w1) = ra.issue_handle().expect("issue");
         let (h2, w2) = ra.issue_handle().expect("issue");
         let entry = ra.revoke(&h1).expect("revoke").clone();
-        assert_eq!(ra.revoke(&h1), Err(PredicateError::UnknownHandle));
         assert_eq!(
-            ra.revoke(&random_scalar()),
-            Err(PredicateError::UnknownHandle)
+            own(ra.revoke(&h1)).err(),
+            Some(PredicateError::UnknownHandle)
+        );
+        assert_eq!(
+            own(ra.revoke(&random_scalar())).err(),
+            Some(PredicateError::UnknownHandle)
         );
         let info = ra.public();
         assert_eq!(info.epoch, 1);
@@ -682,11 +682,11 @@ mod tests {
         let (proof, _) = prove(&info, h1, &stale, random_scalar());
         assert!(check(&info, &proof).is_err());
         assert!(matches!(
-            NonRevocationProtocol::init(&info, h1, &w1, random_scalar()),
+            own(NonRevocationProtocol::init(&info, h1, &w1, random_scalar())),
             Err(PredicateError::StaleWitness { .. })
         ));
         assert_eq!(
-            update_witness(&w1, &h1, std::slice::from_ref(&entry)),
+            own(update_witness(&w1, &h1, std::slice::from_ref(&entry))),
             Err(PredicateError::Revoked)
         );
         // A live holder's stale witness also fails until updated.
@@ -723,7 +723,7 @@ mod tests {
         assert_eq!(check(&info, &proof), Ok(()));
         // Gaps are refused; the late handle's witness updates the same way.
         assert_eq!(
-            update_witness(&late_w, &late, &log[1..]),
+            own(update_witness(&late_w, &late, &log[1..])),
             Err(PredicateError::LogGap(0))
         );
         let late_w = update_witness(&late_w, &late, &log).expect("update");
@@ -756,7 +756,7 @@ mod tests {
         let mut longer = bytes.clone();
         longer.push(0);
         assert_eq!(
-            RevocationState::from_bytes(&longer).err(),
+            own(RevocationState::from_bytes(&longer)).err(),
             Some(PredicateError::TrailingBytes)
         );
         let info_bytes = ra.public().to_bytes();
@@ -769,7 +769,7 @@ mod tests {
         let mut huge = ra.public().to_bytes();
         huge.extend_from_slice(&u32::MAX.to_be_bytes());
         assert!(matches!(
-            RevocationState::from_bytes(&huge),
+            own(RevocationState::from_bytes(&huge)),
             Err(PredicateError::TooLarge { .. }) | Err(PredicateError::Malformed(_))
         ));
     }

@@ -7,10 +7,8 @@
 use super::MAX_BODY_LEN;
 use crate::codec::CodecError;
 use crate::holder::HolderError;
-use crate::issuance::IssuanceError;
 use crate::predicates::PredicateError;
-use crate::presentation::PresentationError;
-use crate::roles::RoleError;
+use crate::Error;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -56,10 +54,7 @@ pub enum ServiceError {
     NoPin,
     /// The card could not be opened at its address.
     #[error("the card could not be opened: {0}")]
-    CardOpen(String),
-    /// The card refused or failed a command.
-    #[error("card: {0}")]
-    Card(#[from] HolderError),
+    CardOpen(#[source] super::user::CardOpenError),
     /// Every card slot holds a credential.
     #[error("every card slot holds a credential")]
     CardFull,
@@ -83,18 +78,9 @@ pub enum ServiceError {
         /// What went wrong.
         detail: String,
     },
-    /// A role refused or failed.
+    /// A role, the card, issuance or presentation refused or failed.
     #[error(transparent)]
-    Role(#[from] RoleError),
-    /// Issuance failed.
-    #[error(transparent)]
-    Issuance(#[from] IssuanceError),
-    /// Presentation failed.
-    #[error(transparent)]
-    Presentation(#[from] PresentationError),
-    /// A revocation, range or inspection statement failed.
-    #[error(transparent)]
-    Predicate(#[from] PredicateError),
+    Credential(#[from] Error),
     /// The request was not answered within the request timeout.
     #[error("the request was not answered in time")]
     Timeout,
@@ -103,42 +89,56 @@ pub enum ServiceError {
     Handler,
 }
 
-fn issuance_status(e: &IssuanceError) -> StatusCode {
+impl From<HolderError> for ServiceError {
+    fn from(e: HolderError) -> Self {
+        ServiceError::Credential(Error::Card(e))
+    }
+}
+
+/// The HTTP status of a credential error: 400 a malformed request, 403 a wrong or blocked
+/// PIN, 404 an unknown nonce, 409 a handle that is not live, 422 what does not verify or
+/// answer, 502 the card, 503 a bound, 500 the service's own state.
+fn credential_status(e: &Error) -> StatusCode {
     match e {
-        IssuanceError::Spec(_)
-        | IssuanceError::Attribute { .. }
-        | IssuanceError::AttributesMismatch => StatusCode::BAD_REQUEST,
-        IssuanceError::UnknownNonce => StatusCode::NOT_FOUND,
-        IssuanceError::InvalidCommitmentProof
-        | IssuanceError::InvalidSignature
-        | IssuanceError::Handle
-        | IssuanceError::Bbs(_) => StatusCode::UNPROCESSABLE_ENTITY,
-        IssuanceError::Holder(_) => StatusCode::BAD_GATEWAY,
+        Error::Value(_)
+        | Error::Codec(_)
+        | Error::Encoding(_)
+        | Error::SystemParameters
+        | Error::Specification(_)
+        | Error::UnknownAttribute(_)
+        | Error::Attribute { .. }
+        | Error::AttributesMismatch
+        | Error::Policy(_) => StatusCode::BAD_REQUEST,
+        Error::Card(HolderError::WrongPin(_) | HolderError::Blocked) => StatusCode::FORBIDDEN,
+        Error::Card(_) => StatusCode::BAD_GATEWAY,
+        Error::UnknownNonce | Error::NotOpen => StatusCode::NOT_FOUND,
+        Error::Predicate(PredicateError::UnknownHandle) => StatusCode::CONFLICT,
+        Error::Predicate(_)
+        | Error::Bbs(_)
+        | Error::InvalidCommitmentProof
+        | Error::InvalidSignature
+        | Error::Handle
+        | Error::WrongCredential
+        | Error::Unsatisfied(_)
+        | Error::PolicyMismatch
+        | Error::Disclosure
+        | Error::Pseudonym
+        | Error::InvalidProof
+        | Error::NotRevocable
+        | Error::Witness(_) => StatusCode::UNPROCESSABLE_ENTITY,
+        Error::Statement { source, .. } => credential_status(source),
+        Error::TooManyOpen => StatusCode::SERVICE_UNAVAILABLE,
         // The issuer's own key and parameters disagree: only opening it can find that.
-        IssuanceError::KeyMismatch => StatusCode::INTERNAL_SERVER_ERROR,
-    }
-}
-
-fn presentation_status(e: &PresentationError) -> StatusCode {
-    match e {
-        PresentationError::Policy(_) | PresentationError::Spec(_) => StatusCode::BAD_REQUEST,
-        PresentationError::Issuance(e) => issuance_status(e),
-        PresentationError::Holder(_) => StatusCode::BAD_GATEWAY,
-        PresentationError::WrongCredential
-        | PresentationError::Unsatisfied(_)
-        | PresentationError::PolicyMismatch
-        | PresentationError::Disclosure
-        | PresentationError::Pseudonym
-        | PresentationError::InvalidProof
-        | PresentationError::Predicate(..)
-        | PresentationError::Bbs(_) => StatusCode::UNPROCESSABLE_ENTITY,
-    }
-}
-
-fn predicate_status(e: &PredicateError) -> StatusCode {
-    match e {
-        PredicateError::UnknownHandle => StatusCode::CONFLICT,
-        _ => StatusCode::UNPROCESSABLE_ENTITY,
+        Error::KeyMismatch
+        | Error::Io { .. }
+        | Error::File { .. }
+        | Error::Store(_)
+        | Error::Exists(_)
+        | Error::Stored(_)
+        | Error::NotInspected
+        | Error::Timeout(_)
+        | Error::MaxConnections
+        | Error::Accept(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 
@@ -157,12 +157,7 @@ impl ServiceError {
             | ServiceError::NoCard
             | ServiceError::NoPin
             | ServiceError::CardFull => StatusCode::CONFLICT,
-            ServiceError::Card(HolderError::WrongPin(_) | HolderError::Blocked) => {
-                StatusCode::FORBIDDEN
-            }
-            ServiceError::CardOpen(_) | ServiceError::Card(_) | ServiceError::Upstream { .. } => {
-                StatusCode::BAD_GATEWAY
-            }
+            ServiceError::CardOpen(_) | ServiceError::Upstream { .. } => StatusCode::BAD_GATEWAY,
             ServiceError::NoCredential
             | ServiceError::UnknownIssuer
             | ServiceError::Revoked
@@ -170,21 +165,7 @@ impl ServiceError {
             ServiceError::TooManySessions | ServiceError::Timeout => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
-            ServiceError::Role(e) => match e {
-                RoleError::NotOpen => StatusCode::NOT_FOUND,
-                RoleError::TooManyOpen => StatusCode::SERVICE_UNAVAILABLE,
-                RoleError::Spec(_) => StatusCode::BAD_REQUEST,
-                RoleError::Issuance(e) => issuance_status(e),
-                RoleError::Presentation(PresentationError::Predicate(_, e)) => predicate_status(e),
-                RoleError::Presentation(e) => presentation_status(e),
-                RoleError::Io { .. }
-                | RoleError::Store(_)
-                | RoleError::Codec { .. }
-                | RoleError::Exists(_) => StatusCode::INTERNAL_SERVER_ERROR,
-            },
-            ServiceError::Issuance(e) => issuance_status(e),
-            ServiceError::Presentation(e) => presentation_status(e),
-            ServiceError::Predicate(e) => predicate_status(e),
+            ServiceError::Credential(e) => credential_status(e),
             ServiceError::Handler => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

@@ -13,7 +13,7 @@ use crate::codec::{self, CodecError};
 use crate::issuance::IssuerParameters;
 use crate::predicates::inspection::InspectorPublicKey;
 use crate::presentation::PresentationToken;
-use crate::roles::{InspectionResult, Inspector, RoleError};
+use crate::roles::{InspectionResult, Inspector};
 use axum::body::Body;
 use axum::extract::State;
 use axum::response::Response;
@@ -39,7 +39,7 @@ pub struct InspectorService {
 
 impl InspectorService {
     /// The inspector in `dir`, its key store opened with `pin`.
-    pub fn open(dir: &Path, pin: &str) -> Result<Self, RoleError> {
+    pub fn open(dir: &Path, pin: &str) -> crate::Result<Self> {
         Ok(InspectorService {
             role: Inspector::open(dir, pin)?,
         })

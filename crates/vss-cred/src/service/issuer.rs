@@ -13,7 +13,7 @@
 
 use super::{answer, artefact_body, blocking, json_body, Nonces, ServiceError};
 use crate::issuance::{IssuanceOffer, IssuanceRequest, IssuanceResponse, IssuerParameters};
-use crate::roles::{Issuer, RoleError};
+use crate::roles::Issuer;
 use axum::body::Body;
 use axum::extract::State;
 use axum::response::Response;
@@ -40,7 +40,7 @@ pub struct IssuerService {
 impl IssuerService {
     /// The issuer in `dir`, its key store opened with `pin`; `revocation` is the base URL
     /// of the revocation service, needed when the specification is revocable.
-    pub fn open(dir: &Path, pin: &str, revocation: Option<String>) -> Result<Self, RoleError> {
+    pub fn open(dir: &Path, pin: &str, revocation: Option<String>) -> crate::Result<Self> {
         Ok(IssuerService {
             role: Issuer::open(dir, pin)?,
             revocation,

@@ -26,6 +26,7 @@ pub use error::ServiceError;
 pub use vss_net::ACCEPT_BACKOFF;
 
 use crate::codec::{self, CodecError, Versioned};
+use crate::Error;
 use axum::body::{Body, Bytes};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -37,7 +38,6 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::collections::HashMap;
-use std::io;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use tokio::net::{TcpListener, TcpStream};
@@ -79,30 +79,20 @@ impl Default for ServeConfig {
     }
 }
 
-/// A [`ServeConfig`] value out of its range.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum ServeConfigError {
-    /// A timeout is zero or longer than [`MAX_TIMEOUT`].
-    #[error("{0}: more than 0 and at most {max} s", max = MAX_TIMEOUT.as_secs())]
-    Timeout(&'static str),
-    /// The connection cap is zero or above [`MAX_CONNECTIONS`].
-    #[error("max connections: from 1 to {MAX_CONNECTIONS}")]
-    MaxConnections,
-}
-
 impl ServeConfig {
-    /// Whether every value is inside its range.
-    pub fn check(&self) -> Result<(), ServeConfigError> {
+    /// Whether every value is inside its range: [`Error::Timeout`] or
+    /// [`Error::MaxConnections`] if not.
+    pub fn check(&self) -> crate::Result<()> {
         for (name, t) in [
             ("request timeout", self.request_timeout),
             ("idle timeout", self.idle_timeout),
         ] {
             if t.is_zero() || t > MAX_TIMEOUT {
-                return Err(ServeConfigError::Timeout(name));
+                return Err(Error::Timeout(name));
             }
         }
         if self.max_connections == 0 || self.max_connections > MAX_CONNECTIONS {
-            return Err(ServeConfigError::MaxConnections);
+            return Err(Error::MaxConnections);
         }
         Ok(())
     }
@@ -136,12 +126,10 @@ impl Role {
 }
 
 /// Serves `role` on `listener` within the bounds of `config`, until accepting fails for a
-/// reason other than a lack of descriptors or memory (then that error); a `config` out of
-/// range is refused at once.
-pub async fn serve(role: Role, listener: TcpListener, config: ServeConfig) -> io::Result<()> {
-    config
-        .check()
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+/// reason other than a lack of descriptors or memory (then [`Error::Accept`]); a `config`
+/// out of range is refused at once.
+pub async fn serve(role: Role, listener: TcpListener, config: ServeConfig) -> crate::Result<()> {
+    config.check()?;
     let routes = role.router();
     vss_net::serve_bounded(
         &listener,
@@ -150,6 +138,7 @@ pub async fn serve(role: Role, listener: TcpListener, config: ServeConfig) -> io
         |stream| connection(stream, routes.clone(), config),
     )
     .await
+    .map_err(Error::Accept)
 }
 
 /// The whole answer to a connection past the cap.
@@ -200,7 +189,7 @@ async fn json_body<T: DeserializeOwned>(body: Body) -> Result<T, ServiceError> {
 /// The body as an artefact of this format version.
 async fn artefact_body<T: DeserializeOwned + Versioned>(body: Body) -> Result<T, ServiceError> {
     let bytes = read_body(body).await?;
-    Ok(codec::from_json(&bytes)?)
+    Ok(codec::from_json_bounded(&bytes, MAX_BODY_LEN)?)
 }
 
 /// Runs `work` off the async threads (it reads and writes files, talks to a card or to
@@ -355,17 +344,17 @@ mod tests {
 
     #[test]
     fn bounds_are_checked() {
-        assert_eq!(ServeConfig::default().check(), Ok(()));
+        assert!(ServeConfig::default().check().is_ok());
         let zero = ServeConfig {
             idle_timeout: Duration::ZERO,
             ..ServeConfig::default()
         };
-        assert_eq!(zero.check(), Err(ServeConfigError::Timeout("idle timeout")));
+        assert!(matches!(zero.check(), Err(Error::Timeout("idle timeout"))));
         let many = ServeConfig {
             max_connections: MAX_CONNECTIONS + 1,
             ..ServeConfig::default()
         };
-        assert_eq!(many.check(), Err(ServeConfigError::MaxConnections));
+        assert!(matches!(many.check(), Err(Error::MaxConnections)));
     }
 
     #[test]

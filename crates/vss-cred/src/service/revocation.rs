@@ -11,7 +11,7 @@ use super::{answer, blocking, json_body, ServiceError};
 use crate::codec;
 use crate::group::Scalar;
 use crate::predicates::revocation::{MembershipWitness, RemovalEntry, RevocationInfo};
-use crate::roles::{Revocation, RoleError};
+use crate::roles::Revocation;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::Uri;
@@ -47,7 +47,7 @@ pub struct RevocationService {
 
 impl RevocationService {
     /// The revocation authority in `dir`, its key store opened with `pin`.
-    pub fn open(dir: &Path, pin: &str) -> Result<Self, RoleError> {
+    pub fn open(dir: &Path, pin: &str) -> crate::Result<Self> {
         Ok(RevocationService {
             role: Mutex::new(Revocation::open(dir, pin)?),
         })

@@ -34,6 +34,7 @@ use crate::issuance::{
 use crate::predicates::PredicateError;
 use crate::presentation::{self, PresentationPolicy, PresentationToken};
 use crate::spec::SystemParameters;
+use crate::Error;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::HeaderValue;
@@ -61,9 +62,13 @@ pub const BYTES_HEADER: &str = "x-card-bytes";
 /// The card address of `/createSmartcard`.
 pub const SOFTWARE_CARD: &str = "software";
 
+/// Why a [`CardOpener`] could not open a card: the card crate's error.
+pub type CardOpenError = Box<dyn std::error::Error + Send + Sync>;
+
 /// Opens the card at an address (`software`, `tcp:HOST:PORT`, `pcsc` or `pcsc:READER`);
 /// the card crate provides it, as this crate cannot depend on it.
-pub type CardOpener = Arc<dyn Fn(&str) -> Result<Box<dyn Card + Send>, String> + Send + Sync>;
+pub type CardOpener =
+    Arc<dyn Fn(&str) -> Result<Box<dyn Card + Send>, CardOpenError> + Send + Sync>;
 
 /// How the user service starts.
 pub struct UserConfig {
@@ -378,7 +383,7 @@ impl UserService {
         self.with_card(|card| {
             for slot in 0..CARD_SLOTS {
                 if card.load_credential(slot)?.is_none() {
-                    card.store_credential(slot, &compact(&credential))?;
+                    card.store_credential(slot, &credential.compact())?;
                     return Ok(Stored { slot });
                 }
             }
@@ -444,7 +449,7 @@ impl UserService {
         };
         self.with_card(|card| {
             if updated {
-                card.store_credential(slot, &compact(&credential))?;
+                card.store_credential(slot, &credential.compact())?;
             }
             Ok(presentation::present(card, &credential, &policy)?)
         })
@@ -470,16 +475,11 @@ impl UserService {
             .ok_or(ServiceError::NoRevocationService)?;
         let removals = super::revocation::fetch_removals(url, epoch)?;
         credential.update_witness(&removals).map_err(|e| match e {
-            PredicateError::Revoked => ServiceError::Revoked,
-            e => ServiceError::Predicate(e),
+            Error::Predicate(PredicateError::Revoked) => ServiceError::Revoked,
+            e => ServiceError::Credential(e),
         })?;
         Ok(true)
     }
-}
-
-/// The credential's compact JSON, as a slot keeps it.
-fn compact(credential: &Credential) -> Zeroizing<Vec<u8>> {
-    Zeroizing::new(serde_json::to_vec(credential).expect("credentials serialize"))
 }
 
 /// Whether the credential is of the policy's issuer and specification and meets its
