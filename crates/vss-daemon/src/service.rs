@@ -15,7 +15,7 @@ use vss_core::verify::Outcome;
 use vss_core::Vss;
 use vss_crypto::kem::{Kem, KemParams, Scheme};
 use vss_crypto::{Curve, PublicKey};
-use vss_its::{Cert, HashedId3};
+use vss_its::{Cert, HashedId3, Verdict};
 
 use crate::batcher::{Answer, Batcher};
 use crate::codes::{bounded, report_code, status};
@@ -60,16 +60,16 @@ pub fn response(outcome: Outcome, tag: u64) -> VerifyResponse {
             psid,
             signer,
         } => VerifyResponse {
-            report: ReportCode::Success.into(),
+            report: report_code(Verdict::Valid).into(),
             payload,
             psid,
             signer: signer.0.to_vec(),
             tag,
             ..VerifyResponse::default()
         },
-        Outcome::Invalid { verdict, reason } => VerifyResponse {
+        Outcome::Invalid { verdict } => VerifyResponse {
             report: report_code(verdict).into(),
-            reason,
+            reason: verdict.to_string(),
             tag,
             ..VerifyResponse::default()
         },
