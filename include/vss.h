@@ -123,7 +123,7 @@ typedef enum vss_status {
 
 /**
  * A verification's report code: the same names and numbers as `vss.v1.ReportCode` in
- * proto/vss/v1/vss.proto (ETSI TS 102 723-8's SN-VERIFY report).
+ * crates/vss-proto/proto/vss/v1/vss.proto (ETSI TS 102 723-8's SN-VERIFY report).
  */
 typedef enum vss_verdict {
   /**

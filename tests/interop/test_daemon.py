@@ -1,6 +1,7 @@
 """vssd through a client that is not ours (issue 22): Python grpcio, with stubs generated
-from proto/vss/v1/vss.proto by grpc_tools.protoc at test time, against vssd started with
-the configuration `vss testbed up --dir` writes. Also `vss … --daemon SOCKET`.
+from crates/vss-proto/proto/vss/v1/vss.proto by grpc_tools.protoc at test time, against
+vssd started with the configuration `vss testbed up --dir` writes. Also `vss … --daemon
+SOCKET`.
 
 vssd is $VSS_DAEMON_BIN, else `vssd` beside the vss binary under test (scripts/test builds
 both); no vssd is a failure, never a skip, as no vss is.
@@ -57,7 +58,7 @@ def vssd_bin(vss_bin) -> Path:
 def pb(tmp_path_factory):
     """The messages and stub of vss.v1, generated now from the proto file."""
     out = tmp_path_factory.mktemp("stubs")
-    proto_dir = REPO_ROOT / "proto" / "vss" / "v1"
+    proto_dir = REPO_ROOT / "crates" / "vss-proto" / "proto" / "vss" / "v1"
     # Generated as top-level modules vss_pb2 / vss_pb2_grpc: `vss` is the name of our own
     # Python package, which a `vss.v1` package path would shadow.
     code = protoc.main(["grpc_tools.protoc", f"-I{proto_dir}", f"--python_out={out}",

@@ -35,7 +35,7 @@ except ImportError as e:  # pragma: no cover - the message is the point
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 VECTORS = REPO_ROOT / "tests" / "vectors" / "its"
-PROTO = REPO_ROOT / "proto" / "vss" / "v1" / "vss.proto"
+PROTO = REPO_ROOT / "crates" / "vss-proto" / "proto" / "vss" / "v1" / "vss.proto"
 CAM = 36
 
 

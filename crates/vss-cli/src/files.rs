@@ -14,7 +14,7 @@ pub fn read(path: &Path) -> Result<Vec<u8>> {
         .with_context(|| format!("cannot read {}", path.display()))
 }
 
-/// Reads a certificate file.
+/// Reads a certificate file ([`Cert::read`]).
 pub fn read_cert(path: &Path) -> Result<Cert> {
-    Cert::from_bytes(&read(path)?).with_context(|| path.display().to_string())
+    Ok(Cert::read(path)?)
 }

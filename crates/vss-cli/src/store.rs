@@ -4,9 +4,10 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use clap::Args;
+use vss_hsm::pin::{PinSource, PIN_ENV};
 use vss_hsm::Hsm;
 
-use crate::secrets::SecretSource;
+use crate::secrets::ReadOrAsk;
 
 /// Options shared by every command that uses a key store.
 #[derive(Args, Debug, Clone)]
@@ -32,13 +33,8 @@ impl StoreArgs {
     }
 
     /// Where the user PIN comes from.
-    pub fn pin(&self) -> SecretSource<'_> {
-        SecretSource {
-            name: "PIN",
-            file: self.pin_file.as_deref(),
-            env: "VSS_PIN",
-            confirm: false,
-        }
+    pub fn pin(&self) -> PinSource<'_> {
+        PinSource::new("PIN", PIN_ENV).file(self.pin_file.as_deref())
     }
 
     /// Opens the store with the user PIN; a directory that is no store is named as such
@@ -46,7 +42,7 @@ impl StoreArgs {
     pub fn open(&self) -> Result<Box<dyn Hsm>> {
         let dir = self.dir()?;
         vss_hsm::StoreConfig::read(&dir)?;
-        let pin = self.pin().read()?;
+        let pin = self.pin().read_or_ask(false)?;
         Ok(vss_hsm::open(&dir, &pin)?)
     }
 }

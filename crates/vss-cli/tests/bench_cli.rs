@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::vss_run;
+use common::{vss_run, Run};
 use serde_json::Value;
 
 fn positive(v: &Value, what: &str) -> f64 {
@@ -178,7 +178,7 @@ fn filter_bench_reports_one_core_rates_against_raw_verify() {
 }
 
 #[test]
-fn verify_batches_through_the_cpu_engine_and_the_gpu_engine_or_why_there_is_none() {
+fn verify_batches_through_the_cpu_engine() {
     let r = vss_run(&[
         "bench",
         "throughput",
@@ -212,7 +212,10 @@ fn verify_batches_through_the_cpu_engine_and_the_gpu_engine_or_why_there_is_none
         "{report}"
     );
     assert!(report["device"].as_str().is_some_and(|d| d.contains("CPU")));
+}
 
+/// `vss bench throughput --engine gpu` on 64-signature batches, and `vss engine info`.
+fn gpu_throughput() -> (Value, Run) {
     let info = vss_run(&["engine", "info", "--format", "json"])
         .success()
         .json();
@@ -232,23 +235,40 @@ fn verify_batches_through_the_cpu_engine_and_the_gpu_engine_or_why_there_is_none
         "--format",
         "json",
     ]);
-    if info["engines"][1]["available"] == true {
-        let report = gpu.success().json();
-        assert_eq!(report["engine"], "gpu", "{report}");
-        assert_eq!(report["device"], info["engines"][1]["device"]);
-        positive(&report["ops_per_sec"], "gpu ops_per_sec");
-    } else {
-        // No driver or no device here (or a vss built without the `gpu` feature): one
-        // clear line and a non-zero exit.
-        let r = gpu.failure();
-        assert!(
-            r.stderr.contains("no GPU device: ") || r.stderr.contains("without the `gpu` feature"),
-            "{}",
-            r.stderr
-        );
-        let why = info["engines"][1]["device"].as_str().unwrap_or_default();
-        assert!(why.starts_with("none: "), "{info}");
-    }
+    (info, gpu)
+}
+
+#[test]
+#[cfg_attr(
+    not(vss_cuda_device),
+    ignore = "no CUDA device on the machine that built the tests"
+)]
+fn verify_batches_through_the_gpu_engine() {
+    let (info, gpu) = gpu_throughput();
+    assert_eq!(info["engines"][1]["available"], true, "{info}");
+    let report = gpu.success().json();
+    assert_eq!(report["engine"], "gpu", "{report}");
+    assert_eq!(report["device"], info["engines"][1]["device"]);
+    positive(&report["ops_per_sec"], "gpu ops_per_sec");
+}
+
+#[test]
+#[cfg_attr(
+    vss_cuda_device,
+    ignore = "the machine that built the tests has a CUDA device"
+)]
+fn without_a_gpu_the_gpu_engine_is_refused_in_one_clear_line() {
+    let (info, gpu) = gpu_throughput();
+    // No driver or no device here (or a vss built without the `gpu` feature): one clear
+    // line and a non-zero exit.
+    let r = gpu.failure();
+    assert!(
+        r.stderr.contains("no GPU device: ") || r.stderr.contains("without the `gpu` feature"),
+        "{}",
+        r.stderr
+    );
+    let why = info["engines"][1]["device"].as_str().unwrap_or_default();
+    assert!(why.starts_with("none: "), "{info}");
 }
 
 #[test]

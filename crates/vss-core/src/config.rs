@@ -339,6 +339,37 @@ pub struct EngineConfig {
     pub kind: EngineKind,
 }
 
+/// What is wrong with a configuration's text: it is not TOML of the configuration's shape,
+/// or a key's value breaks a rule the types cannot say.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// Not TOML, or not the configuration's keys and types (the parser's words).
+    #[error("{0}")]
+    Syntax(String),
+    /// A key (`section.key`, or the keys together) and the rule its value breaks.
+    #[error("{key}: {rule}")]
+    Invalid {
+        /// The key or keys.
+        key: &'static str,
+        /// What the value must be.
+        rule: String,
+    },
+    /// The replay window's bounds.
+    #[error("replay.{0}")]
+    Replay(#[from] crate::replay::ReplayConfigError),
+}
+
+impl ConfigError {
+    /// `key` breaks `rule`.
+    pub fn invalid(key: &'static str, rule: impl Into<String>) -> ConfigError {
+        ConfigError::Invalid {
+            key,
+            rule: rule.into(),
+        }
+    }
+}
+
 /// `[engine] kind` as its name.
 mod engine_kind {
     use serde::{Deserialize, Deserializer, Serializer};
@@ -430,42 +461,58 @@ impl Config {
             vss_hsm::read_bounded(path, MAX_CONFIG_LEN).map_err(|e| error(e.to_string()))?;
         let text = String::from_utf8(bytes).map_err(|_| error("not UTF-8 text".into()))?;
         let base = path.parent().unwrap_or(Path::new("."));
-        Config::parse(&text, base).map_err(|detail| Error::Config {
+        Config::parse(&text, base).map_err(|e| Error::Config {
             path: path.to_path_buf(),
-            detail,
+            detail: e.to_string(),
         })
     }
 
     /// Parses configuration text; relative paths are taken from `base`.
-    pub fn parse(text: &str, base: &Path) -> Result<Config, String> {
-        let mut config: Config = toml::from_str(text).map_err(|e| e.to_string())?;
+    pub fn parse(text: &str, base: &Path) -> Result<Config, ConfigError> {
+        let mut config: Config =
+            toml::from_str(text).map_err(|e| ConfigError::Syntax(e.to_string()))?;
         config.check()?;
         config.resolve(base);
         Ok(config)
     }
 
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), ConfigError> {
         let p = &self.pseudonyms;
         self.trust.check()?;
         if p.max_uses == 0 {
-            return Err("pseudonyms.max_uses: must be at least 1".into());
+            return Err(ConfigError::invalid(
+                "pseudonyms.max_uses",
+                "must be at least 1",
+            ));
         }
         if p.psids.is_empty() {
-            return Err("pseudonyms.psids: at least one PSID".into());
+            return Err(ConfigError::invalid(
+                "pseudonyms.psids",
+                "at least one PSID",
+            ));
         }
         if p.ask_new_pseudonyms && self.pki.is_some() && p.request_count == 0 {
-            return Err("pseudonyms.request_count: must be at least 1".into());
+            return Err(ConfigError::invalid(
+                "pseudonyms.request_count",
+                "must be at least 1",
+            ));
         }
         if self.verification.policy == PolicyKind::Sampling && self.verification.sample_every == 0 {
-            return Err("verification.sample_every: must be at least 1".into());
+            return Err(ConfigError::invalid(
+                "verification.sample_every",
+                "must be at least 1",
+            ));
         }
         if let Some(window) = self.replay.window() {
-            window.check().map_err(|e| format!("replay.{e}"))?;
+            window.check().map_err(ConfigError::Replay)?;
         }
         if self.statistics.files == 0 || self.statistics.max_bytes == 0 {
-            return Err("statistics.files and statistics.max_bytes: must be at least 1".into());
+            return Err(ConfigError::invalid(
+                "statistics.files and statistics.max_bytes",
+                "must be at least 1",
+            ));
         }
-        self.daemon.check().map_err(|e| format!("daemon.{e}"))
+        self.daemon.check()
     }
 
     fn resolve(&mut self, base: &Path) {
@@ -611,7 +658,7 @@ mod tests {
         ] {
             let err =
                 Config::parse(&format!("{MINIMAL}\n{extra}"), Path::new("/")).expect_err(extra);
-            assert!(err.contains(names), "{extra}: {err}");
+            assert!(err.to_string().contains(names), "{extra}: {err}");
         }
         let off = Config::parse(
             &format!("{MINIMAL}\n[replay]\nenabled = false\ncapacity = 0"),
@@ -620,7 +667,7 @@ mod tests {
         .expect("a window that is off is not checked");
         assert_eq!(off.replay.window(), None);
         let err = Config::parse("[hsm]\nstore = \"k\"", Path::new("/")).expect_err("missing");
-        assert!(err.contains("repository"), "{err}");
+        assert!(err.to_string().contains("repository"), "{err}");
     }
 
     #[test]

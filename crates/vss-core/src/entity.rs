@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use vss_hsm::Hsm;
-use vss_its::{Cert, HashedId8, ItsTime, TrustStore, Validator, Verdict};
+use vss_its::{Cert, CertFileError, HashedId8, ItsTime, TrustStore, Validator, Verdict};
 use vss_pki::station::{EctlSource, Repository, StationTrust};
 
 use crate::config::Config;
@@ -55,14 +55,17 @@ pub struct Vss {
     clock: Arc<dyn Clock>,
 }
 
+/// Reads a certificate file ([`Cert::read`]): a configuration error naming the file.
 fn read_cert(path: &Path) -> Result<Cert> {
-    let bytes = std::fs::read(path).map_err(|e| Error::Config {
-        path: path.to_path_buf(),
-        detail: e.to_string(),
-    })?;
-    Cert::from_bytes(&bytes).map_err(|e| Error::Config {
-        path: path.to_path_buf(),
-        detail: e.to_string(),
+    Cert::read(path).map_err(|e| {
+        let detail = match &e {
+            CertFileError::Read { source, .. } => source.to_string(),
+            CertFileError::Decode { source, .. } => source.to_string(),
+        };
+        Error::Config {
+            path: path.to_path_buf(),
+            detail,
+        }
     })
 }
 

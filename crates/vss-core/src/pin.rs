@@ -1,76 +1,46 @@
 //! Where an unattended entity (the daemon, the C library, the Python package) finds its key
-//! store's PIN, first found wins:
+//! store's PIN, first found wins (the rules are [`vss_hsm::pin`]'s, as for `vss`):
 //!
 //! 1. `[hsm] pin_file` in the configuration;
-//! 2. the systemd credential `vss-pin` (`$CREDENTIALS_DIRECTORY/vss-pin`, as `LoadCredential=`
-//!    provides it);
-//! 3. the environment variable `VSS_PIN`.
+//! 2. the systemd credential [`PIN_CREDENTIAL`] (`$CREDENTIALS_DIRECTORY/vss-pin`, as
+//!    `LoadCredential=` provides it);
+//! 3. the environment variable [`PIN_ENV`].
 //!
-//! A file holds the PIN on one line (a final newline is dropped) and at most
-//! [`MAX_PIN_FILE_LEN`] bytes.
+//! A file gives its first line (its line end dropped), at most
+//! [`MAX_PIN_LEN`](vss_hsm::pin::MAX_PIN_LEN) bytes.
 
-use std::path::{Path, PathBuf};
-
+use vss_hsm::pin::{Origin, PinSource, PIN_CREDENTIAL, PIN_ENV};
 use zeroize::Zeroizing;
 
 use crate::config::HsmConfig;
 use crate::{Error, Result};
 
-/// The name of the systemd credential that holds the PIN.
-pub const CREDENTIAL_NAME: &str = "vss-pin";
-/// The environment variable read last.
-pub const PIN_ENV: &str = "VSS_PIN";
-/// The largest PIN file read.
-pub const MAX_PIN_FILE_LEN: u64 = 256;
-
-/// The PIN of `hsm`'s key store, from the first place that has one.
+/// The PIN of `hsm`'s key store, from the first place that has one: a file that cannot be
+/// read or gives no PIN is [`Error::Config`], no PIN anywhere or a refused one from the
+/// environment [`Error::NoPin`].
 pub fn read_pin(hsm: &HsmConfig) -> Result<Zeroizing<String>> {
-    if let Some(path) = &hsm.pin_file {
-        return read_pin_file(path);
-    }
-    if let Some(dir) = std::env::var_os("CREDENTIALS_DIRECTORY") {
-        let path = PathBuf::from(dir).join(CREDENTIAL_NAME);
-        if path.exists() {
-            return read_pin_file(&path);
-        }
-    }
-    match std::env::var(PIN_ENV) {
-        Ok(pin) => checked(Zeroizing::new(pin)).map_err(|detail| Error::NoPin(detail.into())),
-        Err(_) => Err(Error::NoPin(format!(
-            "no [hsm] pin_file, no {CREDENTIAL_NAME} credential and no {PIN_ENV}"
+    let source = PinSource::new("PIN", PIN_ENV)
+        .file(hsm.pin_file.as_deref())
+        .credential(PIN_CREDENTIAL);
+    match source.find() {
+        Ok(Some(pin)) => Ok(pin),
+        Ok(None) => Err(Error::NoPin(format!(
+            "no [hsm] pin_file, no {PIN_CREDENTIAL} credential and no {PIN_ENV}"
         ))),
+        Err(e) => Err(match e.origin() {
+            Origin::File(path) => Error::Config {
+                path: path.clone(),
+                detail: e.reason(),
+            },
+            Origin::Env(_) | Origin::Prompt => Error::NoPin(e.reason()),
+        }),
     }
-}
-
-fn read_pin_file(path: &Path) -> Result<Zeroizing<String>> {
-    let error = |detail: String| Error::Config {
-        path: path.to_path_buf(),
-        detail,
-    };
-    let bytes = Zeroizing::new(
-        vss_hsm::read_bounded(path, MAX_PIN_FILE_LEN).map_err(|e| error(e.to_string()))?,
-    );
-    let text = std::str::from_utf8(&bytes).map_err(|_| error("the PIN is not UTF-8".into()))?;
-    let line = text
-        .strip_suffix('\n')
-        .map(|t| t.strip_suffix('\r').unwrap_or(t))
-        .unwrap_or(text);
-    checked(Zeroizing::new(line.to_string())).map_err(|detail| error(detail.into()))
-}
-
-/// A PIN is one line of printable characters.
-fn checked(pin: Zeroizing<String>) -> Result<Zeroizing<String>, &'static str> {
-    if pin.is_empty() {
-        return Err("the PIN is empty");
-    }
-    if pin.chars().any(char::is_control) {
-        return Err("the PIN holds a control character (more than one line?)");
-    }
-    Ok(pin)
 }
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
     use super::*;
 
     fn hsm(pin_file: Option<PathBuf>) -> HsmConfig {
@@ -94,14 +64,15 @@ mod tests {
     }
 
     #[test]
-    fn empty_multi_line_oversized_and_missing_pin_files_are_refused() {
+    fn empty_control_oversized_and_missing_pin_files_are_configuration_errors() {
         let dir = tempfile::tempdir().expect("dir");
         let path = dir.path().join("pin");
         for text in [
             "".to_string(),
             "\n".into(),
-            "12\n34\n".into(),
-            "1".repeat(300),
+            "\n1234\n".into(),
+            "12\t34\n".into(),
+            "1".repeat(vss_hsm::pin::MAX_PIN_LEN + 1),
         ] {
             std::fs::write(&path, &text).expect("write");
             let error = read_pin(&hsm(Some(path.clone()))).expect_err("refused");

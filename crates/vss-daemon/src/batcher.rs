@@ -11,10 +11,10 @@ use tokio::sync::{mpsc, oneshot, Semaphore};
 use tonic::Status;
 use vss_core::verify::Outcome;
 use vss_core::Vss;
+use vss_proto::proto::VerifyResponse;
 
 use crate::metrics::Metrics;
-use crate::proto::VerifyResponse;
-use crate::service::response;
+use crate::reply::{response, status};
 
 /// Requests waiting for a batch, per message of `batch_max` (at least 1024).
 const QUEUE_PER_BATCH: usize = 4;
@@ -96,10 +96,7 @@ fn verify(vss: &Vss, batch: Vec<Job>, metrics: &Metrics) {
     let messages: Vec<&[u8]> = batch.iter().map(|job| job.data.as_slice()).collect();
     let outcomes: Vec<Result<Outcome, Status>> = match vss.verify_batch(&messages) {
         Ok(outcomes) => outcomes.into_iter().map(Ok).collect(),
-        Err(e) => batch
-            .iter()
-            .map(|_| Err(crate::codes::status(&e)))
-            .collect(),
+        Err(e) => batch.iter().map(|_| Err(status(&e))).collect(),
     };
     metrics.batch(batch.len());
     let count = u32::try_from(batch.len().max(1)).unwrap_or(u32::MAX);

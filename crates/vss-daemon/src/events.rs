@@ -9,8 +9,7 @@ use std::sync::Arc;
 use tokio::sync::broadcast;
 use vss_core::id_change::{IdChangeEvent, IdChangeEvents, IdChangePhase};
 use vss_core::Vss;
-
-use crate::proto;
+use vss_proto::proto;
 
 /// Events kept for a subscriber that has not read them yet.
 pub const EVENT_BUFFER: usize = 64;

@@ -16,7 +16,8 @@ use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::transport::server::Connected;
 
-use crate::DaemonError;
+use crate::error::DaemonError;
+use crate::stop::until_stopped;
 
 /// The mode of the socket: owner and group may connect.
 pub const SOCKET_MODE: u32 = 0o660;
@@ -133,7 +134,7 @@ pub fn incoming<L: Accept>(
     tokio::spawn(async move {
         loop {
             let io = tokio::select! {
-                _ = crate::until_stopped(&mut shutdown) => break,
+                _ = until_stopped(&mut shutdown) => break,
                 accepted = listener.accept() => match accepted {
                     Ok(io) => io,
                     Err(e) => {

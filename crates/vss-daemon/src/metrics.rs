@@ -16,9 +16,8 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
 use tonic::Code;
-
-use crate::codes::{code_name, report_name};
-use crate::proto::ReportCode;
+use vss_proto::codes::{code_name, report_name};
+use vss_proto::proto::ReportCode;
 
 type Labels<const N: usize> = [(&'static str, &'static str); N];
 

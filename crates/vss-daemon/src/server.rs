@@ -13,13 +13,14 @@ use tonic::transport::server::Server;
 use tonic::transport::{Certificate, Identity, ServerTlsConfig};
 use vss_core::config::{DaemonConfig, DaemonTcpConfig};
 use vss_core::{Config, Vss};
+use vss_proto::proto::security_entity_server::SecurityEntityServer;
 
+use crate::error::DaemonError;
 use crate::listen::{bind_unix, incoming, SocketFile};
 use crate::metrics::Metrics;
 use crate::notify::notify;
-use crate::proto::security_entity_server::SecurityEntityServer;
 use crate::service::Entity;
-use crate::DaemonError;
+use crate::stop::until_stopped;
 
 /// Room beside the largest field in one request (tags, other fields, framing).
 pub const MESSAGE_SLACK: usize = 4096;
@@ -104,7 +105,7 @@ async fn serve(config: &Config, path: &Path, vss: Arc<Vss>) -> Result<(), Daemon
     let entity = Entity::new(vss.clone(), daemon, metrics, stopping.clone());
     let permits = Arc::new(Semaphore::new(daemon.max_connections));
     let stopped = |mut stopping: watch::Receiver<bool>| async move {
-        crate::until_stopped(&mut stopping).await;
+        until_stopped(&mut stopping).await;
     };
 
     let unix = bind_unix(&daemon.socket)?;
@@ -189,7 +190,7 @@ async fn refresh_trust(
     loop {
         tokio::select! {
             _ = tokio::time::sleep(every) => {}
-            _ = crate::until_stopped(&mut stopping) => return,
+            _ = until_stopped(&mut stopping) => return,
         }
         let (path, vss) = (path.clone(), vss.clone());
         let result = tokio::task::spawn_blocking(move || {

@@ -11,18 +11,18 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Code, Request, Response, Status, Streaming};
 use vss_core::config::DaemonConfig;
 use vss_core::sign::SignOptions;
-use vss_core::verify::Outcome;
 use vss_core::Vss;
 use vss_crypto::kem::{Kem, KemParams, Scheme};
 use vss_crypto::{Curve, PublicKey};
-use vss_its::{Cert, HashedId3, Verdict};
+use vss_its::{Cert, HashedId3};
+use vss_proto::proto::security_entity_server::SecurityEntity;
+use vss_proto::proto::*;
 
 use crate::batcher::{Answer, Batcher};
-use crate::codes::{bounded, report_code, status};
 use crate::events::IdChanges;
 use crate::metrics::Metrics;
-use crate::proto::security_entity_server::SecurityEntity;
-use crate::proto::*;
+use crate::reply::{bounded, response, status};
+use crate::stop::until_stopped;
 
 /// The longest SSP a request may ask for (IEEE 1609.2 bounds a bitmap SSP at 31 octets).
 pub const MAX_SSP: usize = 32;
@@ -50,37 +50,6 @@ struct Inner {
     signed: AtomicU64,
     started: Instant,
     shutdown: watch::Receiver<bool>,
-}
-
-/// The answer to one verified message.
-pub fn response(outcome: Outcome, tag: u64) -> VerifyResponse {
-    match outcome {
-        Outcome::Valid {
-            payload,
-            psid,
-            signer,
-        } => VerifyResponse {
-            report: report_code(Verdict::Valid).into(),
-            payload,
-            psid,
-            signer: signer.0.to_vec(),
-            tag,
-            ..VerifyResponse::default()
-        },
-        Outcome::Invalid { verdict } => VerifyResponse {
-            report: report_code(verdict).into(),
-            reason: verdict.to_string(),
-            tag,
-            ..VerifyResponse::default()
-        },
-        Outcome::Skipped { id } => VerifyResponse {
-            report: ReportCode::Skipped.into(),
-            reason: "skipped by the verification policy".into(),
-            on_demand_id: id,
-            tag,
-            ..VerifyResponse::default()
-        },
-    }
 }
 
 /// Runs `call` on the blocking pool.
@@ -297,7 +266,7 @@ impl SecurityEntity for Entity {
                 let end = loop {
                     let next = tokio::select! {
                         biased;
-                        _ = crate::until_stopped(&mut shutdown) => break Some(shutting_down()),
+                        _ = until_stopped(&mut shutdown) => break Some(shutting_down()),
                         next = requests.message() => next,
                     };
                     let request = match next {
@@ -389,7 +358,7 @@ impl SecurityEntity for Entity {
                 .map_err(|e| invalid(format!("public_key: {e}")))?;
             blocking(move || {
                 let sent = kem
-                    .encapsulate(&recipient, None, None)
+                    .encapsulate(&recipient, None)
                     .map_err(|e| invalid(e.to_string()))?;
                 Ok(EncapResponse {
                     ciphertext: sent.ciphertext,
@@ -447,7 +416,7 @@ impl SecurityEntity for Entity {
             tokio::spawn(async move {
                 loop {
                     let event = tokio::select! {
-                        _ = crate::until_stopped(&mut shutdown) => {
+                        _ = until_stopped(&mut shutdown) => {
                             Err(Status::unavailable("vssd is shutting down"))
                         }
                         _ = sender.closed() => break,

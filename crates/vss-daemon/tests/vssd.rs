@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use common::{command, stats_lines, Daemon, Station};
 use tonic::Code;
-use vss_daemon::proto::*;
+use vss_proto::proto::*;
 
 /// Runs `test` on a Tokio runtime (the testbed runs its own, so it is built outside).
 fn run<F: std::future::Future>(test: F) -> F::Output {

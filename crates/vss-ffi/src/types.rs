@@ -67,7 +67,7 @@ pub enum VssStatus {
 }
 
 /// A verification's report code: the same names and numbers as `vss.v1.ReportCode` in
-/// proto/vss/v1/vss.proto (ETSI TS 102 723-8's SN-VERIFY report).
+/// crates/vss-proto/proto/vss/v1/vss.proto (ETSI TS 102 723-8's SN-VERIFY report).
 /// cbindgen:rename-all=QualifiedScreamingSnakeCase
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,5 +1,5 @@
 //! include/vss.h is what cbindgen makes of this crate today, and its verdicts carry the
-//! numbers of `vss.v1.ReportCode` in proto/vss/v1/vss.proto.
+//! numbers of `vss.v1.ReportCode` in crates/vss-proto/proto/vss/v1/vss.proto.
 
 use std::path::{Path, PathBuf};
 
@@ -39,7 +39,8 @@ fn the_committed_header_is_the_generated_one() {
 
 #[test]
 fn the_verdicts_are_numbered_as_the_report_codes() {
-    let proto = std::fs::read_to_string(root().join("proto/vss/v1/vss.proto")).expect("proto");
+    let proto = std::fs::read_to_string(root().join("crates/vss-proto/proto/vss/v1/vss.proto"))
+        .expect("proto");
     let header = generated();
     let codes: Vec<(String, String)> = proto
         .lines()

@@ -24,6 +24,7 @@ mod config;
 mod error;
 mod label;
 mod objects;
+pub mod pin;
 mod pkcs11;
 #[cfg(feature = "scratch")]
 pub mod scratch;

@@ -48,6 +48,7 @@
 mod builder;
 mod cache;
 mod cert;
+mod cert_file;
 mod codec;
 mod encrypted_data;
 mod error;
@@ -57,6 +58,7 @@ mod permissions;
 pub mod region;
 mod signed_data;
 mod signer;
+pub mod text;
 mod time;
 mod trust;
 mod validate;
@@ -74,6 +76,7 @@ pub use builder::{
 };
 pub use cache::{CacheStats, CertCache, ValidatedCert, DEFAULT_CAPACITY};
 pub use cert::{Cert, Issuer};
+pub use cert_file::CertFileError;
 pub use codec::MAX_ENCODED_LEN;
 pub use encrypted_data::{
     decrypt_data, encrypt_data, DataEncryptionKey, Decrypted, Decryptor, Recipient, MAX_RECIPIENTS,

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::cache::ValidatedCert;
 use crate::cert::Issuer;
 use crate::hashing::HashedId8;
-use crate::{Cert, Error, ItsTime, Result, MAX_ENCODED_LEN};
+use crate::{Cert, CertFileError, Error, ItsTime, Result};
 
 /// The trusted certificates, by HashedId8, and the lists of those that are root CAs.
 #[derive(Debug, Clone, Default)]
@@ -90,9 +90,13 @@ impl TrustStore {
 
     /// Trusts the certificate in a COER file.
     pub fn add_file(&mut self, path: &Path) -> Result<HashedId8> {
-        let bytes = read(path)?;
-        let cert = Cert::from_bytes(&bytes)
-            .map_err(|e| Error::InvalidRequest(format!("{}: {e}", path.display())))?;
+        let cert = Cert::read(path).map_err(|e| match e {
+            CertFileError::Read { path, source } => Error::Io {
+                path: path.display().to_string(),
+                source,
+            },
+            CertFileError::Decode { .. } => Error::InvalidRequest(e.to_string()),
+        })?;
         self.add(cert)
     }
 
@@ -196,16 +200,6 @@ impl TrustStore {
     pub fn is_empty(&self) -> bool {
         self.anchors.is_empty()
     }
-}
-
-/// Reads a certificate file, with its path in the error: no more than
-/// [`MAX_ENCODED_LEN`] bytes whatever it is (`/dev/zero`, a huge file), since nothing longer
-/// decodes.
-fn read(path: &Path) -> Result<Vec<u8>> {
-    vss_hsm::read_bounded(path, MAX_ENCODED_LEN as u64).map_err(|source| Error::Io {
-        path: path.display().to_string(),
-        source,
-    })
 }
 
 #[cfg(test)]

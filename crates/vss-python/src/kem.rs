@@ -37,7 +37,7 @@ pub(crate) fn kem_encap<'py>(
     let sent = py
         .detach(|| {
             let recipient = PublicKey::from_sec1(curve, public_key)?;
-            Kem::new(scheme, curve, &params)?.encapsulate(&recipient, None, None)
+            Kem::new(scheme, curve, &params)?.encapsulate(&recipient, None)
         })
         .map_err(errors::crypto)?;
     Ok((

@@ -1,6 +1,6 @@
 //! What `Entity.verify` returns: the verdict (`vss.Verdict`, numbered as the `ReportCode`
-//! of `proto/vss/v1/vss.proto`: the outcome's code, [`Outcome::code`]) and, when valid, the
-//! payload, PSID and signer.
+//! of `crates/vss-proto/proto/vss/v1/vss.proto`: the outcome's code, [`Outcome::code`]) and,
+//! when valid, the payload, PSID and signer.
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;

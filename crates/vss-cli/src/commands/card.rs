@@ -10,9 +10,10 @@ use vss_card::connect::{self, CardAddress};
 use vss_card::process::card_binary;
 use vss_cred::holder::Card;
 use vss_cred::spec::SystemParameters;
+use vss_hsm::pin::{PinSource, PIN_ENV, PUK_ENV};
 
 use crate::output::{self, Format, Table};
-use crate::secrets::SecretSource;
+use crate::secrets::ReadOrAsk;
 
 /// The card.
 #[derive(Subcommand)]
@@ -130,24 +131,12 @@ pub fn check_card_options(kind: CardKind, addr: Option<&str>, reader: Option<&st
 
 /// The card's PIN: VSS_PIN or a prompt.
 pub fn pin() -> Result<zeroize::Zeroizing<String>> {
-    SecretSource {
-        name: "card PIN",
-        file: None,
-        env: "VSS_PIN",
-        confirm: false,
-    }
-    .read()
+    PinSource::new("card PIN", PIN_ENV).read_or_ask(false)
 }
 
 /// The card's PUK: VSS_PUK or a prompt (twice when it is a new one).
 pub fn puk(new: bool) -> Result<zeroize::Zeroizing<String>> {
-    SecretSource {
-        name: "card PUK",
-        file: None,
-        env: "VSS_PUK",
-        confirm: new,
-    }
-    .read()
+    PinSource::new("card PUK", PUK_ENV).read_or_ask(new)
 }
 
 /// `vss card setup`'s arguments.

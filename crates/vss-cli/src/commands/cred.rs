@@ -20,11 +20,12 @@ use vss_cred::roles::{
 };
 use vss_cred::scenario::{self, vip_ticket};
 use vss_cred::spec::{CredentialSpecification, SystemParameters};
+use vss_hsm::pin::{PinSource, PIN_ENV, PUK_ENV};
 use zeroize::Zeroizing;
 
 use super::card::{pin, CardArgs, CardKind};
 use crate::output::{self, Format, Table};
-use crate::secrets::SecretSource;
+use crate::secrets::ReadOrAsk;
 
 /// The variable holding the roles' PIN: their key stores' code, not the card's (`VSS_PIN`),
 /// since `vss cred issue` needs both.
@@ -139,13 +140,9 @@ pub struct RolePinArgs {
 impl RolePinArgs {
     /// Reads the PIN (asked twice on a terminal when `new`).
     fn read(&self, new: bool) -> Result<Zeroizing<String>> {
-        SecretSource {
-            name: "role PIN",
-            file: self.role_pin_file.as_deref(),
-            env: ROLE_PIN_ENV,
-            confirm: new,
-        }
-        .read()
+        PinSource::new("role PIN", ROLE_PIN_ENV)
+            .file(self.role_pin_file.as_deref())
+            .read_or_ask(new)
     }
 }
 
@@ -326,13 +323,9 @@ fn setup(args: SetupArgs) -> Result<ExitCode> {
         None => vip_ticket(),
     };
     let pin = args.role_pin.read(true)?;
-    let puk = SecretSource {
-        name: "role PUK",
-        file: args.role_puk_file.as_deref(),
-        env: ROLE_PUK_ENV,
-        confirm: true,
-    }
-    .read()?;
+    let puk = PinSource::new("role PUK", ROLE_PUK_ENV)
+        .file(args.role_puk_file.as_deref())
+        .read_or_ask(true)?;
     write_artefact(&dir.join("system.json"), &SystemParameters::generate())?;
     let issuer = Issuer::create(&dir.join("issuer"), spec, &pin, &puk)?;
     if issuer.parameters().specification.revocable {
@@ -486,8 +479,8 @@ fn inspect(args: InspectArgs) -> Result<ExitCode> {
 
 /// A fresh PIN and PUK for the scenario's card: VSS_PIN and VSS_PUK when set.
 fn scenario_codes() -> (String, String) {
-    let pin = std::env::var("VSS_PIN").unwrap_or_else(|_| "4711".into());
-    let puk = std::env::var("VSS_PUK").unwrap_or_else(|_| "12345678".into());
+    let pin = std::env::var(PIN_ENV).unwrap_or_else(|_| "4711".into());
+    let puk = std::env::var(PUK_ENV).unwrap_or_else(|_| "12345678".into());
     (pin, puk)
 }
 

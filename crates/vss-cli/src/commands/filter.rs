@@ -123,6 +123,11 @@ impl ReplayArgs {
 }
 
 impl BulkArgs {
+    /// The kind of engine these options ask for.
+    pub fn engine_kind(&self) -> EngineKind {
+        self.engine
+    }
+
     /// The engine these options ask for.
     pub fn engine(&self) -> Result<Arc<dyn VerifyEngine>> {
         Ok(self.engine.engine_on(None)?)

@@ -6,10 +6,11 @@ use std::process::ExitCode;
 use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
 use serde_json::json;
+use vss_hsm::pin::{PinSource, NEW_PIN_ENV, PUK_ENV, SO_PIN_ENV};
 use vss_hsm::{Backend, KeyLocation, Pkcs11Hsm, SoftHsm, StoreConfig, TokenRef};
 
 use crate::output::{emit, print_json, printable, Format, Table};
-use crate::secrets::SecretSource;
+use crate::secrets::ReadOrAsk;
 use crate::store::StoreArgs;
 
 /// Key-store administration.
@@ -90,24 +91,14 @@ pub struct NewPinArgs {
 
 impl PukArgs {
     /// Where the PUK comes from.
-    pub(crate) fn source(&self, confirm: bool) -> SecretSource<'_> {
-        SecretSource {
-            name: "PUK",
-            file: self.puk_file.as_deref(),
-            env: "VSS_PUK",
-            confirm,
-        }
+    pub(crate) fn source(&self) -> PinSource<'_> {
+        PinSource::new("PUK", PUK_ENV).file(self.puk_file.as_deref())
     }
 }
 
 impl NewPinArgs {
-    fn source(&self) -> SecretSource<'_> {
-        SecretSource {
-            name: "new PIN",
-            file: self.new_pin_file.as_deref(),
-            env: "VSS_NEW_PIN",
-            confirm: true,
-        }
+    fn source(&self) -> PinSource<'_> {
+        PinSource::new("new PIN", NEW_PIN_ENV).file(self.new_pin_file.as_deref())
     }
 }
 
@@ -122,12 +113,8 @@ impl HsmCommand {
                 ..
             } => {
                 let dir = store.dir()?;
-                let pin = SecretSource {
-                    confirm: true,
-                    ..store.pin()
-                }
-                .read()?;
-                let puk = puk.source(true).read()?;
+                let pin = store.pin().read_or_ask(true)?;
+                let puk = puk.source().read_or_ask(true)?;
                 SoftHsm::init(&dir, &pin, &puk)?;
                 eprintln!(
                     "initialised key store {} (backend: soft)",
@@ -143,8 +130,8 @@ impl HsmCommand {
             HsmCommand::Status { store, format } => status(&store.dir()?, format)?,
             HsmCommand::ChangePin { store, new_pin } => {
                 let dir = store.dir()?;
-                let old = store.pin().read()?;
-                let new = new_pin.source().read()?;
+                let old = store.pin().read_or_ask(false)?;
+                let new = new_pin.source().read_or_ask(true)?;
                 SoftHsm::change_pin(&dir, &old, &new)?;
                 eprintln!("PIN changed");
             }
@@ -154,8 +141,8 @@ impl HsmCommand {
                 new_pin,
             } => {
                 let dir = store.dir()?;
-                let puk = puk.source(false).read()?;
-                let new = new_pin.source().read()?;
+                let puk = puk.source().read_or_ask(false)?;
+                let new = new_pin.source().read_or_ask(true)?;
                 SoftHsm::unblock(&dir, &puk, &new)?;
                 eprintln!("PIN unblocked and replaced");
             }
@@ -178,17 +165,13 @@ fn init_pkcs11(store: &StoreArgs, args: &TokenArgs) -> Result<()> {
         module: args.module.clone(),
         token_label: label,
     };
-    let pin = store.pin().read()?;
+    let pin = store.pin().read_or_ask(false)?;
     if Pkcs11Hsm::token_exists(&token)? {
         Pkcs11Hsm::open(&token, &pin)?;
     } else {
-        let so_pin = SecretSource {
-            name: "SO PIN",
-            file: args.so_pin_file.as_deref(),
-            env: "VSS_SO_PIN",
-            confirm: true,
-        }
-        .read()?;
+        let so_pin = PinSource::new("SO PIN", SO_PIN_ENV)
+            .file(args.so_pin_file.as_deref())
+            .read_or_ask(true)?;
         Pkcs11Hsm::init_token(&token, &so_pin, &pin)?;
         eprintln!("initialised token '{}'", printable(&token.token_label));
     }

@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 use serde_json::json;
 use vss_crypto::kem::ecies_1609;
 use vss_crypto::kem::ecies_kem::{Kdf, KdfHash, PointFormat};
-use vss_crypto::kem::{Kem, Scheme};
+use vss_crypto::kem::{Kem, KnownAnswerSeed, Scheme};
 use vss_crypto::{Curve, PublicKey};
 use vss_hsm::GenerateKeyRequest;
 
@@ -180,7 +180,11 @@ impl KemCommand {
                 let recipient = PublicKey::from_sec1(curve, &public_key)
                     .with_context(|| format!("--public-key is not a {curve} point"))?;
                 let kem = Kem::new(scheme, curve, &params.params())?;
-                let sent = kem.encapsulate(&recipient, seed.as_deref(), aes_key.as_deref())?;
+                let aes_key = aes_key.as_deref();
+                let sent = match seed.as_deref().map(KnownAnswerSeed::known_answer_test_only) {
+                    Some(seed) => kem.encapsulate_known_answer(&recipient, &seed, aes_key)?,
+                    None => kem.encapsulate(&recipient, aes_key)?,
+                };
                 print_json(&json!({
                     "ciphertext": hex::encode(&sent.ciphertext),
                     "key": hex::encode(&sent.key),

@@ -25,7 +25,7 @@ const DAEMON_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// A client of `vssd`, as `--daemon SOCKET` calls it.
 pub(crate) type DaemonClient =
-    vss_daemon::proto::security_entity_client::SecurityEntityClient<tonic::transport::Channel>;
+    vss_proto::proto::security_entity_client::SecurityEntityClient<tonic::transport::Channel>;
 
 /// Calls `vssd` on the Unix socket `socket` in a runtime of this command's own; a status
 /// the daemon answers with, or no answer within [`DAEMON_TIMEOUT`], is an error.
@@ -40,7 +40,7 @@ where
         .map_err(|e| anyhow::anyhow!("no runtime for the call of vssd: {e}"))?;
     runtime.block_on(async {
         let exchange = async {
-            let client = vss_daemon::client::connect(socket).await?;
+            let client = vss_proto::client::connect(socket).await?;
             call(client).await.map_err(|status| {
                 anyhow::anyhow!(
                     "vssd at {} answered {:?}: {}",

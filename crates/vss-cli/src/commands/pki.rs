@@ -10,6 +10,7 @@ use anyhow::{bail, Context, Result};
 use clap::Subcommand;
 use serde_json::json;
 use vss_crypto::{Curve, PublicKey};
+use vss_hsm::pin::{PinSource, PIN_ENV};
 use vss_hsm::{Hsm, SoftHsm};
 use vss_net::metrics::{MetricsConfig, Registry};
 use vss_net::raise_open_file_limit;
@@ -24,7 +25,7 @@ use vss_pki::url::check_base_url;
 use super::hsm::PukArgs;
 use crate::files::read_cert;
 use crate::output::Format;
-use crate::secrets::SecretSource;
+use crate::secrets::ReadOrAsk;
 
 /// An ETSI TS 102 941 PKI: root CA, enrolment authority (EA), authorization authority (AA).
 #[derive(Subcommand)]
@@ -205,18 +206,13 @@ impl PkiArgs {
     }
 
     fn unlock(&self, dir: PkiDir) -> Result<(PkiDir, SoftHsm)> {
-        let pin = self.pin(false).read()?;
+        let pin = self.pin().read_or_ask(false)?;
         let hsm = SoftHsm::open(&dir.keys(), &pin)?;
         Ok((dir, hsm))
     }
 
-    fn pin(&self, confirm: bool) -> SecretSource<'_> {
-        SecretSource {
-            name: "PIN",
-            file: self.pin_file.as_deref(),
-            env: "VSS_PIN",
-            confirm,
-        }
+    fn pin(&self) -> PinSource<'_> {
+        PinSource::new("PIN", PIN_ENV).file(self.pin_file.as_deref())
     }
 }
 
@@ -302,8 +298,8 @@ impl PkiCommand {
                 let mut request = InitRequest::new(&name);
                 request.curve = curve;
                 request.check(&dir)?;
-                let pin = pki.pin(true).read()?;
-                let puk = puk.source(true).read()?;
+                let pin = pki.pin().read_or_ask(true)?;
+                let puk = puk.source().read_or_ask(true)?;
                 SoftHsm::init(&dir.keys(), &pin, &puk)?;
                 let hsm = SoftHsm::open(&dir.keys(), &pin)?;
                 if role == InitRole::Tlm {

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Result};
 use clap::Subcommand;
 use serde_json::json;
-use vss_daemon::proto::StatusRequest;
+use vss_proto::proto::StatusRequest;
 
 use crate::commands::call_daemon;
 use crate::output::{emit, print_json, Format, Table};

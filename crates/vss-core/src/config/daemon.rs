@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::duration_text;
+use super::{duration_text, ConfigError};
 
 /// The most messages in one engine batch.
 pub const MAX_BATCH: usize = 4096;
@@ -109,25 +109,40 @@ impl Default for DaemonConfig {
 
 impl DaemonConfig {
     /// Checks every bound; the error names the key.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), ConfigError> {
         if !(1..=MAX_BATCH).contains(&self.batch_max) {
-            return Err(format!("batch_max: 1-{MAX_BATCH}"));
+            return Err(ConfigError::invalid(
+                "daemon.batch_max",
+                format!("1-{MAX_BATCH}"),
+            ));
         }
         if self.batch_deadline > MAX_BATCH_DEADLINE {
-            return Err(format!("batch_deadline: at most {MAX_BATCH_DEADLINE:?}"));
+            return Err(ConfigError::invalid(
+                "daemon.batch_deadline",
+                format!("at most {MAX_BATCH_DEADLINE:?}"),
+            ));
         }
         if !(1..=MAX_MESSAGE_BYTES).contains(&self.max_message_bytes) {
-            return Err(format!("max_message_bytes: 1-{MAX_MESSAGE_BYTES}"));
+            return Err(ConfigError::invalid(
+                "daemon.max_message_bytes",
+                format!("1-{MAX_MESSAGE_BYTES}"),
+            ));
         }
         if !(1..=MAX_CONNECTIONS).contains(&self.max_connections) {
-            return Err(format!("max_connections: 1-{MAX_CONNECTIONS}"));
+            return Err(ConfigError::invalid(
+                "daemon.max_connections",
+                format!("1-{MAX_CONNECTIONS}"),
+            ));
         }
         for (key, wait) in [
-            ("request_timeout", self.request_timeout),
-            ("shutdown_grace", self.shutdown_grace),
+            ("daemon.request_timeout", self.request_timeout),
+            ("daemon.shutdown_grace", self.shutdown_grace),
         ] {
             if wait.is_zero() || wait > MAX_WAIT {
-                return Err(format!("{key}: more than 0 and at most {MAX_WAIT:?}"));
+                return Err(ConfigError::invalid(
+                    key,
+                    format!("more than 0 and at most {MAX_WAIT:?}"),
+                ));
             }
         }
         Ok(())

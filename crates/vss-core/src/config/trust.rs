@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use vss_its::StaleCrlPolicy;
 use vss_pki::station::EctlSource;
 
-use super::duration_text;
+use super::{duration_text, ConfigError};
 
 /// The shortest time between two trust updates.
 pub const MIN_UPDATE_EVERY: Duration = Duration::from_secs(60);
@@ -78,16 +78,22 @@ impl TrustConfig {
     }
 
     /// Checks what the types cannot say.
-    pub(super) fn check(&self) -> Result<(), String> {
+    pub(super) fn check(&self) -> Result<(), ConfigError> {
         if self.anchors.is_empty() && self.store.is_none() {
-            return Err("trust: at least one of anchors and store".into());
+            return Err(ConfigError::invalid(
+                "trust",
+                "at least one of anchors and store",
+            ));
         }
         if let Some(update) = &self.update {
             if self.store.is_none() {
-                return Err("trust.update: needs trust.store, where the lists are kept".into());
+                return Err(ConfigError::invalid(
+                    "trust.update",
+                    "needs trust.store, where the lists are kept",
+                ));
             }
             if !(MIN_UPDATE_EVERY..=MAX_UPDATE_EVERY).contains(&update.every) {
-                return Err("trust.update.every: from 1m to 7d".into());
+                return Err(ConfigError::invalid("trust.update.every", "from 1m to 7d"));
             }
         }
         Ok(())
@@ -121,6 +127,7 @@ mod tests {
 
     use vss_its::StaleCrlPolicy;
 
+    use crate::config::ConfigError;
     use crate::Config;
 
     const BASE: &str = r#"
@@ -130,7 +137,7 @@ mod tests {
         dir = "repository"
     "#;
 
-    fn parse(trust: &str) -> Result<Config, String> {
+    fn parse(trust: &str) -> Result<Config, ConfigError> {
         Config::parse(&format!("{BASE}\n{trust}"), Path::new("/etc/vss"))
     }
 
@@ -188,7 +195,7 @@ mod tests {
         ];
         for (trust, expected) in cases {
             let err = parse(trust).expect_err(trust);
-            assert!(err.contains(expected), "{trust}: {err}");
+            assert!(err.to_string().contains(expected), "{trust}: {err}");
         }
     }
 }

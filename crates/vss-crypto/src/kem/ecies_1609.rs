@@ -7,6 +7,7 @@
 
 use zeroize::Zeroizing;
 
+use super::KnownAnswerSeed;
 use crate::{
     hmac_sha256_verify, kdf2, mac1, AesCcm, Curve, Error, HashAlg, PrivateKey, PublicKey, Result,
     NONCE_LEN,
@@ -50,8 +51,19 @@ impl EncryptedKey {
         Self::encrypt_with_ephemeral(recipient, key, p1, &ephemeral)
     }
 
-    /// Encrypts with a caller-chosen ephemeral key. **Known-answer tests only**.
-    pub fn encrypt_with_ephemeral(
+    /// Encrypts with the ephemeral private key of a known-answer test ([`KnownAnswerSeed`]:
+    /// **tests only**, a repeated or guessable key gives the AES key away).
+    pub fn encrypt_known_answer(
+        recipient: &PublicKey,
+        key: &[u8; KEY_LEN],
+        p1: &[u8],
+        ephemeral: &KnownAnswerSeed,
+    ) -> Result<Self> {
+        let ephemeral = PrivateKey::from_scalar(recipient.curve(), ephemeral.bytes())?;
+        Self::encrypt_with_ephemeral(recipient, key, p1, &ephemeral)
+    }
+
+    fn encrypt_with_ephemeral(
         recipient: &PublicKey,
         key: &[u8; KEY_LEN],
         p1: &[u8],

@@ -17,7 +17,7 @@ use openssl::bn::{BigNum, BigNumContext, BigNumRef};
 use openssl::ec::PointConversionForm;
 use zeroize::Zeroizing;
 
-use super::{encode, multiply, named, times, x_coordinate, Encapsulation};
+use super::{encode, multiply, named, times, x_coordinate, Encapsulation, KnownAnswerSeed};
 use crate::{Curve, Error, PrivateKey, PublicKey, Result};
 
 /// The largest key length accepted, in octets.
@@ -225,18 +225,18 @@ impl EciesKem {
         self.encapsulate_r(recipient, &r)
     }
 
-    /// Encapsulates with a caller-chosen r (big-endian, in [1, μ), else
-    /// `Error::InvalidPrivateKey`). **Known-answer tests only**: a repeated or guessable r
-    /// gives the key away.
-    pub fn encapsulate_with_scalar(
+    /// Encapsulates with the r of a known-answer test (big-endian, in [1, μ), else
+    /// `Error::InvalidPrivateKey`; [`KnownAnswerSeed`]: **tests only**, a repeated or
+    /// guessable r gives the key away).
+    pub fn encapsulate_known_answer(
         &self,
         recipient: &PublicKey,
-        r: &[u8],
+        r: &KnownAnswerSeed,
     ) -> Result<Encapsulation> {
         let order = self.curve.order()?;
         let mut value = BigNum::new_secure().map_err(|_| Error::Library("BigNum"))?;
         value
-            .copy_from_slice(r)
+            .copy_from_slice(r.bytes())
             .map_err(|_| Error::Library("BigNum::copy_from_slice"))?;
         if value.num_bits() == 0 || value >= order {
             return Err(Error::InvalidPrivateKey("r is not in the range 1..μ-1"));
@@ -696,6 +696,7 @@ mod tests {
 
     #[test]
     fn r_must_be_in_range_and_r_one_gives_the_generator() {
+        let seed = KnownAnswerSeed::known_answer_test_only;
         for curve in Curve::ALL {
             let recipient = PrivateKey::generate(curve).expect("key");
             let kem = EciesKem::new(curve, EciesKemParams::default()).expect("kem");
@@ -707,22 +708,22 @@ mod tests {
             for bad in [vec![], vec![0], vec![0; 80], order, order_plus_one.to_vec()] {
                 assert!(
                     matches!(
-                        kem.encapsulate_with_scalar(recipient.public_key(), &bad),
+                        kem.encapsulate_known_answer(recipient.public_key(), &seed(&bad)),
                         Err(Error::InvalidPrivateKey(_))
                     ),
                     "{curve}"
                 );
             }
             assert!(kem
-                .encapsulate_with_scalar(recipient.public_key(), &order_minus_one.to_vec())
+                .encapsulate_known_answer(recipient.public_key(), &seed(&order_minus_one.to_vec()))
                 .is_ok());
             let one = kem
-                .encapsulate_with_scalar(recipient.public_key(), &[0, 0, 1])
+                .encapsulate_known_answer(recipient.public_key(), &seed(&[0, 0, 1]))
                 .expect("r = 1");
             let generator = PrivateKey::from_scalar(curve, &[1]).expect("G");
             assert_eq!(one.ciphertext, generator.public_key().to_sec1_compressed());
             let again = kem
-                .encapsulate_with_scalar(recipient.public_key(), &[1])
+                .encapsulate_known_answer(recipient.public_key(), &seed(&[1]))
                 .expect("r = 1");
             assert_eq!(again.key, one.key);
             let other = PrivateKey::generate(if curve == Curve::P256 {
@@ -732,7 +733,7 @@ mod tests {
             })
             .expect("other");
             assert!(matches!(
-                kem.encapsulate_with_scalar(other.public_key(), &[1]),
+                kem.encapsulate_known_answer(other.public_key(), &seed(&[1])),
                 Err(Error::InvalidPublicKey(_))
             ));
         }

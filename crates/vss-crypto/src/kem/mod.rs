@@ -6,9 +6,11 @@
 
 pub mod ecies_1609;
 pub mod ecies_kem;
+mod known_answer;
 pub mod psec_kem;
 mod scheme;
 
+pub use known_answer::KnownAnswerSeed;
 pub use scheme::{Kem, KemParams, Scheme};
 
 use zeroize::Zeroizing;

@@ -3,7 +3,9 @@
 use openssl::ec::PointConversionForm;
 use zeroize::Zeroizing;
 
-use super::{encode, multiply, reduce_mod_order, x_coordinate, xor, Encapsulation};
+use super::{
+    encode, multiply, reduce_mod_order, x_coordinate, xor, Encapsulation, KnownAnswerSeed,
+};
 use crate::{constant_time_eq, kdf2, Curve, Error, HashAlg, PrivateKey, PublicKey, Result};
 
 /// Octets of the seed r.
@@ -70,16 +72,20 @@ impl PsecKem {
     pub fn encapsulate(&self, recipient: &PublicKey) -> Result<Encapsulation> {
         let mut seed = Zeroizing::new([0u8; SEED_LEN]);
         crate::random_bytes(seed.as_mut())?;
-        self.encapsulate_with_seed(recipient, seed.as_ref())
+        self.encapsulate_seeded(recipient, seed.as_ref())
     }
 
-    /// Encapsulates with a caller-chosen seed r. **Known-answer tests only**: a repeated or
-    /// guessable seed gives the key away.
-    pub fn encapsulate_with_seed(
+    /// Encapsulates with the seed r of a known-answer test ([`KnownAnswerSeed`]: **tests
+    /// only**, a repeated or guessable seed gives the key away).
+    pub fn encapsulate_known_answer(
         &self,
         recipient: &PublicKey,
-        seed: &[u8],
+        seed: &KnownAnswerSeed,
     ) -> Result<Encapsulation> {
+        self.encapsulate_seeded(recipient, seed.bytes())
+    }
+
+    fn encapsulate_seeded(&self, recipient: &PublicKey, seed: &[u8]) -> Result<Encapsulation> {
         if recipient.curve() != self.curve {
             return Err(Error::InvalidPublicKey("recipient key is on another curve"));
         }
@@ -173,17 +179,19 @@ mod tests {
     fn fixed_seed_is_deterministic_and_key_len_is_honoured() {
         let recipient = PrivateKey::generate(Curve::K283).expect("key");
         let kem = PsecKem::new(Curve::K283, 48).expect("kem");
+        let seed = KnownAnswerSeed::known_answer_test_only(&[7u8; 32]);
         let a = kem
-            .encapsulate_with_seed(recipient.public_key(), &[7u8; 32])
+            .encapsulate_known_answer(recipient.public_key(), &seed)
             .expect("a");
         let b = kem
-            .encapsulate_with_seed(recipient.public_key(), &[7u8; 32])
+            .encapsulate_known_answer(recipient.public_key(), &seed)
             .expect("b");
         assert_eq!(a.ciphertext, b.ciphertext);
         assert_eq!(a.key.len(), 48);
         assert!(PsecKem::new(Curve::K283, 0).is_err());
+        let short = KnownAnswerSeed::known_answer_test_only(&[7u8; 31]);
         assert!(kem
-            .encapsulate_with_seed(recipient.public_key(), &[7u8; 31])
+            .encapsulate_known_answer(recipient.public_key(), &short)
             .is_err());
     }
 }

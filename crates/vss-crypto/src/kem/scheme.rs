@@ -7,8 +7,8 @@ use zeroize::Zeroizing;
 use super::ecies_1609::{self, EncryptedKey};
 use super::ecies_kem::{EciesKem, EciesKemParams, Kdf, KdfHash, PointFormat};
 use super::psec_kem::{self, PsecKem};
-use super::{named, Encapsulation};
-use crate::{Curve, Error, HashAlg, PrivateKey, PublicKey, Result};
+use super::{named, Encapsulation, KnownAnswerSeed};
+use crate::{Curve, Error, HashAlg, PublicKey, Result};
 
 /// A key-encapsulation scheme.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -136,13 +136,32 @@ impl Kem {
         })
     }
 
-    /// Encapsulates to `recipient`; `seed` fixes the randomness (known-answer tests only:
-    /// r for psec-kem, the scalar r for ecies-kem, the ephemeral private key for
-    /// ecies-1609), `aes_key` the 16-octet key that ecies-1609 encrypts (default random).
+    /// Encapsulates a fresh key to `recipient` with fresh randomness; `aes_key` is the
+    /// 16-octet key that ecies-1609 encrypts (default random).
     pub fn encapsulate(
         &self,
         recipient: &PublicKey,
-        seed: Option<&[u8]>,
+        aes_key: Option<&[u8]>,
+    ) -> Result<Encapsulation> {
+        self.encapsulate_with(recipient, None, aes_key)
+    }
+
+    /// Encapsulates as [`Kem::encapsulate`] does, but with the fixed randomness of a
+    /// known-answer test ([`KnownAnswerSeed`]: **tests only**, never in production): r for
+    /// psec-kem, the scalar r for ecies-kem, the ephemeral private key for ecies-1609.
+    pub fn encapsulate_known_answer(
+        &self,
+        recipient: &PublicKey,
+        seed: &KnownAnswerSeed,
+        aes_key: Option<&[u8]>,
+    ) -> Result<Encapsulation> {
+        self.encapsulate_with(recipient, Some(seed), aes_key)
+    }
+
+    fn encapsulate_with(
+        &self,
+        recipient: &PublicKey,
+        seed: Option<&KnownAnswerSeed>,
         aes_key: Option<&[u8]>,
     ) -> Result<Encapsulation> {
         if aes_key.is_some() && !matches!(self, Kem::Ieee1609 { .. }) {
@@ -152,10 +171,10 @@ impl Kem {
         }
         Ok(match (self, seed) {
             (Kem::Psec(kem), None) => kem.encapsulate(recipient)?,
-            (Kem::Psec(kem), Some(seed)) => kem.encapsulate_with_seed(recipient, seed)?,
+            (Kem::Psec(kem), Some(seed)) => kem.encapsulate_known_answer(recipient, seed)?,
             (Kem::Ecies(kem), None) => kem.encapsulate(recipient)?,
-            (Kem::Ecies(kem), Some(r)) => kem.encapsulate_with_scalar(recipient, r)?,
-            (Kem::Ieee1609 { curve, p1 }, seed) => {
+            (Kem::Ecies(kem), Some(r)) => kem.encapsulate_known_answer(recipient, r)?,
+            (Kem::Ieee1609 { p1, .. }, seed) => {
                 let mut key = Zeroizing::new([0u8; ecies_1609::KEY_LEN]);
                 match aes_key {
                     Some(given) => {
@@ -172,9 +191,8 @@ impl Kem {
                 }
                 let encrypted = match seed {
                     None => EncryptedKey::encrypt(recipient, &key, p1)?,
-                    Some(scalar) => {
-                        let ephemeral = PrivateKey::from_scalar(*curve, scalar)?;
-                        EncryptedKey::encrypt_with_ephemeral(recipient, &key, p1, &ephemeral)?
+                    Some(ephemeral) => {
+                        EncryptedKey::encrypt_known_answer(recipient, &key, p1, ephemeral)?
                     }
                 };
                 Encapsulation {
@@ -206,6 +224,7 @@ impl Kem {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::PrivateKey;
 
     #[test]
     fn every_scheme_round_trips_through_its_ecdh() {
@@ -213,7 +232,7 @@ mod tests {
             let recipient = PrivateKey::generate(Curve::P256).expect("key");
             let kem = Kem::new(scheme, Curve::P256, &KemParams::default()).expect("kem");
             let sent = kem
-                .encapsulate(recipient.public_key(), None, None)
+                .encapsulate(recipient.public_key(), None)
                 .expect("encap");
             let key = kem
                 .decapsulate::<Error>(&sent.ciphertext, |p| recipient.diffie_hellman(p))

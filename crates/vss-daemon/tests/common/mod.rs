@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use tonic::transport::Channel;
 use vss_core::Config;
-use vss_daemon::proto::security_entity_client::SecurityEntityClient;
+use vss_proto::proto::security_entity_client::SecurityEntityClient;
 use vss_testbed::{HsmOptions, Testbed, PIN};
 
 /// How long vssd gets to start or stop.
@@ -154,7 +154,7 @@ impl Daemon {
 
     /// A client on its socket.
     pub async fn client(&self) -> SecurityEntityClient<Channel> {
-        vss_daemon::client::connect(&self.socket)
+        vss_proto::client::connect(&self.socket)
             .await
             .expect("connect")
     }

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use vss_crypto::Curve;
 use vss_hsm::{GenerateKeyRequest, Hsm};
 use vss_its::asn::Duration;
-use vss_its::{issue_certificate, Cert, CertificateRequest, HsmKey, ItsTime, Profile};
+use vss_its::{
+    issue_certificate, Cert, CertFileError, CertificateRequest, HsmKey, ItsTime, Profile,
+};
 
 use crate::store::Role;
 
@@ -88,13 +90,12 @@ impl PkiDir {
     }
 }
 
-/// Reads a certificate file (COER), naming it in an I/O error.
+/// Reads a certificate file ([`Cert::read`]), naming it in an I/O error.
 pub(super) fn read_cert(path: &Path) -> crate::Result<Cert> {
-    let bytes = std::fs::read(path).map_err(|source| crate::Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    Ok(Cert::from_bytes(&bytes)?)
+    Cert::read(path).map_err(|e| match e {
+        CertFileError::Read { path, source } => crate::Error::Io { path, source },
+        CertFileError::Decode { source, .. } => source.into(),
+    })
 }
 
 /// What `init` creates.

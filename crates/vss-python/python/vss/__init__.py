@@ -35,7 +35,8 @@ from . import its, kem
 
 
 class Verdict(enum.IntEnum):
-    """The outcome of a verification, numbered as ``ReportCode`` in proto/vss/v1/vss.proto."""
+    """The outcome of a verification, numbered as ``ReportCode`` in
+    crates/vss-proto/proto/vss/v1/vss.proto."""
 
     VALID = 1
     FALSE_SIGNATURE = 2

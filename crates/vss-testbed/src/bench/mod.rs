@@ -2,7 +2,18 @@
 //! measures it against a reference taken in the same run, and returns a
 //! [`Report`](crate::report::Report).
 
+pub mod batch;
+pub mod cred;
+pub mod daemon;
+pub mod filter;
+pub mod its_verify;
+pub mod kem;
 pub mod measure;
+pub mod pki;
+pub mod references;
+pub mod sign_verify;
+pub mod throughput;
+pub mod tls;
 
 use anyhow::Result;
 use vss_crypto::Curve;

@@ -2,23 +2,15 @@
 //! with the card in this process, as a process on TCP and behind pcscd, per step mean, p50
 //! and p99, the card's APDUs and bytes and its peak RSS; and, measured in the same run as
 //! the reference, a bare BBS proof of the same seven messages (generation and verification).
+//! The harness is [`vss_testbed::bench::cred`].
 
-use std::path::Path;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
+use anyhow::Result;
 use clap::Args;
-use serde_json::json;
-use vss_card::connect::{self, CardAddress};
-use vss_card::process::{card_binary, CardProcess, START_TIMEOUT};
-use vss_cred::bbs::{self, SecretKey};
-use vss_cred::group::random_scalar;
-use vss_cred::holder::Card;
-use vss_cred::scenario;
+use vss_testbed::bench::cred::{self, CredOptions};
 
-use super::finish;
-use crate::output::{progress, Format, Table};
+use crate::output::Format;
 
 /// Options of `vss bench cred`.
 #[derive(Args)]
@@ -38,245 +30,14 @@ pub struct CredArgs {
     format: Format,
 }
 
-/// One step of seed 003's table.
-struct SeedStep {
-    step: &'static str,
-    ms: f64,
-    /// APDUs and bytes, where the seed gives them.
-    traffic: Option<(u64, u64)>,
-}
-
-/// Seed 003's figures (Omega2 card over TCP from a Raspberry Pi 3, P2ABCE, 1,024-bit keys).
-const SEED: [SeedStep; 4] = [
-    SeedStep {
-        step: "setup",
-        ms: 3_770.0,
-        traffic: None,
-    },
-    SeedStep {
-        step: "card-setup",
-        ms: 19_190.0,
-        traffic: Some((30, 1_109)),
-    },
-    SeedStep {
-        step: "issue",
-        ms: 36_480.0,
-        traffic: Some((45, 3_197)),
-    },
-    SeedStep {
-        step: "present",
-        ms: 32_840.0,
-        traffic: Some((28, 1_939)),
-    },
-];
-
-/// Mean, p50 and p99 of milliseconds.
-fn stats(ms: &mut [f64]) -> (f64, f64, f64) {
-    ms.sort_by(f64::total_cmp);
-    let pick = |q: f64| ms[((ms.len() - 1) as f64 * q).round() as usize];
-    (
-        ms.iter().sum::<f64>() / ms.len() as f64,
-        pick(0.5),
-        pick(0.99),
-    )
-}
-
-/// The card of one kind, with the process behind it when there is one.
-struct BenchCard {
-    card: Box<dyn Card + Send>,
-    _process: Option<CardProcess>,
-}
-
-fn open_card(kind: &str, dir: &Path, vpcd: &str) -> Result<Option<BenchCard>> {
-    let state = dir.join(format!("{kind}.state"));
-    Ok(Some(match kind {
-        "soft" => BenchCard {
-            card: connect::open(&CardAddress::Software)?,
-            _process: None,
-        },
-        "tcp" => {
-            let (process, addr) = CardProcess::start_tcp(&card_binary(), &state, false)?;
-            BenchCard {
-                card: connect::open(&CardAddress::Tcp(addr.to_string()))?,
-                _process: Some(process),
-            }
-        }
-        "pcsc" => {
-            if !Path::new("/run/pcscd/pcscd.comm").exists() {
-                eprintln!(
-                    "vss: bench cred: pcsc skipped: pcscd is not running (/run/pcscd/pcscd.comm)"
-                );
-                return Ok(None);
-            }
-            let process = CardProcess::start(&card_binary(), &state, &["--vpcd", vpcd], false)?;
-            process.wait_for("connected to vpcd", START_TIMEOUT)?;
-            let deadline = Instant::now() + START_TIMEOUT;
-            let card = loop {
-                match connect::open(&CardAddress::Pcsc(None)) {
-                    Ok(card) => break card,
-                    Err(e) if Instant::now() > deadline => {
-                        return Err(e).context("the card behind pcscd")
-                    }
-                    Err(_) => std::thread::sleep(Duration::from_millis(50)),
-                }
-            };
-            BenchCard {
-                card,
-                _process: Some(process),
-            }
-        }
-        other => bail!("unknown card {other:?}: soft, tcp or pcsc"),
-    }))
-}
-
-/// A bare BBS proof of seven messages, one disclosed: generation and verification in ms.
-fn bare_proof() -> Result<(f64, f64)> {
-    let sk = SecretKey::random();
-    let pk = sk.public_key();
-    let messages: Vec<_> = (0..7).map(|_| random_scalar()).collect();
-    let signature = bbs::sign(&sk, &pk, b"bench", &messages)?;
-    let start = Instant::now();
-    let proof = bbs::proof_gen(&pk, &signature, b"bench", b"ph", &messages, &[6])?;
-    let gen = start.elapsed().as_secs_f64() * 1e3;
-    let start = Instant::now();
-    bbs::proof_verify(&pk, &proof, b"bench", b"ph", &[(6, messages[6])])?;
-    Ok((gen, start.elapsed().as_secs_f64() * 1e3))
-}
-
 impl CredArgs {
     /// Runs the benchmark.
     pub fn run(self) -> Result<ExitCode> {
-        if let Some(other) = self
-            .cards
-            .iter()
-            .find(|c| !["soft", "tcp", "pcsc"].contains(&c.as_str()))
-        {
-            bail!("unknown card {other:?}: soft, tcp or pcsc");
-        }
-        let dir = tempfile::Builder::new()
-            .prefix("vss-bench-cred-")
-            .tempdir()?;
-        let (pin, puk) = ("4711", "12345678");
-        let mut results = Vec::new();
-        let mut bare = (Vec::new(), Vec::new());
-        let mut all_ok = true;
-        for kind in &self.cards {
-            let Some(mut card) = open_card(kind, dir.path(), &self.vpcd)? else {
-                continue;
-            };
-            let bar = progress(u64::from(self.runs), &format!("cred {kind}"));
-            let mut reports = Vec::new();
-            for run in 0..self.runs {
-                if run > 0 {
-                    card.card
-                        .erase(puk)
-                        .context("erasing the card between runs")?;
-                }
-                let roles = dir.path().join(format!("{kind}-{run}"));
-                let report = scenario::run(card.card.as_mut(), &roles, pin, puk)?;
-                all_ok &= report.passed();
-                let (g, v) = bare_proof()?;
-                bare.0.push(g);
-                bare.1.push(v);
-                reports.push(report);
-                bar.inc(1);
-                std::fs::remove_dir_all(&roles)?;
-            }
-            bar.finish_and_clear();
-            let rss = reports.iter().map(|r| r.card_max_rss_kb).max().unwrap_or(0);
-            results.push((kind.clone(), reports, rss));
-        }
-        if results.is_empty() {
-            bail!("no card could be benchmarked");
-        }
-        let (bare_gen, _, _) = stats(&mut bare.0);
-        let (bare_verify, _, _) = stats(&mut bare.1);
-        let mut table = Table::new(&[
-            "card",
-            "step",
-            "mean ms",
-            "p50 ms",
-            "p99 ms",
-            "APDUs",
-            "bytes",
-            "seed ms",
-            "seed APDUs/bytes",
-        ]);
-        let mut json_cards = serde_json::Map::new();
-        for (kind, reports, rss) in &results {
-            let mut json_steps = serde_json::Map::new();
-            for (k, (name, last)) in reports[reports.len() - 1]
-                .steps
-                .named()
-                .into_iter()
-                .enumerate()
-            {
-                let mut ms: Vec<f64> = reports.iter().map(|r| r.steps.named()[k].1.ms).collect();
-                let (mean, p50, p99) = stats(&mut ms);
-                let seed = SEED.iter().find(|s| s.step == name);
-                table.row(vec![
-                    kind.clone(),
-                    name.into(),
-                    format!("{mean:.2}"),
-                    format!("{p50:.2}"),
-                    format!("{p99:.2}"),
-                    last.apdus.to_string(),
-                    last.bytes.to_string(),
-                    seed.map_or("-".into(), |s| format!("{:.0}", s.ms)),
-                    seed.and_then(|s| s.traffic)
-                        .map_or("-".into(), |(a, b)| format!("{a}/{b}")),
-                ]);
-                json_steps.insert(
-                    name.into(),
-                    json!({"mean_ms": mean, "p50_ms": p50, "p99_ms": p99, "apdus": last.apdus, "bytes": last.bytes,
-                           "seed_ms": seed.map(|s| s.ms)}),
-                );
-            }
-            json_cards.insert(
-                kind.clone(),
-                json!({"steps": json_steps, "card_max_rss_kb": rss, "runs": reports.len()}),
-            );
-        }
-        let present_ratio = |kind: &str| {
-            results.iter().find(|r| r.0 == kind).map(|(_, reports, _)| {
-                let mut ms: Vec<f64> = reports.iter().map(|r| r.steps.present.ms).collect();
-                stats(&mut ms).0 / bare_gen
-            })
-        };
-        let verify_ratio = {
-            let mut ms: Vec<f64> = results
-                .iter()
-                .flat_map(|(_, r, _)| r.iter().map(|r| r.steps.verify.ms))
-                .collect();
-            stats(&mut ms).0 / bare_verify
-        };
-        let mut text = table.render();
-        text.push_str(&format!(
-            "reference (same run): bare BBS proof of 7 messages, gen {bare_gen:.2} ms, verify {bare_verify:.2} ms\n"
-        ));
-        for (kind, _, rss) in &results {
-            text.push_str(&format!(
-                "{kind}: presentation {:.1}x the bare proof's generation; card peak RSS {rss} kB\n",
-                present_ratio(kind).unwrap_or(f64::NAN)
-            ));
-        }
-        text.push_str(&format!(
-            "verification {verify_ratio:.1}x the bare proof's verification\n"
-        ));
-        let report = json!({
-            "runs": self.runs,
-            "cards": json_cards,
-            "reference": {"bare_proof_gen_ms": bare_gen, "bare_proof_verify_ms": bare_verify,
-                          "verify_over_bare": verify_ratio},
-            "seed": {"platform": "Omega2 card over TCP from a Raspberry Pi 3 (P2ABCE, 1,024-bit keys)",
-                     "steps": SEED.iter().map(|s| json!({"step": s.step, "ms": s.ms, "apdus_bytes": s.traffic})).collect::<Vec<_>>()},
-        });
-        finish(
-            self.format,
-            &report,
-            &text,
-            all_ok,
-            "a scenario check failed (refusal, pseudonym or inspection)",
-        )
+        let report = cred::run(&CredOptions {
+            runs: self.runs,
+            cards: self.cards,
+            vpcd: self.vpcd,
+        })?;
+        crate::output::finish(self.format, &report)
     }
 }

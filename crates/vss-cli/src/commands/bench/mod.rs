@@ -1,14 +1,12 @@
 //! `vss bench …`: the seeds' sign/verify benchmark, sustained throughput, key
 //! encapsulation, ITS signed-data verification, and the PKI.
 
-mod batch;
 mod cred;
 mod daemon;
 mod filter;
 mod its_verify;
 mod kem;
 mod pki;
-mod references;
 mod sign_verify;
 mod throughput;
 mod tls;
@@ -19,9 +17,7 @@ use anyhow::Result;
 use clap::Subcommand;
 use std::path::PathBuf;
 
-use crate::output::Format;
 use vss_hsm::Backend;
-use vss_testbed::report::Report;
 use vss_testbed::HsmOptions;
 
 /// Benchmarks.
@@ -93,19 +89,4 @@ impl HsmArgs {
             module: self.module.clone(),
         }
     }
-}
-
-/// Prints a benchmark's report in the chosen format; the exit code says whether every check
-/// of the run passed, and `failure` says which one did not.
-fn finish(
-    format: Format,
-    json: &serde_json::Value,
-    table: &str,
-    success: bool,
-    failure: &str,
-) -> Result<ExitCode> {
-    crate::output::finish(
-        format,
-        &Report::checked(json.clone(), table.to_string(), success, failure),
-    )
 }

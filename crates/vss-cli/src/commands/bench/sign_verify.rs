@@ -1,18 +1,15 @@
 //! The sign/verify benchmark of PRESERVE D3.1.1 (seed 000, section 4; Test_Sign_Verify_VB_01).
+//! The harness is [`vss_testbed::bench::sign_verify`].
 
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use clap::Args;
-use serde_json::json;
 use vss_crypto::{Curve, HashAlg};
+use vss_testbed::bench::sign_verify::{self, SignVerifyOptions};
 
-use super::references::references;
-use super::{finish, HsmArgs};
-use crate::output::progress;
-use crate::output::{Format, Table};
-use vss_testbed::bench::BenchHsm;
+use super::HsmArgs;
+use crate::output::Format;
 
 /// Options of `vss bench sign-verify`.
 #[derive(Args)]
@@ -36,181 +33,16 @@ pub struct SignVerifyArgs {
     format: Format,
 }
 
-/// The outcome of one run.
-struct Run {
-    sign: Duration,
-    verify: Duration,
-    success: bool,
-}
-
 impl SignVerifyArgs {
     /// Runs the benchmark and prints its table; fails if any run was not a success.
     pub fn run(self) -> Result<ExitCode> {
-        let hash = self.hash.unwrap_or(self.curve.default_hash());
-        let bench = BenchHsm::new(&self.hsm.options(), self.curve)?;
-        let verifier = bench.hsm().public_key(bench.key())?.verifying_key()?;
-        let bar = progress(u64::from(self.runs) * u64::from(self.ops), "sign/verify");
-        let mut runs = Vec::with_capacity(self.runs as usize);
-        for _ in 0..self.runs {
-            let mut run = Run {
-                sign: Duration::ZERO,
-                verify: Duration::ZERO,
-                success: true,
-            };
-            for i in 0..self.ops as usize {
-                // Test_Sign_Verify_VB_01: each message is one byte longer than the last.
-                let message: Vec<u8> = (0..=i).map(|b| (b * 31 + 7) as u8).collect();
-                let started = Instant::now();
-                let signature = bench
-                    .hsm()
-                    .sign_digest(bench.key(), &hash.digest(&message))?;
-                let signed = Instant::now();
-                let valid = verifier.verify(hash, &message, &signature);
-                run.verify += signed.elapsed();
-                run.sign += signed - started;
-                let mut tampered = message;
-                tampered[i / 2] ^= 0x01;
-                let rejected = !verifier.verify(hash, &tampered, &signature);
-                run.success &= valid && rejected;
-                bar.inc(1);
-            }
-            runs.push(run);
-        }
-        bar.finish_and_clear();
-        let report = Report::new(&self, hash, &runs);
-        finish(
-            self.format,
-            &report.json(),
-            &report.table(),
-            report.success,
-            "a signature failed to verify or a tampered copy was accepted",
-        )
+        let report = sign_verify::run(&SignVerifyOptions {
+            curve: self.curve,
+            hash: self.hash,
+            runs: self.runs,
+            ops: self.ops,
+            hsm: self.hsm.options(),
+        })?;
+        crate::output::finish(self.format, &report)
     }
-}
-
-/// Per-operation figures of the whole benchmark.
-struct Report {
-    curve: Curve,
-    hash: HashAlg,
-    hsm: &'static str,
-    ops: u32,
-    runs: Vec<(f64, f64, bool)>,
-    sign_ms: f64,
-    verify_ms: f64,
-    success: bool,
-}
-
-impl Report {
-    fn new(args: &SignVerifyArgs, hash: HashAlg, runs: &[Run]) -> Self {
-        let per_op = |d: Duration| d.as_secs_f64() * 1000.0 / f64::from(args.ops);
-        let runs: Vec<_> = runs
-            .iter()
-            .map(|r| (per_op(r.sign), per_op(r.verify), r.success))
-            .collect();
-        let mean =
-            |f: fn(&(f64, f64, bool)) -> f64| runs.iter().map(f).sum::<f64>() / runs.len() as f64;
-        Report {
-            curve: args.curve,
-            hash,
-            hsm: args.hsm.hsm.name(),
-            ops: args.ops,
-            sign_ms: mean(|r| r.0),
-            verify_ms: mean(|r| r.1),
-            success: runs.iter().all(|r| r.2),
-            runs,
-        }
-    }
-
-    fn table(&self) -> String {
-        let mut out = format!(
-            "VSS sign/verify benchmark: curve {}, hash {}, hsm {}, {} runs x {} operations \
-             (messages of 1..{} bytes)\n\n",
-            self.curve,
-            self.hash,
-            self.hsm,
-            self.runs.len(),
-            self.ops,
-            self.ops
-        );
-        let mut t = Table::new(&[
-            "Test #",
-            "Sign Duration (ms)",
-            "Verify Duration (ms)",
-            "Success",
-        ]);
-        for (i, (sign, verify, ok)) in self.runs.iter().enumerate() {
-            t.row(vec![
-                (i + 1).to_string(),
-                format!("{sign:.3}"),
-                format!("{verify:.3}"),
-                if *ok { "yes" } else { "NO" }.into(),
-            ]);
-        }
-        t.row(vec![
-            "average".into(),
-            format!("{:.3}", self.sign_ms),
-            format!("{:.3}", self.verify_ms),
-            "-".into(),
-        ]);
-        t.row(vec![
-            "per second".into(),
-            format!("{:.0}", 1000.0 / self.sign_ms),
-            format!("{:.0}", 1000.0 / self.verify_ms),
-            "-".into(),
-        ]);
-        out.push_str(&t.render());
-        out.push_str("\nReference rows from the seeds, and this machine's speed-up over each:\n\n");
-        let mut r = Table::new(&[
-            "Reference",
-            "Curve",
-            "Sign (ms)",
-            "Verify (ms)",
-            "Sign/s",
-            "Verify/s",
-            "Speed-up sign",
-            "Speed-up verify",
-            "Source",
-        ]);
-        for reference in references(self.curve) {
-            r.row(vec![
-                reference.name.into(),
-                reference.curve.into(),
-                format!("{:.2}", reference.sign_ms),
-                format!("{:.2}", reference.verify_ms),
-                format!("{:.1}", 1000.0 / reference.sign_ms),
-                format!("{:.1}", 1000.0 / reference.verify_ms),
-                format!("{:.0}x", reference.sign_ms / self.sign_ms),
-                format!("{:.0}x", reference.verify_ms / self.verify_ms),
-                reference.source.into(),
-            ]);
-        }
-        out.push_str(&r.render());
-        out
-    }
-
-    fn json(&self) -> serde_json::Value {
-        json!({
-            "benchmark": "sign-verify",
-            "curve": self.curve.name(),
-            "hash": self.hash.name(),
-            "hsm": self.hsm,
-            "ops_per_run": self.ops,
-            "runs": self.runs.iter().enumerate().map(|(i, (sign, verify, ok))| json!({
-                "run": i + 1, "sign_ms": round3(*sign), "verify_ms": round3(*verify), "success": ok,
-            })).collect::<Vec<_>>(),
-            "average": { "sign_ms": round3(self.sign_ms), "verify_ms": round3(self.verify_ms) },
-            "per_second": { "sign": 1000.0 / self.sign_ms, "verify": 1000.0 / self.verify_ms },
-            "success": self.success,
-            "references": references(self.curve).iter().map(|r| json!({
-                "name": r.name, "source": r.source, "curve": r.curve,
-                "sign_ms": r.sign_ms, "verify_ms": r.verify_ms,
-                "speedup_sign": r.sign_ms / self.sign_ms,
-                "speedup_verify": r.verify_ms / self.verify_ms,
-            })).collect::<Vec<_>>(),
-        })
-    }
-}
-
-fn round3(x: f64) -> f64 {
-    (x * 1000.0).round() / 1000.0
 }

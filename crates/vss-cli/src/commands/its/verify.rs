@@ -7,9 +7,9 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use serde_json::json;
-use vss_daemon::client::{self, Answer};
-use vss_daemon::proto::VerifyRequest;
 use vss_its::{HashedId8, ItsTime, Report, StaleCrlPolicy, TrustStore, Validator, Verdict};
+use vss_proto::client::{self, Answer};
+use vss_proto::proto::VerifyRequest;
 
 use super::{parse_time, Kind};
 use crate::commands::call_daemon;

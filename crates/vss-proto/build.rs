@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR")?).join("../../proto");
+    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR")?).join("proto");
     let file = root.join("vss/v1/vss.proto");
     println!("cargo:rerun-if-changed={}", file.display());
     let descriptors = protox::compile([&file], [&root])?;

@@ -1,5 +1,5 @@
 //! `vss bench throughput --op verify --engine …`: verification in batches through a
-//! `VerifyEngine`, with the latency of each batch.
+//! [`VerifyEngine`], with the latency of each batch.
 
 use std::time::{Duration, Instant};
 
@@ -8,7 +8,8 @@ use serde_json::{json, Value};
 use vss_crypto::Curve;
 use vss_engine::{SamplePool, VerifyEngine};
 
-use crate::output::progress;
+use super::measure::percentile;
+use crate::report::progress;
 
 /// Signers whose signatures a batch mixes.
 const SIGNERS: usize = 16;
@@ -18,7 +19,7 @@ const SIGNERS: usize = 16;
 const DISTINCT: usize = 1 << 16;
 
 /// Verifies batches of `size` on `engine` for `seconds`; the report as JSON.
-pub(super) fn measure(
+pub fn measure(
     engine: &dyn VerifyEngine,
     curve: Curve,
     size: usize,
@@ -42,8 +43,7 @@ pub(super) fn measure(
     let elapsed = started.elapsed().as_secs_f64();
     bar.finish_and_clear();
     latencies.sort_unstable();
-    let at =
-        |q: f64| latencies[((latencies.len() - 1) as f64 * q).round() as usize].as_secs_f64() * 1e3;
+    let at = |q: f64| percentile(&latencies, q).as_secs_f64() * 1e3;
     let operations = (latencies.len() * size) as u64;
     Ok(json!({
         "benchmark": "throughput",

@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use tempfile::TempDir;
 use vss_core::config::{
     DaemonConfig, EngineConfig, HsmConfig, PolicyKind, ReplayCheckConfig, RepositoryConfig,
     StatisticsConfig, TrustConfig, VerificationConfig,
@@ -13,10 +12,11 @@ use vss_core::config::{
 use vss_core::replay::{ReplayConfig, MAX_AGE_LIMIT, MAX_CAPACITY};
 use vss_core::Config;
 use vss_engine::EngineKind;
-use vss_hsm::SoftHsm;
+use vss_hsm::scratch::ScratchStore;
+use vss_hsm::Backend;
 use vss_its::Cert;
 
-use super::super::its_verify::Pki;
+use crate::bench::its_verify::Pki;
 
 /// How `vssd` batches `VerifyStream` requests and how many clients it serves.
 pub(super) struct DaemonSettings {
@@ -27,7 +27,7 @@ pub(super) struct DaemonSettings {
 
 /// The entity's directory and configuration; removed when dropped.
 pub(super) struct Entity {
-    dir: TempDir,
+    scratch: ScratchStore,
     /// The configuration (absolute paths).
     pub(super) config: Config,
     /// Where it is written.
@@ -44,25 +44,18 @@ impl Entity {
         daemon: DaemonSettings,
         remembered: usize,
     ) -> Result<Entity> {
-        let dir = tempfile::Builder::new()
-            .prefix("vss-bench-daemon-")
-            .tempdir()
-            .context("no temporary directory")?;
-        let root = dir.path();
-        let mut pin_bytes = [0u8; 16];
-        vss_crypto::random_bytes(&mut pin_bytes)?;
-        let pin = zeroize::Zeroizing::new(hex::encode(pin_bytes));
-        let store = root.join("keys");
-        SoftHsm::init(&store, &pin, &format!("{}-puk", *pin))?;
+        let scratch =
+            ScratchStore::create("vss-bench-daemon-", "keys", Backend::Soft, Path::new(""))?;
+        let root = scratch.dir();
         let pin_file = root.join("pin");
-        vss_hsm::write_atomic(&pin_file, pin.as_bytes())?;
+        vss_hsm::write_atomic(&pin_file, scratch.pin().as_bytes())?;
         let repository = root.join("repository");
         std::fs::create_dir(&repository)?;
         let anchor = write_cert(root, "root.cert", pki.root())?;
         let authority = write_cert(root, "aa.cert", &pki.aa)?;
         let config = Config {
             hsm: HsmConfig {
-                store,
+                store: scratch.store().to_path_buf(),
                 pin_file: Some(pin_file),
             },
             repository: RepositoryConfig { dir: repository },
@@ -93,12 +86,16 @@ impl Entity {
         let path = root.join("vss.toml");
         let text = toml::to_string(&config).context("cannot write the configuration")?;
         std::fs::write(&path, text).with_context(|| format!("{}", path.display()))?;
-        Ok(Entity { dir, config, path })
+        Ok(Entity {
+            scratch,
+            config,
+            path,
+        })
     }
 
     /// Its directory (for `vssd`'s log).
     pub(super) fn dir(&self) -> &Path {
-        self.dir.path()
+        self.scratch.dir()
     }
 }
 

@@ -12,9 +12,10 @@ use tokio::sync::{mpsc, Semaphore};
 use tokio_stream::wrappers::ReceiverStream;
 use vss_core::verify::Outcome;
 use vss_core::Vss;
-use vss_daemon::client::{answer, connect, Answer};
-use vss_daemon::proto::VerifyRequest;
 use vss_its::Verdict;
+use vss_proto::client::{answer, connect, Answer};
+use vss_proto::proto::security_entity_client::SecurityEntityClient;
+use vss_proto::proto::VerifyRequest;
 
 /// What the clients of one measurement saw: how many messages were answered, every
 /// message's latency (none where answers come in batches), and how many were valid.
@@ -107,7 +108,7 @@ pub(super) async fn stream(socket: &Path, parts: Vec<Vec<Vec<u8>>>, window: usiz
 }
 
 async fn stream_one(
-    mut client: crate::commands::DaemonClient,
+    mut client: SecurityEntityClient<tonic::transport::Channel>,
     part: Vec<Vec<u8>>,
     window: usize,
 ) -> Result<Seen> {

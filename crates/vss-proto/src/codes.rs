@@ -1,8 +1,7 @@
-//! The API's codes: a verdict as its report code (SN-VERIFY.confirm), an entity error as a
-//! gRPC status.
+//! The API's codes: a verdict as its report code (SN-VERIFY.confirm), report codes and gRPC
+//! codes as the names that metrics and logs show.
 
-use tonic::{Code, Status};
-use vss_core::Error;
+use tonic::Code;
 use vss_its::Verdict;
 
 use crate::proto::ReportCode;
@@ -11,37 +10,6 @@ use crate::proto::ReportCode;
 /// the wire ([`Verdict::code`]); the inverse of [`crate::client::answer`].
 pub fn report_code(verdict: Verdict) -> ReportCode {
     ReportCode::try_from(i32::from(verdict.code())).unwrap_or(ReportCode::Unspecified)
-}
-
-/// The status of a failed call of the entity: what the caller asked cannot be done now
-/// (FAILED_PRECONDITION), was wrong (INVALID_ARGUMENT), or the key store or another part
-/// failed (INTERNAL).
-pub fn status(error: &Error) -> Status {
-    let code = match error {
-        Error::NoPseudonym(_)
-        | Error::ChangeBlocked(_)
-        | Error::PoolEmpty
-        | Error::PsidNotPermitted(_)
-        | Error::SspNotGranted(_)
-        | Error::NoFrameKey
-        | Error::NoChangeListener
-        | Error::ChangePostponed => Code::FailedPrecondition,
-        Error::UnknownMessage(_) => Code::NotFound,
-        Error::NotAFrame(_) | Error::Its(_) => Code::InvalidArgument,
-        _ => Code::Internal,
-    };
-    Status::new(code, error.to_string())
-}
-
-/// RESOURCE_EXHAUSTED when `field` is longer than `max` bytes.
-pub fn bounded(field: &str, bytes: &[u8], max: usize) -> Result<(), Status> {
-    if bytes.len() > max {
-        return Err(Status::resource_exhausted(format!(
-            "{field}: {} bytes, more than max_message_bytes ({max})",
-            bytes.len()
-        )));
-    }
-    Ok(())
 }
 
 /// The name of a gRPC code as Prometheus labels and logs show it.
@@ -100,11 +68,6 @@ mod tests {
             };
             assert_eq!(report_name(code), name, "{verdict}");
         }
-        assert_eq!(
-            ReportCode::Skipped as i32,
-            i32::from(vss_core::verify::SKIPPED_CODE)
-        );
         assert_eq!(report_name(ReportCode::FalseSignature), "FALSE_SIGNATURE");
-        assert_eq!(status(&Error::PoolEmpty).code(), Code::FailedPrecondition);
     }
 }

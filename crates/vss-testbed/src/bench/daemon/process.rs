@@ -6,7 +6,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
-use vss_daemon::proto::StatusRequest;
+use vss_proto::proto::StatusRequest;
 
 /// How long `vssd` may take to answer its first call, and to exit after SIGTERM.
 const PATIENCE: Duration = Duration::from_secs(30);
@@ -63,7 +63,7 @@ impl Daemon {
         let started = Instant::now();
         runtime.block_on(async {
             loop {
-                if let Ok(mut client) = vss_daemon::client::connect(socket).await {
+                if let Ok(mut client) = vss_proto::client::connect(socket).await {
                     if client.status(StatusRequest {}).await.is_ok() {
                         return Ok(());
                     }

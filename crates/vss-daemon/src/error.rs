@@ -1,0 +1,40 @@
+//! What stops `vssd` from starting or serving: [`DaemonError`].
+
+use std::path::PathBuf;
+
+/// Why `vssd` could not start or serve.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DaemonError {
+    /// The configuration, the key store, the trust anchors or the pool failed to load.
+    #[error(transparent)]
+    Entity(#[from] vss_core::Error),
+    /// A file or socket could not be used.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A socket could not be bound or served.
+    #[error("{what}: {source}")]
+    Net {
+        /// Which socket.
+        what: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Another `vssd` answers on the socket.
+    #[error("{0}: another vssd is serving this socket")]
+    AlreadyServed(PathBuf),
+    /// The socket path holds something other than a socket.
+    #[error("{0}: exists and is not a socket")]
+    NotASocket(PathBuf),
+    /// The TCP listener's TLS could not be set up.
+    #[error("[daemon.tcp]: {0}")]
+    Tls(String),
+    /// The server failed while serving.
+    #[error("serving: {0}")]
+    Serve(#[from] tonic::transport::Error),
+}

@@ -1,0 +1,287 @@
+//! `vss bench its-verify`: 1609.2 signed-data verification with the certificate cache warm
+//! and cold, as a ratio to the raw ECDSA verification rate measured in the same run; and
+//! the bench PKI (a root, an AA, tickets, in memory) that the filter and daemon benches
+//! sign with too.
+
+use std::time::Instant;
+
+use anyhow::{bail, Result};
+use serde_json::json;
+use vss_crypto::{Curve, PrivateKey};
+use vss_its::asn::Duration;
+use vss_its::{
+    issue_certificate, Cert, CertificateRequest, ItsTime, Permission, Profile, SignedDataRequest,
+    SignedMessage, SignerKind, TrustStore, Validator, Verdict,
+};
+
+use crate::report::{progress, Report, Table};
+
+/// How the benchmark's messages name their signer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum SignerForm {
+    /// HashedId8 (the signer's certificate is cached from an earlier message).
+    Digest,
+    /// The whole certificate in every message.
+    Certificate,
+}
+
+impl SignerForm {
+    /// Its name in the report (as `--signer` takes it).
+    pub fn name(self) -> &'static str {
+        match self {
+            SignerForm::Digest => "digest",
+            SignerForm::Certificate => "certificate",
+        }
+    }
+
+    fn kind(self) -> SignerKind {
+        match self {
+            SignerForm::Digest => SignerKind::Digest,
+            SignerForm::Certificate => SignerKind::Certificate,
+        }
+    }
+}
+
+/// Options of the its-verify benchmark.
+#[derive(Debug, Clone)]
+pub struct ItsVerifyOptions {
+    /// How messages name their signer.
+    pub signer: SignerForm,
+    /// Curve of every key (the tickets' and the CAs').
+    pub curve: Curve,
+    /// Messages verified in each measurement (at least 1).
+    pub messages: u32,
+    /// Distinct signers (authorization tickets), taking turns (at least 1).
+    pub signers: u32,
+}
+
+/// A root, an AA and tickets, in memory.
+pub(crate) struct Pki {
+    root: Cert,
+    pub(crate) aa: Cert,
+    tickets: Vec<(Cert, PrivateKey)>,
+}
+
+/// Builds a root, an AA and `signers` tickets for PSID 36 on `curve`, starting `now`.
+pub(crate) fn build_pki(curve: Curve, signers: u32, now: ItsTime) -> Result<Pki> {
+    let request = |profile, key: &PrivateKey, duration| {
+        let mut r = CertificateRequest::new(profile, key.public_key().clone(), duration);
+        r.start = now;
+        r
+    };
+    let root_key = PrivateKey::generate(curve)?;
+    let mut r = request(Profile::Root, &root_key, Duration::Years(10));
+    r.name = Some("bench-root".into());
+    let root = issue_certificate(&r, None, &root_key)?;
+    let aa_key = PrivateKey::generate(curve)?;
+    let mut r = request(Profile::Aa, &aa_key, Duration::Years(4));
+    r.name = Some("bench-aa".into());
+    r.encryption_key = Some(PrivateKey::generate(Curve::P256)?.public_key().clone());
+    let aa = issue_certificate(&r, Some(&root), &root_key)?;
+    let mut tickets = Vec::new();
+    for _ in 0..signers {
+        let key = PrivateKey::generate(curve)?;
+        let mut r = request(Profile::At, &key, Duration::Hours(168));
+        r.app_permissions = vec![Permission::psid(36)];
+        tickets.push((issue_certificate(&r, Some(&aa), &aa_key)?, key));
+    }
+    Ok(Pki { root, aa, tickets })
+}
+
+impl Pki {
+    /// The root.
+    pub(crate) fn root(&self) -> &Cert {
+        &self.root
+    }
+
+    /// How many tickets sign.
+    pub(crate) fn signers(&self) -> usize {
+        self.tickets.len()
+    }
+
+    /// A trust store holding the root.
+    pub(crate) fn trust(&self) -> Result<TrustStore> {
+        let mut t = TrustStore::new();
+        t.add(self.root.clone())?;
+        Ok(t)
+    }
+
+    /// Message `i`: its number signed by ticket `i mod signers`, generated `now`.
+    pub(crate) fn sign(&self, i: usize, kind: SignerKind, now: ItsTime) -> Result<Vec<u8>> {
+        let (cert, key) = &self.tickets[i % self.tickets.len()];
+        let payload = (i as u64).to_be_bytes();
+        let mut r = SignedDataRequest::new(36, &payload);
+        r.generation_time = Some(now);
+        r.signer = kind;
+        Ok(vss_its::encode_data(&vss_its::sign_data(
+            &r,
+            Some(cert),
+            key,
+        )?)?)
+    }
+
+    /// The raw ECDSA rate over `messages` (message `i` from ticket `i mod signers`): the
+    /// same signatures over the same digests, keys already parsed; and how many verified.
+    pub(crate) fn raw_verify_rate(&self, messages: &[Vec<u8>]) -> Result<(f64, usize)> {
+        let mut inputs = Vec::with_capacity(messages.len());
+        for (i, bytes) in messages.iter().enumerate() {
+            let m = SignedMessage::from_bytes(bytes)?;
+            let cert = &self.tickets[i % self.tickets.len()].0;
+            inputs.push((
+                i % self.tickets.len(),
+                m.signed_digest(Some(cert))?,
+                m.signature()?,
+            ));
+        }
+        let keys = self
+            .tickets
+            .iter()
+            .map(|(c, _)| Ok(c.verification_key()?.verifying_key()?))
+            .collect::<Result<Vec<_>>>()?;
+        let started = Instant::now();
+        let ok = inputs
+            .iter()
+            .filter(|(k, digest, sig)| keys[*k].verify_digest(digest, sig))
+            .count();
+        Ok((messages.len() as f64 / started.elapsed().as_secs_f64(), ok))
+    }
+}
+
+/// What one run measured: rates per second, and whether every message verified.
+struct Rates {
+    raw: f64,
+    warm: f64,
+    warm_validations: u64,
+    /// Certificate signers only.
+    cold: Option<f64>,
+    success: bool,
+}
+
+/// Runs the benchmark.
+pub fn run(options: &ItsVerifyOptions) -> Result<Report> {
+    let rates = measure(options)?;
+    Ok(report(options, &rates))
+}
+
+/// Signs the messages, then verifies them raw, with the cache warm and (certificate
+/// signers) cold.
+fn measure(options: &ItsVerifyOptions) -> Result<Rates> {
+    let now = ItsTime::now();
+    let pki = build_pki(options.curve, options.signers, now)?;
+    let n = options.messages as usize;
+    let bar = progress(n as u64 * 2, "signing");
+    let sign = |i: usize, kind: SignerKind| pki.sign(i, kind, now);
+    let mut messages = Vec::with_capacity(n);
+    for i in 0..n {
+        messages.push(sign(i, options.signer.kind())?);
+        bar.inc(1);
+    }
+    let (raw_rate, raw_ok) = pki.raw_verify_rate(&messages)?;
+
+    // Warm: every signer's chain is cached before the clock starts.
+    let mut validator = Validator::new(pki.trust()?, pki.signers() + 1);
+    let chain = [pki.aa.clone()];
+    for i in 0..pki.signers() {
+        let first = sign(i, SignerKind::Certificate)?;
+        if validator.verify_data(&first, &chain, now).verdict != Verdict::Valid {
+            bail!("the warm-up message of signer {i} is not valid");
+        }
+    }
+    let validations_before = validator.cache_stats().inserts;
+    let started = Instant::now();
+    let mut warm_ok = 0;
+    for bytes in &messages {
+        warm_ok += usize::from(validator.verify_data(bytes, &chain, now).is_valid());
+        bar.inc(1);
+    }
+    let warm_rate = n as f64 / started.elapsed().as_secs_f64();
+    let warm_validations = validator.cache_stats().inserts - validations_before;
+    bar.finish_and_clear();
+
+    // Cold: a fresh cache for every message (certificate signers only: a digest names a
+    // certificate the receiver must already hold).
+    let cold = if options.signer == SignerForm::Certificate {
+        let started = Instant::now();
+        let mut ok = 0;
+        for bytes in &messages {
+            let mut fresh = Validator::new(pki.trust()?, 4);
+            ok += usize::from(fresh.verify_data(bytes, &chain, now).is_valid());
+        }
+        Some((n as f64 / started.elapsed().as_secs_f64(), ok))
+    } else {
+        None
+    };
+    Ok(Rates {
+        raw: raw_rate,
+        warm: warm_rate,
+        warm_validations,
+        cold: cold.map(|(rate, _)| rate),
+        success: raw_ok == n && warm_ok == n && cold.is_none_or(|(_, ok)| ok == n),
+    })
+}
+
+/// The report of a run: its rates as JSON and as a table.
+fn report(options: &ItsVerifyOptions, rates: &Rates) -> Report {
+    let raw_rate = rates.raw;
+    let ratio = rates.warm / raw_rate;
+    let json = json!({
+        "signer": options.signer.name(),
+        "curve": options.curve.name(),
+        "messages": options.messages,
+        "signers": options.signers,
+        "raw_verify_per_second": raw_rate,
+        "warm": {"messages_per_second": rates.warm, "ratio_to_raw": ratio, "chain_validations": rates.warm_validations},
+        "cold": rates.cold.map(|rate| json!({"messages_per_second": rate, "ratio_to_raw": rate / raw_rate})),
+        "target_warm_ratio": 0.9,
+        "success": rates.success,
+    });
+    let mut table = Table::new(&["measurement", "per second", "ratio to raw ECDSA verify"]);
+    table.row(vec![
+        format!("raw ECDSA verify ({})", options.curve),
+        format!("{raw_rate:.0}"),
+        "1.00".into(),
+    ]);
+    table.row(vec![
+        format!(
+            "signed data, cache warm ({} chain validations)",
+            rates.warm_validations
+        ),
+        format!("{:.0}", rates.warm),
+        format!("{ratio:.2}"),
+    ]);
+    if let Some(rate) = rates.cold {
+        table.row(vec![
+            "signed data, cache cold".into(),
+            format!("{rate:.0}"),
+            format!("{:.2}", rate / raw_rate),
+        ]);
+    }
+    Report::checked(
+        json,
+        table.render(),
+        rates.success,
+        "a message of the benchmark did not verify",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_message_verifies_warm_and_cold() {
+        let options = ItsVerifyOptions {
+            signer: SignerForm::Certificate,
+            curve: Curve::P256,
+            messages: 6,
+            signers: 2,
+        };
+        let report = run(&options).expect("its-verify");
+        assert!(report.failure.is_none(), "{}", report.json);
+        assert_eq!(report.json["signer"], "certificate");
+        assert_eq!(report.json["signers"], 2);
+        assert!(report.json["cold"]["messages_per_second"].as_f64() > Some(0.0));
+        assert!(report.table.contains("signed data, cache cold"));
+    }
+}
