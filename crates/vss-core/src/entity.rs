@@ -229,7 +229,7 @@ impl Vss {
             let count = u32::try_from(outcomes.len().max(1)).unwrap_or(u32::MAX);
             let share = started.elapsed() / count;
             for outcome in &outcomes {
-                stats.record("verifySignature", share, outcome_name(outcome))?;
+                stats.record("verifySignature", share, outcome.name())?;
             }
         }
         Ok(outcomes)
@@ -266,7 +266,7 @@ impl Vss {
         self.logged(
             "verifySignature",
             || Ok(self.verify.receive(bytes)),
-            outcome_name,
+            Outcome::name,
         )
     }
 
@@ -275,7 +275,7 @@ impl Vss {
         self.logged(
             "verifyOnDemand",
             || self.verify.verify_on_demand(id),
-            outcome_name,
+            Outcome::name,
         )
     }
 
@@ -362,14 +362,5 @@ impl Vss {
     /// The key store.
     pub fn hsm(&self) -> &Arc<dyn Hsm> {
         &self.hsm
-    }
-}
-
-/// The result written to the statistics for an outcome.
-fn outcome_name(outcome: &Outcome) -> &'static str {
-    match outcome {
-        Outcome::Valid { .. } => "Valid",
-        Outcome::Invalid { verdict, .. } => verdict.name(),
-        Outcome::Skipped { .. } => "Skipped",
     }
 }

@@ -86,8 +86,7 @@ pub struct Filter {
 fn verdict(outcome: Outcome) -> Result<Vec<u8>, &'static str> {
     match outcome {
         Outcome::Valid { payload, .. } => Ok(payload),
-        Outcome::Invalid { verdict, .. } => Err(verdict.name()),
-        Outcome::Skipped { .. } => Err("Skipped"),
+        refused => Err(refused.name()),
     }
 }
 

@@ -7,7 +7,7 @@
 use std::collections::{HashSet, VecDeque};
 use std::time::Duration;
 
-use vss_its::ItsTime;
+use vss_its::{ItsTime, Verdict};
 
 /// The window and the memory of a [`ReplayWindow`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,6 +101,18 @@ pub enum ReplayRefusal {
     },
     /// A message with the same key was accepted before.
     Duplicate,
+}
+
+impl ReplayRefusal {
+    /// The verdict it gives: a duplicate message, or an invalid timestamp.
+    pub fn verdict(&self) -> Verdict {
+        match self {
+            ReplayRefusal::Duplicate => Verdict::DuplicateMessage,
+            ReplayRefusal::NoGenerationTime | ReplayRefusal::OutsideWindow { .. } => {
+                Verdict::InvalidTimestamp
+            }
+        }
+    }
 }
 
 impl std::fmt::Display for ReplayRefusal {
@@ -257,6 +269,18 @@ mod tests {
             ),
             Err(ReplayRefusal::OutsideWindow { .. })
         ));
+        let old = ReplayRefusal::OutsideWindow {
+            offset_micros: -11_000_000,
+        };
+        assert_eq!(old.verdict(), Verdict::InvalidTimestamp);
+        assert!(
+            old.to_string().contains("outside the replay window"),
+            "{old}"
+        );
+        assert_eq!(
+            ReplayRefusal::Duplicate.verdict(),
+            Verdict::DuplicateMessage
+        );
     }
 
     #[test]

@@ -45,18 +45,40 @@ pub enum Outcome {
         /// The signer's HashedId8.
         signer: HashedId8,
     },
-    /// The message was verified and refused.
+    /// The message was verified and refused: the verdict says why.
     Invalid {
-        /// The verdict.
+        /// The verdict (never [`Verdict::Valid`]).
         verdict: Verdict,
-        /// Why.
-        reason: String,
     },
     /// The policy skipped it; [`VerifyService::verify_on_demand`] with this id verifies it.
     Skipped {
         /// The id to ask for it by.
         id: u64,
     },
+}
+
+/// The report code of a message the verification policy skipped (`SKIPPED` of
+/// `vss.v1.ReportCode`, `vss_verdict` and `vss.Verdict`): 14, the code no [`Verdict`] has.
+pub const SKIPPED_CODE: u8 = 14;
+
+impl Outcome {
+    /// The report code on the wire: the verdict's ([`Verdict::code`]), or [`SKIPPED_CODE`].
+    pub fn code(&self) -> u8 {
+        match self {
+            Outcome::Valid { .. } => Verdict::Valid.code(),
+            Outcome::Invalid { verdict } => verdict.code(),
+            Outcome::Skipped { .. } => SKIPPED_CODE,
+        }
+    }
+
+    /// The name, as statistics and summaries print it: the verdict's, or `Skipped`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Outcome::Valid { .. } => Verdict::Valid.name(),
+            Outcome::Invalid { verdict } => verdict.name(),
+            Outcome::Skipped { .. } => "Skipped",
+        }
+    }
 }
 
 /// What the service has seen.
@@ -227,11 +249,10 @@ impl VerifyService {
         parsed
             .into_iter()
             .map(|parsed| match parsed {
-                Err(e) => {
+                Err(_) => {
                     state.counts.invalid += 1;
                     Admitted::Done(Outcome::Invalid {
                         verdict: Verdict::Malformed,
-                        reason: e.to_string(),
                     })
                 }
                 Ok(message) => match state.policy.decide(|| message.signer_id()) {
@@ -355,15 +376,8 @@ impl State {
         if let (Verdict::Valid, Some(digest)) = (report.verdict, &digest) {
             if let Some(refusal) = self.refusal(&message, digest, now) {
                 self.counts.invalid += 1;
-                let verdict = match refusal {
-                    ReplayRefusal::Duplicate => Verdict::DuplicateMessage,
-                    ReplayRefusal::NoGenerationTime | ReplayRefusal::OutsideWindow { .. } => {
-                        Verdict::InvalidTimestamp
-                    }
-                };
                 return Outcome::Invalid {
-                    verdict,
-                    reason: refusal.to_string(),
+                    verdict: refusal.verdict(),
                 };
             }
         }
@@ -383,17 +397,14 @@ impl State {
             }
             (Verdict::Valid, ..) => {
                 self.counts.invalid += 1;
+                // Valid, but without an inline payload, PSID or signer.
                 Outcome::Invalid {
                     verdict: Verdict::UnsupportedAlgorithm,
-                    reason: "valid, but without an inline payload, PSID or signer".into(),
                 }
             }
             (verdict, ..) => {
                 self.counts.invalid += 1;
-                Outcome::Invalid {
-                    verdict,
-                    reason: report.reason,
-                }
+                Outcome::Invalid { verdict }
             }
         }
     }

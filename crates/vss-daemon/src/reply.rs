@@ -5,6 +5,7 @@
 use tonic::{Code, Status};
 use vss_core::verify::Outcome;
 use vss_core::Error;
+use vss_its::Verdict;
 use vss_proto::codes::report_code;
 use vss_proto::proto::{ReportCode, VerifyResponse};
 
@@ -47,16 +48,16 @@ pub fn response(outcome: Outcome, tag: u64) -> VerifyResponse {
             psid,
             signer,
         } => VerifyResponse {
-            report: ReportCode::Success.into(),
+            report: report_code(Verdict::Valid).into(),
             payload,
             psid,
             signer: signer.0.to_vec(),
             tag,
             ..VerifyResponse::default()
         },
-        Outcome::Invalid { verdict, reason } => VerifyResponse {
+        Outcome::Invalid { verdict } => VerifyResponse {
             report: report_code(verdict).into(),
-            reason,
+            reason: verdict.to_string(),
             tag,
             ..VerifyResponse::default()
         },
@@ -73,6 +74,28 @@ pub fn response(outcome: Outcome, tag: u64) -> VerifyResponse {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_response_carries_the_outcomes_code() {
+        for outcome in [
+            Outcome::Invalid {
+                verdict: Verdict::FalseSignature,
+            },
+            Outcome::Skipped { id: 1 },
+        ] {
+            let code = i32::from(outcome.code());
+            let answer = response(outcome, 7);
+            assert_eq!((answer.report, answer.tag), (code, 7));
+        }
+        let refused = response(
+            Outcome::Invalid {
+                verdict: Verdict::UnlistedCa,
+            },
+            0,
+        );
+        assert_eq!(refused.reason, "UnlistedCa");
+        assert_eq!(refused.report(), ReportCode::UnlistedCa);
+    }
 
     #[test]
     fn entity_errors_keep_their_meaning_as_statuses() {

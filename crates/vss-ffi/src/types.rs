@@ -109,6 +109,7 @@ pub enum VssVerdict {
     UnlistedCa = 16,
 }
 
+/// The C verdict of `verdict`: the same number ([`Verdict::code`]), which a test checks.
 impl From<Verdict> for VssVerdict {
     fn from(verdict: Verdict) -> Self {
         match verdict {
@@ -134,8 +135,8 @@ impl From<Verdict> for VssVerdict {
 impl From<&Outcome> for VssVerdict {
     fn from(outcome: &Outcome) -> Self {
         match outcome {
-            Outcome::Valid { .. } => VssVerdict::Success,
-            Outcome::Invalid { verdict, .. } => (*verdict).into(),
+            Outcome::Valid { .. } => Verdict::Valid.into(),
+            Outcome::Invalid { verdict } => (*verdict).into(),
             Outcome::Skipped { .. } => VssVerdict::Skipped,
         }
     }
@@ -245,5 +246,23 @@ impl From<IdChangeEvent> for VssIdChangeEvent {
                 .map_or(VssHashedId8 { bytes: [0; 8] }, Into::into),
             to: event.to.into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_verdict_keeps_its_code_in_c() {
+        for verdict in Verdict::ALL {
+            assert_eq!(
+                VssVerdict::from(verdict) as i32,
+                i32::from(verdict.code()),
+                "{verdict}"
+            );
+        }
+        let skipped = Outcome::Skipped { id: 1 };
+        assert_eq!(VssVerdict::from(&skipped) as i32, i32::from(skipped.code()));
     }
 }

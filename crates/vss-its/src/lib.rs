@@ -58,11 +58,11 @@ mod permissions;
 pub mod region;
 mod signed_data;
 mod signer;
-mod sn_verify;
 pub mod text;
 mod time;
 mod trust;
 mod validate;
+mod verdict;
 
 /// The ASN.1 types of IEEE 1609.2 (from `rasn-its`), base types included.
 pub mod asn {
@@ -90,10 +90,10 @@ pub use keys::{
 pub use permissions::{allows_psid, psid_value};
 pub use signed_data::{sign_data, unsecured, SignedDataRequest, SignedMessage, SignerKind};
 pub use signer::{HsmKey, KeyAgreement, Signer};
-pub use sn_verify::SnVerifyReport;
 pub use time::{duration_from_seconds, duration_micros, ItsTime, TimeError, Validity};
 pub use trust::{AnchorLists, StaleCrlPolicy, TrustStore};
-pub use validate::{PendingSignature, Policy, Prepared, Report, Validator, Verdict};
+pub use validate::{PendingSignature, Policy, Prepared, Report, Validator};
+pub use verdict::Verdict;
 
 /// Decodes COER `Ieee1609Dot2Data` of any content (strict: canonical, no trailing bytes).
 pub fn decode_data(bytes: &[u8]) -> Result<asn::Ieee1609Dot2Data> {

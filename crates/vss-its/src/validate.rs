@@ -10,7 +10,6 @@
 //! turns the answer into the [`Report`]. [`Validator::verify_message`] is the two phases
 //! in one call.
 
-use std::fmt;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -25,74 +24,7 @@ use crate::permissions::{allows_psid, check_granted};
 use crate::region::{contains_point, contains_region, Point};
 use crate::signed_data::SignedMessage;
 use crate::trust::{AnchorLists, StaleCrlPolicy};
-use crate::{Cert, Error, ItsTime, TrustStore};
-
-/// The outcome of validating a message or a certificate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-pub enum Verdict {
-    /// Everything checked out.
-    Valid,
-    /// The signature does not verify with the signer's key.
-    FalseSignature,
-    /// The signer (or a certificate's issuer) is not known: not cached, trusted or given.
-    SignerNotFound,
-    /// The chain ends in a self-signed certificate that is not a trust anchor.
-    UntrustedRoot,
-    /// A certificate of the chain is inconsistent with its issuer (signature, validity).
-    InvalidChain,
-    /// A certificate, or the message, is past its validity.
-    Expired,
-    /// A certificate, or the message, is not valid yet.
-    NotYetValid,
-    /// The PSID, or a certificate's permissions, are not granted by the issuer.
-    InsufficientPermissions,
-    /// The message or a certificate lies outside the region of its issuer.
-    OutsideRegion,
-    /// The bytes are not a well-formed structure.
-    Malformed,
-    /// The structure uses an algorithm or a form that VSS does not implement.
-    UnsupportedAlgorithm,
-    /// The message's generation or expiry time is no real time: after
-    /// [`ItsTime::LAST`] (TS 102 723-8's "invalid timestamp"); or, where a receiver keeps a
-    /// replay window, outside it or missing.
-    InvalidTimestamp,
-    /// A copy of a message already accepted (TS 102 723-8's "duplicate message").
-    DuplicateMessage,
-    /// A CA certificate of the chain is on its root's certificate revocation list.
-    Revoked,
-    /// A CA certificate of the chain is not on its root's certificate trust list, or the
-    /// root's revocation list is past its next update where that refuses.
-    UnlistedCa,
-}
-
-impl Verdict {
-    /// The name, as printed in JSON.
-    pub fn name(self) -> &'static str {
-        match self {
-            Verdict::Valid => "Valid",
-            Verdict::FalseSignature => "FalseSignature",
-            Verdict::SignerNotFound => "SignerNotFound",
-            Verdict::UntrustedRoot => "UntrustedRoot",
-            Verdict::InvalidChain => "InvalidChain",
-            Verdict::Expired => "Expired",
-            Verdict::NotYetValid => "NotYetValid",
-            Verdict::InsufficientPermissions => "InsufficientPermissions",
-            Verdict::OutsideRegion => "OutsideRegion",
-            Verdict::Malformed => "Malformed",
-            Verdict::UnsupportedAlgorithm => "UnsupportedAlgorithm",
-            Verdict::InvalidTimestamp => "InvalidTimestamp",
-            Verdict::DuplicateMessage => "DuplicateMessage",
-            Verdict::Revoked => "Revoked",
-            Verdict::UnlistedCa => "UnlistedCa",
-        }
-    }
-}
-
-impl fmt::Display for Verdict {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+use crate::{Cert, Error, ItsTime, TrustStore, Verdict};
 
 /// A verdict with its reason, and what was learned of the message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

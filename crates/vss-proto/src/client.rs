@@ -1,6 +1,6 @@
 //! A client of `vssd` on its Unix socket, shared by `vss … --daemon SOCKET` and the bench:
 //! the connection, and the report codes as the typed verdicts of `vss_its` (the inverse of
-//! [`crate::codes::report_code`]).
+//! [`crate::codes::report_code`]: a verdict's discriminant is its report code).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -62,26 +62,10 @@ pub enum Answer {
 /// The report a response's `report` field carries; `None` for `UNSPECIFIED` and for a
 /// number this client does not know (a newer daemon).
 pub fn answer(code: i32) -> Option<Answer> {
-    let verdict = match ReportCode::try_from(code).ok()? {
-        ReportCode::Unspecified => return None,
-        ReportCode::Skipped => return Some(Answer::Skipped),
-        ReportCode::Success => Verdict::Valid,
-        ReportCode::FalseSignature => Verdict::FalseSignature,
-        ReportCode::SignerNotFound => Verdict::SignerNotFound,
-        ReportCode::UntrustedRoot => Verdict::UntrustedRoot,
-        ReportCode::InvalidChain => Verdict::InvalidChain,
-        ReportCode::Expired => Verdict::Expired,
-        ReportCode::NotYetValid => Verdict::NotYetValid,
-        ReportCode::InsufficientPermissions => Verdict::InsufficientPermissions,
-        ReportCode::OutsideRegion => Verdict::OutsideRegion,
-        ReportCode::Malformed => Verdict::Malformed,
-        ReportCode::UnsupportedAlgorithm => Verdict::UnsupportedAlgorithm,
-        ReportCode::InvalidTimestamp => Verdict::InvalidTimestamp,
-        ReportCode::DuplicateMessage => Verdict::DuplicateMessage,
-        ReportCode::Revoked => Verdict::Revoked,
-        ReportCode::UnlistedCa => Verdict::UnlistedCa,
-    };
-    Some(Answer::Verdict(verdict))
+    match ReportCode::try_from(code).ok()? {
+        ReportCode::Skipped => Some(Answer::Skipped),
+        _ => Verdict::from_code(u8::try_from(code).ok()?).map(Answer::Verdict),
+    }
 }
 
 #[cfg(test)]

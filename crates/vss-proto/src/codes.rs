@@ -6,25 +6,10 @@ use vss_its::Verdict;
 
 use crate::proto::ReportCode;
 
-/// The report code of `verdict`.
+/// The report code of `verdict`: the same number, a verdict's discriminant being its code on
+/// the wire ([`Verdict::code`]); the inverse of [`crate::client::answer`].
 pub fn report_code(verdict: Verdict) -> ReportCode {
-    match verdict {
-        Verdict::Valid => ReportCode::Success,
-        Verdict::FalseSignature => ReportCode::FalseSignature,
-        Verdict::SignerNotFound => ReportCode::SignerNotFound,
-        Verdict::UntrustedRoot => ReportCode::UntrustedRoot,
-        Verdict::InvalidChain => ReportCode::InvalidChain,
-        Verdict::Expired => ReportCode::Expired,
-        Verdict::NotYetValid => ReportCode::NotYetValid,
-        Verdict::InsufficientPermissions => ReportCode::InsufficientPermissions,
-        Verdict::OutsideRegion => ReportCode::OutsideRegion,
-        Verdict::Malformed => ReportCode::Malformed,
-        Verdict::UnsupportedAlgorithm => ReportCode::UnsupportedAlgorithm,
-        Verdict::InvalidTimestamp => ReportCode::InvalidTimestamp,
-        Verdict::DuplicateMessage => ReportCode::DuplicateMessage,
-        Verdict::Revoked => ReportCode::Revoked,
-        Verdict::UnlistedCa => ReportCode::UnlistedCa,
-    }
+    ReportCode::try_from(i32::from(verdict.code())).unwrap_or(ReportCode::Unspecified)
 }
 
 /// The name of a gRPC code as Prometheus labels and logs show it.
@@ -65,6 +50,24 @@ mod tests {
     fn verdicts_keep_their_meaning_as_report_codes() {
         assert_eq!(report_code(Verdict::Valid), ReportCode::Success);
         assert_eq!(report_code(Verdict::Malformed), ReportCode::Malformed);
+        // Every verdict has the code of its own name (VALID is SUCCESS on the wire).
+        for verdict in Verdict::ALL {
+            let code = report_code(verdict);
+            assert_eq!(code as i32, i32::from(verdict.code()), "{verdict}");
+            let mut name = String::new();
+            for c in verdict.name().chars() {
+                if c.is_ascii_uppercase() && !name.is_empty() {
+                    name.push('_');
+                }
+                name.push(c.to_ascii_uppercase());
+            }
+            let name = if name == "VALID" {
+                "SUCCESS".into()
+            } else {
+                name
+            };
+            assert_eq!(report_name(code), name, "{verdict}");
+        }
         assert_eq!(report_name(ReportCode::FalseSignature), "FALSE_SIGNATURE");
     }
 }

@@ -1,41 +1,17 @@
 //! What `Entity.verify` returns: the verdict (`vss.Verdict`, numbered as the `ReportCode`
-//! of `crates/vss-proto/proto/vss/v1/vss.proto`) and, when valid, the payload, PSID and
-//! signer.
+//! of `crates/vss-proto/proto/vss/v1/vss.proto`: the outcome's code, [`Outcome::code`]) and,
+//! when valid, the payload, PSID and signer.
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use vss_core::verify::Outcome;
 use vss_its::Verdict;
 
-/// The `ReportCode` (and `vss.Verdict`) number of a skipped message.
-const SKIPPED: u8 = 14;
-
-/// The `ReportCode` (and `vss.Verdict`) number of `verdict`.
-fn report_code(verdict: Verdict) -> u8 {
-    match verdict {
-        Verdict::Valid => 1,
-        Verdict::FalseSignature => 2,
-        Verdict::SignerNotFound => 3,
-        Verdict::UntrustedRoot => 4,
-        Verdict::InvalidChain => 5,
-        Verdict::Expired => 6,
-        Verdict::NotYetValid => 7,
-        Verdict::InsufficientPermissions => 8,
-        Verdict::OutsideRegion => 9,
-        Verdict::Malformed => 10,
-        Verdict::UnsupportedAlgorithm => 11,
-        Verdict::InvalidTimestamp => 12,
-        Verdict::DuplicateMessage => 13,
-        Verdict::Revoked => 15,
-        Verdict::UnlistedCa => 16,
-    }
-}
-
 /// The outcome of verifying one message.
 #[pyclass(frozen, module = "vss")]
 pub struct Verification {
     code: u8,
-    /// Why it was refused, in words (empty when valid or skipped).
+    /// Why it was refused: the verdict's name (empty when valid or skipped).
     #[pyo3(get)]
     reason: String,
     /// The payload, when valid.
@@ -55,8 +31,8 @@ pub struct Verification {
 impl Verification {
     /// The Python object for `outcome`.
     pub(crate) fn new(py: Python<'_>, outcome: Outcome) -> Verification {
-        let none = |code| Verification {
-            code,
+        let empty = Verification {
+            code: outcome.code(),
             reason: String::new(),
             payload: None,
             psid: None,
@@ -72,15 +48,15 @@ impl Verification {
                 payload: Some(PyBytes::new(py, &payload).unbind()),
                 psid: Some(psid),
                 signer: Some(PyBytes::new(py, &signer.0).unbind()),
-                ..none(report_code(Verdict::Valid))
+                ..empty
             },
-            Outcome::Invalid { verdict, reason } => Verification {
-                reason,
-                ..none(report_code(verdict))
+            Outcome::Invalid { verdict } => Verification {
+                reason: verdict.to_string(),
+                ..empty
             },
             Outcome::Skipped { id } => Verification {
                 on_demand_id: Some(id),
-                ..none(SKIPPED)
+                ..empty
             },
         }
     }
@@ -97,7 +73,7 @@ impl Verification {
     /// Whether the message verified (its payload may be used).
     #[getter]
     fn valid(&self) -> bool {
-        self.code == report_code(Verdict::Valid)
+        self.code == Verdict::Valid.code()
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {

@@ -300,12 +300,7 @@ fn receive(station: &Station, done: &AtomicBool) -> Result<Received> {
                 got.messages += 1;
                 match station.vss.verify_signature(&buffer[..len])? {
                     Outcome::Valid { .. } => got.valid += 1,
-                    Outcome::Invalid { verdict, .. } => {
-                        *got.invalid.entry(verdict.name()).or_default() += 1;
-                    }
-                    Outcome::Skipped { .. } => {
-                        *got.invalid.entry("Skipped").or_default() += 1;
-                    }
+                    refused => *got.invalid.entry(refused.name()).or_default() += 1,
                 }
             }
             Err(e)

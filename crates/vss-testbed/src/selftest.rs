@@ -315,8 +315,8 @@ impl Suite {
                     format!("call {}: the payload came back changed", i + 1)
                 })?,
                 Outcome::Skipped { id } => body.skipped.push((id, payload)),
-                Outcome::Invalid { reason, .. } => {
-                    return Err(format!("call {}: verifySignature: {reason}", i + 1))
+                Outcome::Invalid { verdict } => {
+                    return Err(format!("call {}: verifySignature: {verdict}", i + 1))
                 }
             }
             body.signers.push(signed.signer);

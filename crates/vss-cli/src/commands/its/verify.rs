@@ -153,7 +153,7 @@ impl VerifyArgs {
             Format::Json => {
                 let mut out = json!({
                     "verdict": report.verdict.name(),
-                    "sn_verify_report": report.verdict.sn_verify_report().name(),
+                    "sn_verify_report": report.verdict.sn_verify_report(),
                     key: signer,
                 });
                 if self.kind == Kind::Data {
@@ -169,7 +169,7 @@ impl VerifyArgs {
                 table.row(vec!["verdict".into(), report.verdict.name().into()]);
                 table.row(vec![
                     "SN-VERIFY report".into(),
-                    report.verdict.sn_verify_report().name().into(),
+                    report.verdict.sn_verify_report().into(),
                 ]);
                 table.row(vec![key.into(), signer.unwrap_or_else(|| "-".into())]);
                 if let Some(psid) = report.psid {
