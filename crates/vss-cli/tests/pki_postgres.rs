@@ -26,7 +26,7 @@ use common::{run, vss, PIN, PUK};
 use test_database::TestDatabase;
 use vss_crypto::Curve;
 use vss_hsm::{GenerateKeyRequest, Hsm, SoftHsm};
-use vss_its::{Cert, HashedId8, ItsTime, TrustStore, Validator, Verdict};
+use vss_its::{Cert, HashedId8, ItsTime, TrustAnchors, Validator, Verdict};
 use vss_pki::http::HttpError;
 use vss_pki::lists::ListKind;
 use vss_pki::station::{enroll, pseudonyms, CertKind, Repository, TicketBatch};
@@ -243,7 +243,7 @@ fn two_eas_and_two_aas_lose_nothing_acknowledged_when_one_of_each_is_killed() {
     assert_eq!(delivered[0] + delivered[1], STATIONS * TICKETS);
 
     // What the stations hold.
-    let mut anchors = TrustStore::new();
+    let mut anchors = TrustAnchors::new();
     anchors.add(root).expect("anchor");
     let mut validator = Validator::new(anchors, 8);
     let labels: HashSet<String> = hsm

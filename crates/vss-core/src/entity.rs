@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use vss_hsm::Hsm;
-use vss_its::{Cert, CertFileError, HashedId8, ItsTime, TrustStore, Validator, Verdict};
+use vss_its::{Cert, CertFileError, HashedId8, ItsTime, TrustAnchors, Validator, Verdict};
 use vss_pki::station::{EctlSource, Repository, StationTrust};
 
 use crate::config::Config;
@@ -76,7 +76,7 @@ fn validator(config: &Config, clock: &dyn Clock) -> Result<Validator> {
     let now = clock.now();
     let mut anchors = match &config.trust.store {
         Some(dir) => StationTrust::load(dir, now)?.trust_store(config.trust.stale_crl)?,
-        None => TrustStore::new(),
+        None => TrustAnchors::new(),
     };
     for path in &config.trust.anchors {
         anchors.add(read_cert(path)?)?;

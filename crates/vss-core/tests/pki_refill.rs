@@ -15,7 +15,7 @@ use vss_core::pseudonym::{PkiTickets, SystemClock};
 use vss_core::{Error, PseudonymManager};
 use vss_crypto::Curve;
 use vss_hsm::{GenerateKeyRequest, Hsm, SoftHsm};
-use vss_its::{ItsTime, TrustStore, Validator, Verdict};
+use vss_its::{ItsTime, TrustAnchors, Validator, Verdict};
 use vss_pki::station::{enroll, Repository};
 
 #[test]
@@ -72,7 +72,7 @@ fn an_empty_pool_is_filled_from_the_aa_over_http() {
     let lease = manager.acquire().expect("a lease after the refill");
     hsm.key(&lease.key_label)
         .expect("the ticket's key is in the HSM");
-    let mut anchors = TrustStore::new();
+    let mut anchors = TrustAnchors::new();
     anchors.add(pki.certs.root.clone()).expect("anchor");
     let report = Validator::new(anchors, 8).verify_certificate(
         &lease.cert,

@@ -7,13 +7,13 @@
 //!   certificate or self.
 //! - [`encrypt_data`] and [`decrypt_data`]: encrypted data for certificates, keys or a
 //!   pre-shared key (ECIES + AES-128-CCM).
-//! - [`Validator`]: signer lookup, chain validation to a [`TrustStore`], signature, time,
+//! - [`Validator`]: signer lookup, chain validation to a [`TrustAnchors`], signature, time,
 //!   PSID and region checks, one [`Verdict`]; validated certificates go to a [`CertCache`].
 //!
 //! ```
 //! use vss_crypto::{Curve, PrivateKey};
 //! use vss_its::{asn::Duration, issue_certificate, sign_data, CertificateRequest, ItsTime,
-//!               Profile, SignedDataRequest, TrustStore, Validator, Verdict};
+//!               Profile, SignedDataRequest, TrustAnchors, Validator, Verdict};
 //!
 //! let root_key = PrivateKey::generate(Curve::P256)?;
 //! let mut request = CertificateRequest::new(Profile::Root, root_key.public_key().clone(),
@@ -37,7 +37,7 @@
 //! message.signer = vss_its::SignerKind::Certificate;
 //! let bytes = vss_its::encode_data(&sign_data(&message, Some(&at), &at_key)?)?;
 //!
-//! let mut trust = TrustStore::new();
+//! let mut trust = TrustAnchors::new();
 //! trust.add(root)?;
 //! let mut validator = Validator::new(trust, 81);
 //! let report = validator.verify_data(&bytes, &[aa], ItsTime::now());
@@ -45,6 +45,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod anchors;
 mod builder;
 mod cache;
 mod cert;
@@ -60,7 +61,6 @@ mod signed_data;
 mod signer;
 pub mod text;
 mod time;
-mod trust;
 mod validate;
 mod verdict;
 
@@ -70,6 +70,7 @@ pub mod asn {
     pub use rasn_its::ieee1609dot2::*;
 }
 
+pub use anchors::{AnchorLists, StaleCrlPolicy, TrustAnchors};
 pub use builder::{
     issue_certificate, CertificateRequest, Permission, Profile, SspForm, PSID_CERT_REQUEST,
     PSID_CRL, PSID_CTL, SSP_ROOT_CRL, SSP_ROOT_CTL, SSP_TLM_CTL,
@@ -91,7 +92,6 @@ pub use permissions::{allows_psid, psid_value};
 pub use signed_data::{sign_data, unsecured, SignedDataRequest, SignedMessage, SignerKind};
 pub use signer::{HsmKey, KeyAgreement, Signer};
 pub use time::{duration_from_seconds, duration_micros, ItsTime, TimeError, Validity};
-pub use trust::{AnchorLists, StaleCrlPolicy, TrustStore};
 pub use validate::{PendingSignature, Policy, Prepared, Report, Validator};
 pub use verdict::Verdict;
 

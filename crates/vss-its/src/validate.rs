@@ -15,6 +15,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use vss_crypto::{Curve, Signature};
 
+use crate::anchors::{AnchorLists, StaleCrlPolicy};
 use crate::asn::SignerIdentifier;
 use crate::cache::{CacheStats, CertCache, ValidatedCert};
 use crate::cert::Issuer;
@@ -23,8 +24,7 @@ use crate::keys::hash_for_curve;
 use crate::permissions::{allows_psid, check_granted};
 use crate::region::{contains_point, contains_region, Point};
 use crate::signed_data::SignedMessage;
-use crate::trust::{AnchorLists, StaleCrlPolicy};
-use crate::{Cert, Error, ItsTime, TrustStore, Verdict};
+use crate::{Cert, Error, ItsTime, TrustAnchors, Verdict};
 
 /// A verdict with its reason, and what was learned of the message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -214,7 +214,7 @@ impl Default for Policy {
 
 /// Validates messages and certificates against trust anchors, with a certificate cache.
 pub struct Validator {
-    trust: TrustStore,
+    trust: TrustAnchors,
     cache: CertCache,
     policy: Policy,
     /// When a root's CRL next becomes stale under a refusing policy: the cache is emptied
@@ -224,7 +224,7 @@ pub struct Validator {
 
 impl Validator {
     /// A validator trusting `trust`, caching up to `cache_capacity` certificates.
-    pub fn new(trust: TrustStore, cache_capacity: usize) -> Self {
+    pub fn new(trust: TrustAnchors, cache_capacity: usize) -> Self {
         Validator {
             crl_due: trust.next_crl_due(ItsTime::EPOCH),
             trust,
@@ -235,14 +235,14 @@ impl Validator {
 
     /// Trusts `trust` from now on (a trust store updated from its lists): the cache is
     /// emptied, since what it holds was validated under the old one.
-    pub fn set_trust(&mut self, trust: TrustStore) {
+    pub fn set_trust(&mut self, trust: TrustAnchors) {
         self.crl_due = trust.next_crl_due(ItsTime::EPOCH);
         self.trust = trust;
         self.cache.clear();
     }
 
     /// The trust store.
-    pub fn trust(&self) -> &TrustStore {
+    pub fn trust(&self) -> &TrustAnchors {
         &self.trust
     }
 

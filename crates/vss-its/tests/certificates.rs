@@ -6,7 +6,7 @@ mod common;
 use common::{issue, now, request, start, Pki};
 use vss_crypto::{Curve, HashAlg, PrivateKey};
 use vss_its::asn::{Duration, IssuerIdentifier};
-use vss_its::{Cert, Issuer, Profile, TrustStore, Validator, Verdict};
+use vss_its::{Cert, Issuer, Profile, TrustAnchors, Validator, Verdict};
 
 #[test]
 fn every_profile_round_trips_and_validates_on_every_curve() {
@@ -84,7 +84,7 @@ fn trust_anchors_must_verify_their_self_signature() {
     let last = bytes.len() - 1;
     bytes[last] ^= 1;
     let tampered = Cert::from_bytes(&bytes).expect("test setup");
-    let mut trust = TrustStore::new();
+    let mut trust = TrustAnchors::new();
     let err = trust.add(tampered).expect_err("must be refused");
     assert!(err.to_string().contains("self-signature"), "{err}");
     assert!(trust.is_empty());

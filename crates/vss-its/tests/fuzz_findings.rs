@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use vss_its::{decode_data, Error, SignedMessage, TrustStore, Validator, Verdict};
+use vss_its::{decode_data, Error, SignedMessage, TrustAnchors, Validator, Verdict};
 
 fn vectors() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/vectors/its")
@@ -37,8 +37,11 @@ fn a_forged_sequence_of_quantity_is_malformed_not_an_abort() {
             matches!(decode_data(&bytes), Err(Error::Malformed { .. })),
             "quantity {quantity:02x?}"
         );
-        let report =
-            Validator::new(TrustStore::new(), 8).verify_data(&bytes, &[], vss_its::ItsTime::now());
+        let report = Validator::new(TrustAnchors::new(), 8).verify_data(
+            &bytes,
+            &[],
+            vss_its::ItsTime::now(),
+        );
         assert_eq!(report.verdict, Verdict::Malformed, "{}", report.reason);
     }
 }

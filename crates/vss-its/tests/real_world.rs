@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use vss_its::{Cert, HashedId8, ItsTime, TrustStore, Validator, Verdict};
+use vss_its::{Cert, HashedId8, ItsTime, TrustAnchors, Validator, Verdict};
 
 fn vectors() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/vectors/its")
@@ -94,7 +94,7 @@ fn the_eu_trust_list_verifies_under_its_tlm_and_the_roots_are_anchors() {
     let ectl = read("ectl/eu_ectl_L2_CE4CF6C19BFED720.oer");
     let message = vss_its::SignedMessage::from_bytes(&ectl).expect("ECTL");
     let generated = ItsTime::from_time64(message.header().generation_time.as_ref().expect("time"));
-    let mut trust = TrustStore::new();
+    let mut trust = TrustAnchors::new();
     trust
         .add(tlm.clone())
         .expect("the TLM's self-signature verifies");
@@ -121,7 +121,7 @@ fn the_eu_trust_list_verifies_under_its_tlm_and_the_roots_are_anchors() {
         Verdict::FalseSignature
     );
     // Without the TLM as anchor, the trust list is not trusted.
-    let mut bare = Validator::new(TrustStore::new(), 8);
+    let mut bare = Validator::new(TrustAnchors::new(), 8);
     assert_eq!(
         bare.verify_data(&ectl, &[], generated).verdict,
         Verdict::UntrustedRoot
@@ -200,8 +200,8 @@ fn the_etsi_certificate_pool_validates_up_to_its_roots() {
 }
 
 /// A fresh trust store holding the pool's two roots (each validator starts cold).
-fn etsi_roots() -> TrustStore {
-    let mut roots = TrustStore::new();
+fn etsi_roots() -> TrustAnchors {
+    let mut roots = TrustAnchors::new();
     for name in ["etsi-ats/CERT_IUT_A_RCA.oer", "etsi-ats/CERT_IUT_C_RCA.oer"] {
         roots
             .add(cert(name))
@@ -215,7 +215,7 @@ fn etsi_roots() -> TrustStore {
 fn cams_captured_from_a_vehicle_verify_with_its_ticket() {
     // The ticket's issuer is not published: the ticket itself is the anchor here.
     let at = cert("captures/vanetza_golf8_at_cert_127CFF384CE0B890.oer");
-    let mut trust = TrustStore::new();
+    let mut trust = TrustAnchors::new();
     trust.add(at.clone()).expect("anchor");
     let mut validator = Validator::new(trust, 8);
     for name in [

@@ -11,7 +11,7 @@ use common::{message, now, Pki};
 use vss_crypto::Curve;
 use vss_its::{
     encode_data, sign_data, AnchorLists, HashedId8, ItsTime, SignerKind, StaleCrlPolicy,
-    TrustStore, Validator, Verdict,
+    TrustAnchors, Validator, Verdict,
 };
 
 const HOUR: u64 = 3_600_000_000;
@@ -29,7 +29,7 @@ fn cam(pki: &Pki) -> Vec<u8> {
 
 /// The PKI's root trusted with lists: `listed` on its CTL, `revoked` on its CRL, the CRL
 /// due `due`.
-fn trust(pki: &Pki, listed: &[HashedId8], revoked: &[HashedId8], due: ItsTime) -> TrustStore {
+fn trust(pki: &Pki, listed: &[HashedId8], revoked: &[HashedId8], due: ItsTime) -> TrustAnchors {
     let mut trust = pki.trust();
     let lists = AnchorLists {
         listed: listed.iter().copied().collect(),

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use made_pki::MadePki;
 use vss_crypto::{Curve, PrivateKey};
 use vss_hsm::Hsm;
-use vss_its::{Cert, ItsTime, TrustStore, Validator, Verdict};
+use vss_its::{Cert, ItsTime, TrustAnchors, Validator, Verdict};
 use vss_pki::authority::{Aa, Answer, Ea, EaLink, KnownEa};
 use vss_pki::messages::AuthorizationResponseCode as Code;
 use vss_pki::station::{authorization_request, enrolment_request, Outer, TicketKeys};
@@ -60,7 +60,7 @@ fn fixture() -> Fixture {
 fn fixture_with_ec_lifetime(ec_lifetime: vss_its::asn::Duration) -> Fixture {
     let pki = MadePki::new("alpha");
     let (made, hsm, store) = (pki.certs.clone(), pki.hsm.clone(), pki.store.clone());
-    let mut trust = TrustStore::new();
+    let mut trust = TrustAnchors::new();
     trust.add(made.root.clone()).expect("anchor");
     let mut ea = Ea::new(made.ea.clone(), hsm.clone(), store.clone(), trust);
     ea.ec_duration = ec_lifetime;
@@ -132,7 +132,7 @@ fn ask_at(f: &Fixture, keys: TicketKeys<'_>, psids: &[u64], at: ItsTime) -> (Cod
 #[test]
 fn tickets_are_issued_with_the_permissions_the_ea_confirms() {
     let f = fixture();
-    let mut trust = TrustStore::new();
+    let mut trust = TrustAnchors::new();
     trust.add(f.root.clone()).expect("anchor");
     let mut validator = Validator::new(trust, 8);
     for _ in 0..5 {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use made_pki::MadePki;
 use vss_crypto::{Curve, PrivateKey};
 use vss_hsm::{Hsm, SoftHsm};
-use vss_its::{ItsTime, TrustStore, Validator, Verdict};
+use vss_its::{ItsTime, TrustAnchors, Validator, Verdict};
 use vss_pki::authority::{Answer, Ea};
 use vss_pki::messages::EnrolmentResponseCode as Code;
 use vss_pki::station::{enrolment_request, EnrolmentRequest, Outer};
@@ -39,7 +39,7 @@ fn fixture() -> Fixture {
             certs.ea,
             made.hsm.clone(),
             made.store.clone(),
-            TrustStore::new(),
+            TrustAnchors::new(),
         ),
         store: made.store.clone(),
         root: certs.root,
@@ -78,7 +78,7 @@ fn a_registered_station_enrols_and_re_enrols() {
     assert_eq!(code, Code::Ok);
     let ec = ec.expect("credential");
     assert_eq!(ec.verification_key().expect("key"), *ec_key.public_key());
-    let mut trust = TrustStore::new();
+    let mut trust = TrustAnchors::new();
     trust.add(f.root.clone()).expect("anchor");
     let mut validator = Validator::new(trust, 8);
     let report = validator.verify_certificate(&ec, &[f.ea.cert().clone()], now());

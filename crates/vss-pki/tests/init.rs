@@ -3,8 +3,8 @@
 
 use vss_crypto::Curve;
 use vss_hsm::{Hsm, SoftHsm};
-use vss_its::{ItsTime, TrustStore, Validator, Verdict};
-use vss_pki::authority::{init, labels, InitRequest, PkiDir, TrustedPki};
+use vss_its::{ItsTime, TrustAnchors, Validator, Verdict};
+use vss_pki::authority::{init, labels, InitRequest, PeerPki, PkiDir};
 use vss_pki::store::Role;
 
 #[test]
@@ -21,7 +21,7 @@ fn init_makes_three_authorities_that_validate_to_the_root() {
             assert!(pki.cert_path(role).exists(), "{role}");
         }
         assert_eq!(pki.cert(Role::Ea).expect("read"), made.ea);
-        let mut trust = TrustStore::new();
+        let mut trust = TrustAnchors::new();
         trust.add(made.root.clone()).expect("anchor");
         let mut validator = Validator::new(trust, 8);
         let now = ItsTime::now().plus_micros(60_000_000);
@@ -48,14 +48,14 @@ fn init_makes_three_authorities_that_validate_to_the_root() {
             ));
         }
         // Nor is a trusted PKI added where there is no PKI.
-        let trusted = TrustedPki {
+        let trusted = PeerPki {
             name: "other".into(),
             ea: made.ea.clone(),
             root: made.root.clone(),
             ea_url: "http://127.0.0.1:9".into(),
         };
         assert!(matches!(
-            empty.add_trusted(&trusted),
+            empty.add_peer(&trusted),
             Err(vss_pki::Error::NotAPkiDir { .. })
         ));
         assert!(!empty.path().exists());

@@ -115,7 +115,7 @@ fn the_eu_ectl_reads_as_a_full_tlm_list_with_each_roots_distribution_centre() {
 #[test]
 fn a_root_issues_its_ctl_and_crl_which_verify_under_it_and_list_what_it_revoked() {
     use std::time::Duration;
-    use vss_its::{ItsTime, TrustStore, Validator, Verdict};
+    use vss_its::{ItsTime, TrustAnchors, Validator, Verdict};
     use vss_pki::authority::{CtlRequest, MAX_LIST_VALIDITY};
     use vss_pki::lists::{ListEntry, ListIssuer, RevocationList, TrustList};
 
@@ -130,7 +130,7 @@ fn a_root_issues_its_ctl_and_crl_which_verify_under_it_and_list_what_it_revoked(
         now,
         validity: week,
     };
-    let mut trust = TrustStore::new();
+    let mut trust = TrustAnchors::new();
     trust.add(made.certs.root.clone()).expect("anchor");
     let mut validator = Validator::new(trust, 8);
     let later = now.plus_micros(1_000_000);
@@ -241,7 +241,7 @@ fn a_root_issues_its_ctl_and_crl_which_verify_under_it_and_list_what_it_revoked(
 fn a_tlm_signs_an_ectl_of_two_roots_that_verifies_under_its_certificate() {
     use std::time::Duration;
     use vss_hsm::SoftHsm;
-    use vss_its::{ItsTime, TrustStore, Validator, Verdict};
+    use vss_its::{ItsTime, TrustAnchors, Validator, Verdict};
     use vss_pki::authority::{init_tlm, EctlRequest, InitRequest, PkiDir};
     use vss_pki::lists::{ListIssuer, TrustList};
 
@@ -280,7 +280,7 @@ fn a_tlm_signs_an_ectl_of_two_roots_that_verifies_under_its_certificate() {
         .expect("ECTL");
     assert_eq!(std::fs::read(tlm_dir.ectl_path()).expect("kept"), ectl);
 
-    let mut trust = TrustStore::new();
+    let mut trust = TrustAnchors::new();
     trust.add(tlm.clone()).expect("the TLM as anchor");
     let mut validator = Validator::new(trust, 8);
     let report = validator.verify_data(&ectl, &[], now.plus_micros(1_000_000));

@@ -12,8 +12,8 @@ mod made_pki;
 use loopback::Loopback;
 use vss_crypto::Curve;
 use vss_hsm::{GenerateKeyRequest, Hsm, SoftHsm};
-use vss_its::{Cert, ItsTime, TrustStore, Validator, Verdict};
-use vss_pki::authority::TrustedPki;
+use vss_its::{Cert, ItsTime, TrustAnchors, Validator, Verdict};
+use vss_pki::authority::PeerPki;
 use vss_pki::http::ServeConfig;
 use vss_pki::station::{enroll, pseudonyms, CertKind, Repository, TicketBatch};
 use vss_pki::store::{PkiStore, Role};
@@ -21,7 +21,7 @@ use vss_pki::Error;
 
 fn trust(a: &Loopback, b: &Loopback, name: &str) {
     a.pki()
-        .add_trusted(&TrustedPki {
+        .add_peer(&PeerPki {
             name: name.into(),
             ea: b.ea().clone(),
             root: b.certs.root.clone(),
@@ -31,7 +31,7 @@ fn trust(a: &Loopback, b: &Loopback, name: &str) {
 }
 
 fn valid_under(cert: &Cert, root: &Cert, issuer: &Cert) {
-    let mut anchors = TrustStore::new();
+    let mut anchors = TrustAnchors::new();
     anchors.add(root.clone()).expect("anchor");
     let report = Validator::new(anchors, 8).verify_certificate(
         cert,

@@ -10,7 +10,7 @@ use vss_crypto::Curve;
 use vss_hsm::scratch::init_store;
 use vss_hsm::{Backend, GenerateKeyRequest, Hsm, Pkcs11Hsm, SoftHsm, TokenRef};
 use vss_its::HashedId8;
-use vss_pki::authority::{init, Authorities, InitRequest, PkiDir, TrustedPki};
+use vss_pki::authority::{init, Authorities, InitRequest, PeerPki, PkiDir};
 use vss_pki::http::{services, LoopbackServer, ServedPki};
 use vss_pki::station::{CertKind, Entry, Repository};
 use vss_pki::store::{PkiStore, Role, SqliteStore, Station};
@@ -330,7 +330,7 @@ impl Testbed {
         }
         for pki in &pkis {
             for other in pkis.iter().filter(|o| o.name != pki.name) {
-                pki.dir.add_trusted(&TrustedPki {
+                pki.dir.add_peer(&PeerPki {
                     name: other.name.clone(),
                     ea: other.certs.ea.clone(),
                     root: other.certs.root.clone(),

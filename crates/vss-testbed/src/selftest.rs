@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use vss_its::{HashedId8, ItsTime, TrustStore, Validator, Verdict};
+use vss_its::{HashedId8, ItsTime, TrustAnchors, Validator, Verdict};
 use vss_pki::station::CertKind;
 
 use serde_json::json;
@@ -649,7 +649,7 @@ impl Suite {
 
 /// A validator trusting `pki`'s root.
 fn validator(pki: &TestbedPki) -> std::result::Result<Validator, String> {
-    let mut anchors = TrustStore::new();
+    let mut anchors = TrustAnchors::new();
     anchors
         .add(pki.certs.root.clone())
         .map_err(because("the root"))?;

@@ -15,7 +15,7 @@ use serde_json::json;
 use vss_core::filter::{listen_socket, BatchConfig, Filter, FilterCounts};
 use vss_core::replay::{ReplayConfig, MAX_AGE_LIMIT, MAX_CAPACITY, MAX_LEAD_LIMIT};
 use vss_engine::VerifyEngine;
-use vss_its::{TrustStore, Validator, Verdict};
+use vss_its::{TrustAnchors, Validator, Verdict};
 
 use crate::files::read_cert;
 use crate::output::{emit, print_json, Format, Table};
@@ -145,7 +145,7 @@ impl BulkArgs {
 impl FilterArgs {
     /// Runs the filter.
     pub fn run(self) -> Result<ExitCode> {
-        let mut anchors = TrustStore::new();
+        let mut anchors = TrustAnchors::new();
         for path in &self.anchors {
             anchors
                 .add(read_cert(path)?)

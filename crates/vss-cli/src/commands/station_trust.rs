@@ -77,7 +77,7 @@ pub fn load_trust_store(
     dir: &Path,
     now: ItsTime,
     policy: StaleCrlPolicy,
-) -> Result<vss_its::TrustStore> {
+) -> Result<vss_its::TrustAnchors> {
     let store = StationTrust::load(dir, now)?.trust_store(policy)?;
     for root in store.stale_crls(now) {
         eprintln!("warning: the CRL of root CA {root} is past its next update ({policy:?})");

@@ -16,7 +16,7 @@ use vss_core::PseudonymManager;
 use vss_crypto::{Curve, PrivateKey};
 use vss_hsm::{GenerateKeyRequest, Hsm, SoftHsm};
 use vss_its::{
-    asn, issue_certificate, Cert, CertificateRequest, ItsTime, Profile, TrustStore, Validator,
+    asn, issue_certificate, Cert, CertificateRequest, ItsTime, Profile, TrustAnchors, Validator,
     Verdict,
 };
 use vss_pki::station::{CertKind, Entry, Repository};
@@ -203,7 +203,7 @@ pub fn config_for(s: &Station, extra: &str) -> vss_core::Config {
 /// A validator trusting the station's root that knows its AA (validated, so cached), as a
 /// receiver would from the trust list.
 pub fn validator(s: &Station) -> Validator {
-    let mut anchors = TrustStore::new();
+    let mut anchors = TrustAnchors::new();
     anchors.add(s.aa.root.clone()).expect("anchor");
     let mut validator = Validator::new(anchors, 64);
     let known = validator.verify_certificate(&s.aa.cert, &[], s.clock.now());

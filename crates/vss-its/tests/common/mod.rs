@@ -5,7 +5,7 @@
 use vss_crypto::{Curve, PrivateKey};
 use vss_its::asn::{Duration, GeographicRegion};
 use vss_its::{
-    issue_certificate, Cert, CertificateRequest, ItsTime, Permission, Profile, TrustStore,
+    issue_certificate, Cert, CertificateRequest, ItsTime, Permission, Profile, TrustAnchors,
 };
 
 /// 2026-01-01T00:00:00Z as the tests' "now" reference for certificate starts.
@@ -116,8 +116,8 @@ impl Pki {
     }
 
     /// A trust store holding the root.
-    pub fn trust(&self) -> TrustStore {
-        let mut t = TrustStore::new();
+    pub fn trust(&self) -> TrustAnchors {
+        let mut t = TrustAnchors::new();
         t.add(self.root.cert.clone()).expect("test setup");
         t
     }

@@ -12,7 +12,7 @@ use vss_hsm::Hsm;
 use vss_its::asn::{Duration, SignerIdentifier};
 use vss_its::{
     issue_certificate, Cert, CertificateRequest, Decryptor, HashedId8, HsmKey, ItsTime, Profile,
-    SignedMessage, TrustStore, Validator, Verdict,
+    SignedMessage, TrustAnchors, Validator, Verdict,
 };
 
 use super::conclude::{conclude, respond};
@@ -99,7 +99,12 @@ impl Ea {
     /// The EA with certificate `cert`, its keys in `hsm` (labels `ea`, `ea-enc`), records in
     /// `store`, accepting validation requests from AAs that chain to `trust`; enrolment
     /// credentials last three years.
-    pub fn new(cert: Cert, hsm: Arc<dyn Hsm>, store: Arc<dyn PkiStore>, trust: TrustStore) -> Self {
+    pub fn new(
+        cert: Cert,
+        hsm: Arc<dyn Hsm>,
+        store: Arc<dyn PkiStore>,
+        trust: TrustAnchors,
+    ) -> Self {
         Ea {
             cert,
             hsm,

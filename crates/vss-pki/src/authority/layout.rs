@@ -72,8 +72,8 @@ impl PkiDir {
         }
     }
 
-    /// The trust list: other PKIs' EAs this PKI's AA accepts.
-    pub fn trust_list(&self) -> PathBuf {
+    /// The directory of peer PKIs (`trust/`): other PKIs' EAs this PKI's AA accepts.
+    pub fn peers_dir(&self) -> PathBuf {
         self.dir.join("trust")
     }
 
@@ -208,8 +208,8 @@ pub fn init(dir: &PkiDir, hsm: &dyn Hsm, request: &InitRequest) -> crate::Result
         let path = dir.cert_path(role);
         vss_hsm::write_atomic(&path, cert.bytes())?;
     }
-    std::fs::create_dir_all(dir.trust_list()).map_err(|source| crate::Error::Io {
-        path: dir.trust_list(),
+    std::fs::create_dir_all(dir.peers_dir()).map_err(|source| crate::Error::Io {
+        path: dir.peers_dir(),
         source,
     })?;
     Ok(Authorities { root, ea, aa })

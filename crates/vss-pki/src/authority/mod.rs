@@ -8,13 +8,13 @@ mod intake;
 mod layout;
 mod list_order;
 mod lists;
+mod peers;
 mod tlm;
-mod trust_list;
 
 pub use aa::{Aa, EaLink, KnownEa, LocalEa};
 pub use ea::{Answer, Ea, EC_CACHE_CAPACITY};
 pub use layout::{init, labels, Authorities, InitRequest, PkiDir};
 pub use list_order::TrustListOrder;
 pub use lists::{CtlRequest, MAX_LIST_VALIDITY};
+pub use peers::PeerPki;
 pub use tlm::{init_tlm, EctlRequest, EctlRoot, TLM_KEY};
-pub use trust_list::TrustedPki;

@@ -319,10 +319,10 @@ pub fn services(
             "an AA needs the URL of its PKI's EA".into(),
         ));
     }
-    let mut anchors = vss_its::TrustStore::new();
+    let mut anchors = vss_its::TrustAnchors::new();
     anchors.add(root)?;
     let mut trusted_eas = Vec::new();
-    for other in dir.trusted()? {
+    for other in dir.peers()? {
         anchors.add(other.root)?;
         trusted_eas.push(KnownEa {
             cert: other.ea,

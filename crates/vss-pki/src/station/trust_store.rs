@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use vss_its::{
-    AnchorLists, Cert, HashedId8, ItsTime, StaleCrlPolicy, TrustStore, Validator, Verdict,
+    AnchorLists, Cert, HashedId8, ItsTime, StaleCrlPolicy, TrustAnchors, Validator, Verdict,
 };
 
 use crate::http::{get_list, list_url, HttpError, MAX_LIST_FILE};
@@ -200,8 +200,8 @@ impl StationTrust {
     /// The validator's trust store: each root CA an anchor, with what its CTL in force lists,
     /// what its CRL revokes and when that CRL is due; the EAs and AAs of the CTLs and delta
     /// CTLs known issuers.
-    pub fn trust_store(&self, stale_crl: StaleCrlPolicy) -> Result<TrustStore> {
-        let mut store = TrustStore::new().with_stale_crl(stale_crl);
+    pub fn trust_store(&self, stale_crl: StaleCrlPolicy) -> Result<TrustAnchors> {
+        let mut store = TrustAnchors::new().with_stale_crl(stale_crl);
         for root in &self.roots {
             let id = store.add(root.cert.clone())?;
             let lists = AnchorLists {
@@ -363,7 +363,7 @@ fn verify_root(
 
 /// Whether `bytes` is a message signed by `signer` (and only it), valid at `now`.
 fn verify_signed(bytes: &[u8], signer: &Cert, list: &str, now: ItsTime) -> Result<()> {
-    let mut anchor = TrustStore::new();
+    let mut anchor = TrustAnchors::new();
     anchor.add(signer.clone())?;
     let report = Validator::new(anchor, 1).verify_data(bytes, &[], now);
     if report.verdict == Verdict::Valid {

@@ -11,7 +11,7 @@ use vss_crypto::{Curve, PrivateKey};
 use vss_its::asn::Duration;
 use vss_its::{
     issue_certificate, Cert, CertificateRequest, ItsTime, Permission, Profile, SignedDataRequest,
-    SignedMessage, SignerKind, TrustStore, Validator, Verdict,
+    SignedMessage, SignerKind, TrustAnchors, Validator, Verdict,
 };
 
 use crate::report::{progress, Report, Table};
@@ -101,8 +101,8 @@ impl Pki {
     }
 
     /// A trust store holding the root.
-    pub(crate) fn trust(&self) -> Result<TrustStore> {
-        let mut t = TrustStore::new();
+    pub(crate) fn trust(&self) -> Result<TrustAnchors> {
+        let mut t = TrustAnchors::new();
         t.add(self.root.clone())?;
         Ok(t)
     }

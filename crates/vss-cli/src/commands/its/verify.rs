@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use serde_json::json;
-use vss_its::{HashedId8, ItsTime, Report, StaleCrlPolicy, TrustStore, Validator, Verdict};
+use vss_its::{HashedId8, ItsTime, Report, StaleCrlPolicy, TrustAnchors, Validator, Verdict};
 use vss_proto::client::{self, Answer};
 use vss_proto::proto::VerifyRequest;
 
@@ -67,7 +67,7 @@ impl VerifyArgs {
         let now = self.at.unwrap_or_else(ItsTime::now);
         let mut trust = match &self.trust_store {
             Some(dir) => load_trust_store(dir, now, self.stale_crl)?,
-            None => TrustStore::new(),
+            None => TrustAnchors::new(),
         };
         for path in &self.trust {
             if path.is_dir() {

@@ -11,7 +11,7 @@ use vss_crypto::{Curve, PublicKey};
 use vss_hsm::{Hsm, SoftHsm};
 use vss_net::metrics::{MetricsConfig, Registry};
 use vss_net::raise_open_file_limit;
-use vss_pki::authority::{init, init_tlm, InitRequest, PkiDir, TrustedPki};
+use vss_pki::authority::{init, init_tlm, InitRequest, PeerPki, PkiDir};
 use vss_pki::http::{serve as serve_http, serve_with_metrics, HttpMetrics, ServedPki, Serving};
 use vss_pki::store::{PkiStore, Role, Station};
 use vss_pki::url::check_base_url;
@@ -148,7 +148,7 @@ impl TrustArgs {
         });
         let ea = read_cert(&self.ea_cert)?;
         let root = read_cert(&root_path)?;
-        PkiDir::new(&self.dir).add_trusted(&TrustedPki {
+        PkiDir::new(&self.dir).add_peer(&PeerPki {
             name: self.name.clone(),
             ea,
             root,

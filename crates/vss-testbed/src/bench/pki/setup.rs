@@ -9,7 +9,7 @@ use anyhow::{anyhow, Context, Result};
 use vss_crypto::{Curve, PrivateKey};
 use vss_hsm::scratch::ScratchStore;
 use vss_hsm::{Backend, Hsm};
-use vss_its::{Cert, ItsTime, TrustStore};
+use vss_its::{Cert, ItsTime, TrustAnchors};
 use vss_pki::authority::{init, Answer, Ea, InitRequest, PkiDir};
 use vss_pki::station::{authorization_request, enrolment_request, Outer, TicketKeys};
 use vss_pki::store::{PkiStore, Station, StoreLocation, Timed};
@@ -59,7 +59,7 @@ impl Bench {
 
     /// The PKI's EA, trusting its root.
     pub(super) fn ea(&self) -> Arc<Ea> {
-        let mut trust = TrustStore::new();
+        let mut trust = TrustAnchors::new();
         trust
             .add(self.root.clone())
             .expect("the bench root is self-signed");

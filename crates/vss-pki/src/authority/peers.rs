@@ -1,5 +1,5 @@
-//! The PKI's trust list (the role the European certificate trust list plays): other PKIs
-//! whose enrolment credentials this PKI's AA accepts — each EA's certificate, its root (so
+//! The PKI's peers (`vss pki trust`; the role the European certificate trust list plays
+//! between PKIs): other PKIs whose enrolment credentials this PKI's AA accepts — each EA's certificate, its root (so
 //! this PKI's EA can also check that PKI's AA) and the EA's URL — in
 //! `trust/<name>/{ea.cert,root.cert,ea-url}`.
 
@@ -11,9 +11,9 @@ use super::layout::read_cert;
 use super::PkiDir;
 use crate::{Error, Result};
 
-/// Another PKI this one trusts.
+/// A peer PKI: another PKI whose enrolment credentials this one's AA accepts.
 #[derive(Debug, Clone)]
-pub struct TrustedPki {
+pub struct PeerPki {
     /// A name for it: 1–64 characters of `A-Z a-z 0-9 . _ -`.
     pub name: String,
     /// Its EA's certificate.
@@ -35,7 +35,7 @@ impl PkiDir {
     /// Adds (or replaces) a trusted PKI. This directory must hold a PKI
     /// ([`Error::NotAPkiDir`] otherwise, and nothing is created); the other PKI's EA must be
     /// issued by its root.
-    pub fn add_trusted(&self, pki: &TrustedPki) -> Result<()> {
+    pub fn add_peer(&self, pki: &PeerPki) -> Result<()> {
         self.check()?;
         vss_hsm::check_label(&pki.name).map_err(|_| {
             Error::InvalidRequest(format!("'{}' is not a name for a trusted PKI", pki.name))
@@ -49,7 +49,7 @@ impl PkiDir {
             )));
         }
         crate::url::check_base_url(&pki.ea_url)?;
-        let dir = self.trust_list().join(&pki.name);
+        let dir = self.peers_dir().join(&pki.name);
         std::fs::create_dir_all(&dir).map_err(io(&dir))?;
         vss_hsm::write_atomic(&dir.join("ea.cert"), pki.ea.bytes())?;
         vss_hsm::write_atomic(&dir.join("root.cert"), pki.root.bytes())?;
@@ -58,8 +58,8 @@ impl PkiDir {
     }
 
     /// Every trusted PKI, by name.
-    pub fn trusted(&self) -> Result<Vec<TrustedPki>> {
-        let list = self.trust_list();
+    pub fn peers(&self) -> Result<Vec<PeerPki>> {
+        let list = self.peers_dir();
         let mut trusted = Vec::new();
         let entries = match std::fs::read_dir(&list) {
             Ok(entries) => entries,
@@ -72,7 +72,7 @@ impl PkiDir {
                 continue;
             }
             let url_path = dir.join("ea-url");
-            trusted.push(TrustedPki {
+            trusted.push(PeerPki {
                 name: dir
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())

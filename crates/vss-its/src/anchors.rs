@@ -14,7 +14,7 @@ use crate::{Cert, CertFileError, Error, ItsTime, Result};
 
 /// The trusted certificates, by HashedId8, and the lists of those that are root CAs.
 #[derive(Debug, Clone, Default)]
-pub struct TrustStore {
+pub struct TrustAnchors {
     anchors: HashMap<HashedId8, Arc<ValidatedCert>>,
     lists: HashMap<HashedId8, AnchorLists>,
     issuers: HashMap<HashedId8, Cert>,
@@ -41,7 +41,7 @@ pub enum StaleCrlPolicy {
     /// Refuse it (`UnlistedCa`): revocation since the last CRL cannot be ruled out.
     #[default]
     Refuse,
-    /// Accept it; the caller warns ([`TrustStore::stale_crls`]).
+    /// Accept it; the caller warns ([`TrustAnchors::stale_crls`]).
     Warn,
 }
 
@@ -60,7 +60,7 @@ impl std::str::FromStr for StaleCrlPolicy {
 /// The file extensions read from a trust directory.
 const EXTENSIONS: [&str; 3] = ["oer", "cert", "coer"];
 
-impl TrustStore {
+impl TrustAnchors {
     /// An empty store.
     pub fn new() -> Self {
         Self::default()
@@ -145,7 +145,7 @@ impl TrustStore {
         self.issuers.insert(cert.hashed_id8(), cert);
     }
 
-    /// The issuer named `id`, when one is known ([`TrustStore::add_issuer`]).
+    /// The issuer named `id`, when one is known ([`TrustAnchors::add_issuer`]).
     pub fn issuer(&self, id: &HashedId8) -> Option<&Cert> {
         self.issuers.get(id)
     }
@@ -208,7 +208,7 @@ mod tests {
 
     #[test]
     fn an_endless_file_is_read_only_up_to_the_bound() {
-        let err = TrustStore::new()
+        let err = TrustAnchors::new()
             .add_file(Path::new("/dev/zero"))
             .expect_err("not a certificate");
         assert!(
