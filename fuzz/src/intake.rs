@@ -21,14 +21,15 @@ use vss_crypto::{
 use vss_hsm::{GenerateKeyRequest, Hsm, ImportKeyRequest, KeyHandle, KeyInfo};
 use vss_its::asn::{Ieee1609Dot2Content, SymmetricCiphertext};
 use vss_its::{
-    Cert, DataEncryptionKey, Decryptor, ItsTime, Recipient, SignedMessage, TrustStore, Validator,
+    Cert, DataEncryptionKey, Decryptor, ItsTime, Psid, Recipient, SignedMessage, TrustStore,
+    Validator,
 };
 use vss_pki::authority::{labels, Aa, Answer, Ea, EaLink, KnownEa};
 use vss_pki::messages::{
     AuthorizationResponseCode, AuthorizationValidationResponseCode, EnrolmentResponseCode,
     EtsiTs102941Data, EtsiTs102941DataContent,
 };
-use vss_pki::protocol::{request_hash, PSID};
+use vss_pki::protocol::request_hash;
 use vss_pki::store::{IssuedCertificate, Outcome, PkiStore, Role, SqliteStore, Station};
 use zeroize::Zeroizing;
 
@@ -73,7 +74,7 @@ const STATION_KEYS: [Key; 4] = [Key::Ec, Key::NewEc, Key::RenewedEc, Key::Ticket
 const STATION: &str = "car-1";
 
 /// The PSIDs the EA confirms for it.
-const STATION_PSIDS: [u64; 2] = [36, 37];
+const STATION_PSIDS: [Psid; 2] = vss_pki::store::DEFAULT_PSIDS;
 
 /// The authorities' clock: 2024-06-01T00:00:00Z.
 fn now() -> ItsTime {
@@ -512,7 +513,7 @@ fn check(
     let message = SignedMessage::from_asn(opened.data).expect("the response is signed");
     let authority = endpoint.authority(pki);
     assert_eq!(message.signer_digest(), Some(authority.hashed_id8()));
-    assert_eq!(message.psid(), Some(PSID));
+    assert_eq!(message.psid(), Some(Psid::CERT_REQUEST));
     let digest = message.signed_digest(Some(authority)).expect("a digest");
     let signature = message.signature().expect("a signature");
     let key = authority.verification_key().expect("the authority's key");
@@ -529,7 +530,13 @@ fn check(
         (Endpoint::Enrol, EtsiTs102941DataContent::EnrolmentResponse(r)) => {
             assert_eq!(*r.request_hash, hash, "answers another request");
             assert_eq!(Code::Enrolment(r.response_code), reply.code);
-            issued(pki, r.certificate, reply.code, pki.ea.cert(), &[PSID]);
+            issued(
+                pki,
+                r.certificate,
+                reply.code,
+                pki.ea.cert(),
+                &[Psid::CERT_REQUEST],
+            );
         }
         (Endpoint::Authorize, EtsiTs102941DataContent::AuthorizationResponse(r)) => {
             assert_eq!(*r.request_hash, hash, "answers another request");
@@ -549,7 +556,7 @@ fn check(
             assert_eq!(confirmed.is_some(), reply.code.is_ok(), "{reply:?}");
             if let Some(attributes) = confirmed {
                 let psids = attributes.app_permissions.map(|a| a.0).unwrap_or_default();
-                let psids: Vec<_> = psids.iter().map(|p| vss_its::psid_value(&p.psid)).collect();
+                let psids: Vec<_> = psids.iter().map(|p| Psid::from_asn(&p.psid)).collect();
                 assert!(!psids.is_empty(), "confirmed no PSIDs");
                 assert!(
                     psids
@@ -576,7 +583,7 @@ fn issued(
     certificate: Option<vss_its::asn::Certificate>,
     code: Code,
     issuer: &Cert,
-    allowed: &[u64],
+    allowed: &[Psid],
 ) {
     assert_eq!(certificate.is_some(), code.is_ok(), "{code:?}");
     let Some(certificate) = certificate else {
@@ -596,7 +603,7 @@ fn issued(
     assert!(report.is_valid(), "{report:?}");
     let psids = cert.tbs().app_permissions.clone().map(|a| a.0);
     for p in psids.unwrap_or_default() {
-        let psid = vss_its::psid_value(&p.psid);
+        let psid = Psid::from_asn(&p.psid);
         assert!(
             psid.is_some_and(|p| allowed.contains(&p)),
             "PSID {psid:?} certified"
@@ -783,7 +790,7 @@ mod tests {
                 )),
             ));
         let payload = vss_pki::messages::encode("EtsiTs102941Data", &validation).expect("encodes");
-        let mut signing = vss_its::SignedDataRequest::new(PSID, &payload);
+        let mut signing = vss_its::SignedDataRequest::new(Psid::CERT_REQUEST, &payload);
         signing.generation_time = Some(now());
         signing.signer = vss_its::SignerKind::Certificate;
         let signed = vss_its::sign_data(&signing, Some(&aa), &Key::Aa.private()).expect("signs");

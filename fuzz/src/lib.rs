@@ -15,7 +15,8 @@ pub use pkcs11::pkcs11_templates;
 use vss_crypto::{Curve, PrivateKey};
 use vss_its::asn::Ieee1609Dot2Data;
 use vss_its::{
-    Cert, DataEncryptionKey, Decryptor, ItsTime, SignedMessage, TrustStore, Validator, Verdict,
+    Cert, DataEncryptionKey, Decryptor, ItsTime, Psid, SignedMessage, TrustStore, Validator,
+    Verdict,
 };
 
 macro_rules! vector {
@@ -206,7 +207,7 @@ fn times_pki() -> &'static TimesPki {
         let aa = issue_certificate(&aa, Some(&root), &root_key).expect("aa");
         let ticket_key = key(3);
         let mut ticket = request(Profile::At, &ticket_key, Duration::Hours(24));
-        ticket.app_permissions = vec![Permission::psid(36)];
+        ticket.app_permissions = vec![Permission::psid(Psid::CAM)];
         let ticket = issue_certificate(&ticket, Some(&aa), &aa_key).expect("ticket");
         let mut trust = TrustStore::new();
         trust.add(root).expect("self-signed");
@@ -292,7 +293,7 @@ pub fn times(bytes: &[u8]) {
     let _ = (validity.start.to_string(), validity.end.to_string());
 
     let time = |micros: u64| ItsTime::from_time64(&Time64(micros));
-    let mut request = vss_its::SignedDataRequest::new(36, b"a CAM");
+    let mut request = vss_its::SignedDataRequest::new(Psid::CAM, b"a CAM");
     request.signer = vss_its::SignerKind::Certificate;
     request.generation_time = fields.generation.map(time);
     request.expiry_time = fields.expiry.map(time);

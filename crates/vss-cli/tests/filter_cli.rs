@@ -15,7 +15,7 @@ use std::time::{Duration, SystemTime};
 use common::{run, vss};
 use vss_crypto::{Curve, PrivateKey};
 use vss_its::{
-    asn, issue_certificate, Cert, CertificateRequest, ItsTime, Permission, Profile,
+    asn, issue_certificate, Cert, CertificateRequest, ItsTime, Permission, Profile, Psid,
     SignedDataRequest, SignerKind,
 };
 
@@ -50,7 +50,7 @@ impl Authority {
             .expect("root");
         let aa_key = PrivateKey::generate(Curve::P256).expect("key");
         let mut aa = request(Profile::Aa, &aa_key, &format!("{name}-aa"));
-        aa.issue_psids = vec![36, 37];
+        aa.issue_psids = vec![Psid::CAM, Psid::DENM];
         aa.encryption_key = Some(
             PrivateKey::generate(Curve::P256)
                 .expect("key")
@@ -67,7 +67,7 @@ impl Authority {
     }
 
     /// A ticket for `psid`, valid from `start` for a day.
-    fn ticket(&self, psid: u64, start: ItsTime) -> (Cert, PrivateKey) {
+    fn ticket(&self, psid: Psid, start: ItsTime) -> (Cert, PrivateKey) {
         let key = PrivateKey::generate(Curve::P256).expect("key");
         let mut r = CertificateRequest::new(
             Profile::At,
@@ -93,7 +93,7 @@ fn sign_at(
     signer: SignerKind,
     generated: ItsTime,
 ) -> Vec<u8> {
-    let mut request = SignedDataRequest::new(36, payload);
+    let mut request = SignedDataRequest::new(Psid::CAM, payload);
     request.generation_time = Some(generated);
     request.signer = signer;
     let data = vss_its::sign_data(&request, Some(&ticket.0), &ticket.1).expect("sign");
@@ -109,12 +109,12 @@ fn shifted(hours: i64) -> ItsTime {
 /// The invalid messages, one kind after another in turn, with the verdict each must get.
 fn invalid_messages(trusted: &Authority) -> Vec<(Vec<u8>, &'static str)> {
     let stranger = Authority::new("stranger");
-    let untrusted = stranger.ticket(36, ItsTime::now());
-    let expired = trusted.ticket(36, shifted(-48));
-    let early = trusted.ticket(36, shifted(48));
-    let denm_only = trusted.ticket(37, ItsTime::now());
-    let unseen = trusted.ticket(36, ItsTime::now());
-    let honest = trusted.ticket(36, ItsTime::now());
+    let untrusted = stranger.ticket(Psid::CAM, ItsTime::now());
+    let expired = trusted.ticket(Psid::CAM, shifted(-48));
+    let early = trusted.ticket(Psid::CAM, shifted(48));
+    let denm_only = trusted.ticket(Psid::DENM, ItsTime::now());
+    let unseen = trusted.ticket(Psid::CAM, ItsTime::now());
+    let honest = trusted.ticket(Psid::CAM, ItsTime::now());
     let foreign_root = (stranger.root.clone(), stranger.root_key);
     (0..INVALID)
         .map(|i| {
@@ -201,7 +201,9 @@ fn the_same_in_batches_of_256_within_2_ms() {
 fn filter_ten_thousand_each(batching: &[&str]) {
     let dir = tempfile::tempdir().expect("tempdir");
     let trusted = Authority::new("trusted");
-    let tickets: Vec<_> = (0..4).map(|_| trusted.ticket(36, ItsTime::now())).collect();
+    let tickets: Vec<_> = (0..4)
+        .map(|_| trusted.ticket(Psid::CAM, ItsTime::now()))
+        .collect();
     let valid: Vec<(Vec<u8>, Vec<u8>)> = (0..VALID)
         .map(|i| {
             let payload = format!("CAM #{i:05} from station {}", i % 4).into_bytes();
@@ -303,7 +305,7 @@ fn start_filter(
 fn under_a_replay_flood_each_message_is_forwarded_once_and_every_copy_without_the_check() {
     let dir = tempfile::tempdir().expect("tempdir");
     let trusted = Authority::new("trusted");
-    let ticket = trusted.ticket(36, ItsTime::now());
+    let ticket = trusted.ticket(Psid::CAM, ItsTime::now());
     const COPIES: usize = 200;
     for (extra, forwarded) in [(&[][..], 1), (&["--no-replay-check"][..], COPIES)] {
         let datagram = sign(&ticket, b"one CAM", SignerKind::Certificate);
@@ -344,7 +346,7 @@ fn under_a_replay_flood_each_message_is_forwarded_once_and_every_copy_without_th
 fn a_stale_message_is_refused_as_an_invalid_timestamp_and_windows_out_of_range_are_errors() {
     let dir = tempfile::tempdir().expect("tempdir");
     let trusted = Authority::new("trusted");
-    let ticket = trusted.ticket(36, shifted(-1));
+    let ticket = trusted.ticket(Psid::CAM, shifted(-1));
     let minute_ago = ItsTime::from_system_time(SystemTime::now() - Duration::from_secs(60))
         .expect("a 1609.2 time");
     let stale = sign_at(&ticket, b"old CAM", SignerKind::Certificate, minute_ago);

@@ -6,6 +6,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{init_store, vss_run, vss_store, PIN};
+use vss_its::Psid;
 
 const START: &str = "2026-01-01T00:00:00Z";
 const AT: &str = "2026-01-02T00:00:00Z";
@@ -549,9 +550,9 @@ fn a_forged_generation_time_is_a_verdict_with_exit_status_one() {
     let aa = vss_its::issue_certificate(&aa, Some(&root), &root_key).expect("aa");
     let at_key = PrivateKey::generate(Curve::P256).expect("key");
     let mut at = request(Profile::At, &at_key, Duration::Hours(24));
-    at.app_permissions = vec![Permission::psid(36)];
+    at.app_permissions = vec![Permission::psid(Psid::CAM)];
     let at = vss_its::issue_certificate(&at, Some(&aa), &aa_key).expect("at");
-    let mut message = SignedDataRequest::new(36, b"a CAM from the far future");
+    let mut message = SignedDataRequest::new(Psid::CAM, b"a CAM from the far future");
     // Issue 18: a generationTime whose top byte is 0xFF.
     message.generation_time = Some(ItsTime::from_time64(&Time64(0xFF00_0000_0000_0000)));
     message.signer = vss_its::SignerKind::Certificate;

@@ -26,7 +26,7 @@ use common::{run, vss, PIN, PUK};
 use test_database::TestDatabase;
 use vss_crypto::Curve;
 use vss_hsm::{GenerateKeyRequest, Hsm, SoftHsm};
-use vss_its::{Cert, HashedId8, ItsTime, TrustAnchors, Validator, Verdict};
+use vss_its::{Cert, HashedId8, ItsTime, Psid, TrustAnchors, Validator, Verdict};
 use vss_pki::http::HttpError;
 use vss_pki::lists::ListKind;
 use vss_pki::station::{enroll, pseudonyms, CertKind, Repository, TicketBatch};
@@ -82,7 +82,7 @@ fn fill(
             &urls[at],
             aa,
             ea,
-            &[36],
+            &[Psid::CAM],
             TicketBatch::of(wanted),
         );
         let now = count();

@@ -13,6 +13,7 @@ use common::{run, vss};
 use vss_core::id_change::IdChangeEvents;
 use vss_core::verify::Outcome;
 use vss_core::{Config, Vss};
+use vss_its::Psid;
 
 /// Starts `vss testbed up --dir DIR` and reads the JSON line it prints once it is up.
 fn up(dir: &Path) -> (Child, serde_json::Value) {
@@ -110,13 +111,13 @@ fn the_testbed_config_opens_an_entity_that_signs_and_verifies_then_sigterm_clear
         .expect("a pseudonym from the provisioned pool");
     assert_eq!(events.lock().expect("events").len(), 2, "PREPARE, COMMIT");
     let signed = vss
-        .create_signature(36, b"CAM from the testbed")
+        .create_signature(Psid::CAM, b"CAM from the testbed")
         .expect("sign");
     match vss.verify_signature(&signed.bytes).expect("verify") {
         Outcome::Valid { payload, psid, .. } => {
             assert_eq!(
                 (payload.as_slice(), psid),
-                (&b"CAM from the testbed"[..], 36)
+                (&b"CAM from the testbed"[..], Psid::CAM)
             );
         }
         other => panic!("{other:?}"),

@@ -84,6 +84,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use vss_engine::EngineKind;
+use vss_its::Psid;
 
 use crate::replay::ReplayConfig;
 use crate::{Error, Result};
@@ -179,7 +180,7 @@ pub struct PkiConfig {
 pub struct PseudonymConfig {
     /// The PSIDs new tickets are asked for.
     #[serde(default = "default_psids")]
-    pub psids: Vec<u64>,
+    pub psids: Vec<Psid>,
     /// Signatures with one pseudonym before it changes.
     #[serde(default = "default_max_uses")]
     pub max_uses: u64,
@@ -201,8 +202,8 @@ pub struct PseudonymConfig {
     pub change_needs_listener: bool,
 }
 
-fn default_psids() -> Vec<u64> {
-    vec![36, 37]
+fn default_psids() -> Vec<Psid> {
+    vec![Psid::CAM, Psid::DENM]
 }
 
 fn default_max_uses() -> u64 {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use vss_hsm::Hsm;
-use vss_its::{Cert, CertFileError, HashedId8, ItsTime, TrustAnchors, Validator, Verdict};
+use vss_its::{Cert, CertFileError, HashedId8, ItsTime, Psid, TrustAnchors, Validator, Verdict};
 use vss_pki::station::{EctlSource, Repository, StationTrust};
 
 use crate::config::Config;
@@ -200,7 +200,7 @@ impl Vss {
     }
 
     /// createSignature: `payload` signed for `psid` with the current pseudonym.
-    pub fn create_signature(&self, psid: u64, payload: &[u8]) -> Result<Signed> {
+    pub fn create_signature(&self, psid: Psid, payload: &[u8]) -> Result<Signed> {
         self.logged(
             "createSignature",
             || self.sign.sign(psid, payload),

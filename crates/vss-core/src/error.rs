@@ -23,10 +23,10 @@ pub enum Error {
     PoolEmpty,
     /// The current pseudonym may not sign for this PSID.
     #[error("the current pseudonym does not permit PSID {0}")]
-    PsidNotPermitted(u64),
+    PsidNotPermitted(vss_its::Psid),
     /// The current pseudonym does not grant the SSP asked for with this PSID.
     #[error("the current pseudonym does not grant the requested SSP for PSID {0}")]
-    SspNotGranted(u64),
+    SspNotGranted(vss_its::Psid),
     /// No skipped message has this id (never received, verified already, or dropped).
     #[error("no pending message {0}")]
     UnknownMessage(u64),

@@ -23,7 +23,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use vss_hsm::Hsm;
-use vss_its::{Cert, HashedId8, ItsTime};
+use vss_its::{Cert, HashedId8, ItsTime, Psid};
 use vss_pki::station::{CertKind, Entry, Repository};
 
 use crate::config::PseudonymConfig;
@@ -59,7 +59,7 @@ pub struct PkiTickets {
     aa_url: String,
     aa: Cert,
     ea: Cert,
-    psids: Vec<u64>,
+    psids: Vec<Psid>,
 }
 
 impl PkiTickets {
@@ -71,7 +71,7 @@ impl PkiTickets {
         aa_url: &str,
         aa: Cert,
         ea: Cert,
-        psids: &[u64],
+        psids: &[Psid],
     ) -> Self {
         PkiTickets {
             hsm,

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use vss_hsm::Hsm;
 use vss_its::asn::{ServiceSpecificPermissions, ToBeSignedCertificate};
-use vss_its::{HashedId3, HashedId8, HsmKey, ItsTime, SignedDataRequest, SignerKind};
+use vss_its::{HashedId3, HashedId8, HsmKey, ItsTime, Psid, SignedDataRequest, SignerKind};
 
 use crate::pseudonym::{Clock, PseudonymManager};
 use crate::{Error, Result};
@@ -27,10 +27,10 @@ pub struct Signed {
 }
 
 /// What one signature is asked for beyond its payload.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SignOptions {
     /// The ITS-AID (PSID) the payload is signed for.
-    pub psid: u64,
+    pub psid: Psid,
     /// Service specific permissions the signing certificate must grant for `psid` (empty:
     /// none asked); see [`grants_ssp`].
     pub ssp: Vec<u8>,
@@ -40,10 +40,11 @@ pub struct SignOptions {
 
 impl SignOptions {
     /// Signing for `psid`, nothing more asked.
-    pub fn psid(psid: u64) -> Self {
+    pub fn psid(psid: Psid) -> Self {
         SignOptions {
             psid,
-            ..SignOptions::default()
+            ssp: Vec::new(),
+            with_certificate: false,
         }
     }
 }
@@ -51,14 +52,14 @@ impl SignOptions {
 /// Whether `cert` grants `ssp` for `psid`: an empty `ssp` asks for nothing; otherwise the
 /// certificate's SSP for `psid` (opaque or bitmap) has the same length and sets every bit
 /// that `ssp` sets.
-pub fn grants_ssp(cert: &ToBeSignedCertificate, psid: u64, ssp: &[u8]) -> bool {
+pub fn grants_ssp(cert: &ToBeSignedCertificate, psid: Psid, ssp: &[u8]) -> bool {
     if ssp.is_empty() {
         return true;
     }
     cert.app_permissions
         .iter()
         .flat_map(|s| s.0.iter())
-        .filter(|p| vss_its::psid_value(&p.psid) == Some(psid))
+        .filter(|p| Psid::from_asn(&p.psid) == Some(psid))
         .filter_map(|p| match &p.ssp {
             Some(ServiceSpecificPermissions::Opaque(bytes)) => Some(bytes.to_vec()),
             Some(ServiceSpecificPermissions::BitmapSsp(bitmap)) => Some(bitmap.0.to_vec()),
@@ -102,7 +103,7 @@ impl SignService {
     }
 
     /// Signs `payload` for `psid`, generated now.
-    pub fn sign(&self, psid: u64, payload: &[u8]) -> Result<Signed> {
+    pub fn sign(&self, psid: Psid, payload: &[u8]) -> Result<Signed> {
         self.sign_with(&SignOptions::psid(psid), payload)
     }
 
@@ -167,7 +168,7 @@ impl SignService {
 mod tests {
     use super::*;
     use vss_crypto::{Curve, PrivateKey};
-    use vss_its::asn::{Psid, PsidSsp, SequenceOfPsidSsp};
+    use vss_its::asn::{PsidSsp, SequenceOfPsidSsp};
     use vss_its::{issue_certificate, CertificateRequest, Profile};
 
     /// A certificate's contents whose appPermissions grant PSID 36 with the SSP `granted`.
@@ -183,7 +184,7 @@ mod tests {
             .tbs()
             .clone();
         tbs.app_permissions = Some(SequenceOfPsidSsp(vec![PsidSsp {
-            psid: Psid(36.into()),
+            psid: Psid::CAM.to_asn(),
             ssp: granted,
         }]));
         tbs
@@ -194,19 +195,22 @@ mod tests {
         let opaque = granting(Some(ServiceSpecificPermissions::Opaque(
             [0x01, 0b1100_0000][..].into(),
         )));
-        assert!(grants_ssp(&opaque, 36, &[]), "nothing asked");
-        assert!(grants_ssp(&opaque, 36, &[0x01, 0b1000_0000]));
-        assert!(grants_ssp(&opaque, 36, &[0x01, 0b1100_0000]));
+        assert!(grants_ssp(&opaque, Psid::CAM, &[]), "nothing asked");
+        assert!(grants_ssp(&opaque, Psid::CAM, &[0x01, 0b1000_0000]));
+        assert!(grants_ssp(&opaque, Psid::CAM, &[0x01, 0b1100_0000]));
         assert!(
-            !grants_ssp(&opaque, 36, &[0x01, 0b0010_0000]),
+            !grants_ssp(&opaque, Psid::CAM, &[0x01, 0b0010_0000]),
             "a bit not set"
         );
-        assert!(!grants_ssp(&opaque, 36, &[0x01]), "another length");
+        assert!(!grants_ssp(&opaque, Psid::CAM, &[0x01]), "another length");
         assert!(
-            !grants_ssp(&opaque, 37, &[0x01, 0b1000_0000]),
+            !grants_ssp(&opaque, Psid::DENM, &[0x01, 0b1000_0000]),
             "another PSID"
         );
-        assert!(!grants_ssp(&granting(None), 36, &[0x01]), "no SSP at all");
-        assert!(grants_ssp(&granting(None), 36, &[]));
+        assert!(
+            !grants_ssp(&granting(None), Psid::CAM, &[0x01]),
+            "no SSP at all"
+        );
+        assert!(grants_ssp(&granting(None), Psid::CAM, &[]));
     }
 }

@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex};
 
 use vss_engine::{VerifyEngine, VerifyJob};
 use vss_its::{
-    HashedId8, ItsTime, PendingSignature, Prepared, Report, SignedMessage, Validator, Verdict,
+    HashedId8, ItsTime, PendingSignature, Prepared, Psid, Report, SignedMessage, Validator, Verdict,
 };
 
 use crate::policy::{Decision, PolicyCounts, VerificationPolicy};
@@ -41,7 +41,7 @@ pub enum Outcome {
         /// The payload.
         payload: Vec<u8>,
         /// The PSID.
-        psid: u64,
+        psid: Psid,
         /// The signer's HashedId8.
         signer: HashedId8,
     },

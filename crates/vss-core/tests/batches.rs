@@ -18,6 +18,7 @@ use vss_core::replay::ReplayConfig;
 use vss_core::verify::Outcome;
 use vss_core::{SignService, VerificationPolicy, VerifyService};
 use vss_engine::CpuEngine;
+use vss_its::Psid;
 
 /// Messages from several pseudonyms (four uses each, so new certificates go whole in the
 /// middle), with tampered and truncated ones among them (a message that carries a new
@@ -32,7 +33,7 @@ fn messages(s: &Station, n: u8) -> Corpus {
     let (mut all, mut valid, mut invalid) = (Vec::new(), Vec::new(), BTreeMap::new());
     for i in 0..n {
         let payload = format!("cam {i:03}").into_bytes();
-        let signed = tx.sign(36, &payload).expect("sign");
+        let signed = tx.sign(Psid::CAM, &payload).expect("sign");
         let mut bytes = signed.bytes;
         match i % 5 {
             3 => {

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use vss_core::pseudonym::ChangeListener;
 use vss_core::verify::Outcome;
 use vss_core::{Error, Vss};
-use vss_its::HashedId8;
+use vss_its::{HashedId8, Psid};
 
 /// Counts the network-id changes it is told of.
 #[derive(Default)]
@@ -35,7 +35,7 @@ fn the_entity_signs_verifies_changes_and_logs_statistics() {
     let network = Arc::new(NetworkId::default());
     vss.register_network_id_listener(network.clone());
     for i in 0..12u8 {
-        let signed = vss.create_signature(36, &[i]).expect("sign");
+        let signed = vss.create_signature(Psid::CAM, &[i]).expect("sign");
         match vss.verify_signature(&signed.bytes).expect("verify") {
             Outcome::Valid { payload, .. } => assert_eq!(payload, [i]),
             other => panic!("message {i}: {other:?}"),
@@ -45,7 +45,7 @@ fn the_entity_signs_verifies_changes_and_logs_statistics() {
     assert_eq!(vss.pseudonyms().stats().changes, 2);
     assert_eq!(network.0.load(Ordering::SeqCst), 3);
     assert_eq!(vss.verify_counts().valid, 12);
-    assert!(vss.create_signature(37, b"x").is_err());
+    assert!(vss.create_signature(Psid::DENM, b"x").is_err());
 
     let (summary, skipped) = vss_core::stats::report(&s.dir.path().join("stats")).expect("report");
     assert_eq!(skipped, 0);
@@ -83,7 +83,11 @@ fn a_batch_verifies_in_order_and_a_reload_changes_the_anchors_only_when_they_loa
     let mut config = common::config_for(&s, "");
     let vss = Vss::open_with_clock(&config, "1234", s.clock.clone()).expect("open");
     vss.register_network_id_listener(Arc::new(NetworkId::default()));
-    let sign = |payload: &[u8]| vss.create_signature(36, payload).expect("sign").bytes;
+    let sign = |payload: &[u8]| {
+        vss.create_signature(Psid::CAM, payload)
+            .expect("sign")
+            .bytes
+    };
 
     let (first, second) = (sign(b"one"), sign(b"two"));
     let mut tampered = sign(b"three");
@@ -105,20 +109,20 @@ fn a_batch_verifies_in_order_and_a_reload_changes_the_anchors_only_when_they_loa
     // An SSP the ticket does not grant is refused; the certificate goes whole when asked.
     let asked = SignOptions {
         ssp: vec![1],
-        ..SignOptions::psid(36)
+        ..SignOptions::psid(Psid::CAM)
     };
     assert!(matches!(
         vss.create_signature_with(&asked, b"x"),
-        Err(Error::SspNotGranted(36))
+        Err(Error::SspNotGranted(Psid::CAM))
     ));
     assert!(
-        !vss.create_signature(36, b"digest")
+        !vss.create_signature(Psid::CAM, b"digest")
             .expect("sign")
             .with_certificate
     );
     let whole = SignOptions {
         with_certificate: true,
-        ..SignOptions::psid(36)
+        ..SignOptions::psid(Psid::CAM)
     };
     assert!(
         vss.create_signature_with(&whole, b"c")

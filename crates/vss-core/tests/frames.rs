@@ -8,7 +8,7 @@ mod common;
 use vss_core::frame::{encrypt_sending_frame, FrameContent, FrameReceiver};
 use vss_crypto::{Curve, PrivateKey};
 use vss_hsm::GenerateKeyRequest;
-use vss_its::{asn, issue_certificate, Cert, CertificateRequest, ItsTime, Profile};
+use vss_its::{asn, issue_certificate, Cert, CertificateRequest, ItsTime, Profile, Psid};
 
 /// A certificate of the local AA for a station whose encryption key `label` is in its HSM.
 fn receiver(s: &common::Station, label: &str) -> (Cert, FrameReceiver) {
@@ -25,7 +25,7 @@ fn receiver(s: &common::Station, label: &str) -> (Cert, FrameReceiver) {
         asn::Duration::Hours(24),
     );
     request.start = ItsTime::now();
-    request.app_permissions = vec![vss_its::Permission::psid(36)];
+    request.app_permissions = vec![vss_its::Permission::psid(Psid::CAM)];
     request.encryption_key = Some(s.hsm.public_key(&enc.handle).expect("public"));
     let cert = issue_certificate(&request, Some(&s.aa.cert), s.aa.key()).expect("cert");
     (cert.clone(), FrameReceiver::new(s.hsm.clone(), cert, label))

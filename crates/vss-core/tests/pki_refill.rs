@@ -15,7 +15,7 @@ use vss_core::pseudonym::{PkiTickets, SystemClock};
 use vss_core::{Error, PseudonymManager};
 use vss_crypto::Curve;
 use vss_hsm::{GenerateKeyRequest, Hsm, SoftHsm};
-use vss_its::{ItsTime, TrustAnchors, Validator, Verdict};
+use vss_its::{ItsTime, Psid, TrustAnchors, Validator, Verdict};
 use vss_pki::station::{enroll, Repository};
 
 #[test]
@@ -32,7 +32,7 @@ fn an_empty_pool_is_filled_from_the_aa_over_http() {
     pki.register(
         "car-1",
         &hsm.public_key(&canonical.handle).expect("public"),
-        &[36, 37],
+        &[Psid::CAM, Psid::DENM],
     );
     let repository = || Repository::open(&dir.path().join("repository")).expect("repository");
     enroll(

@@ -15,7 +15,7 @@ use vss_core::sign::Signed;
 use vss_core::verify::Outcome;
 use vss_core::{Error, SignService, VerificationPolicy, VerifyService};
 use vss_engine::CpuEngine;
-use vss_its::Verdict;
+use vss_its::{Psid, Verdict};
 
 fn signer(s: &Station, max_uses: u64) -> SignService {
     SignService::new(
@@ -40,7 +40,7 @@ fn receiver(s: &Station, policy: PolicyKind, sample_every: u64) -> VerifyService
 fn payload_of(outcome: Outcome) -> Vec<u8> {
     match outcome {
         Outcome::Valid { payload, psid, .. } => {
-            assert_eq!(psid, 36);
+            assert_eq!(psid, Psid::CAM);
             payload
         }
         other => panic!("not valid: {other:?}"),
@@ -51,23 +51,23 @@ fn payload_of(outcome: Outcome) -> Vec<u8> {
 fn signed_messages_verify_and_the_certificate_goes_whole_once_a_second() {
     let s = station(3);
     let (tx, rx) = (signer(&s, 100), receiver(&s, PolicyKind::Always, 1));
-    let first = tx.sign(36, b"cam 1").expect("sign");
+    let first = tx.sign(Psid::CAM, b"cam 1").expect("sign");
     assert!(first.with_certificate);
     assert_eq!(payload_of(rx.receive(&first.bytes)), b"cam 1");
-    let second = tx.sign(36, b"cam 2").expect("sign");
+    let second = tx.sign(Psid::CAM, b"cam 2").expect("sign");
     assert!(!second.with_certificate, "digest within the second");
     assert_eq!(payload_of(rx.receive(&second.bytes)), b"cam 2");
     s.clock.advance(Duration::from_secs(1));
-    assert!(tx.sign(36, b"cam 3").expect("sign").with_certificate);
-    assert!(!tx.sign(36, b"cam 4").expect("sign").with_certificate);
+    assert!(tx.sign(Psid::CAM, b"cam 3").expect("sign").with_certificate);
+    assert!(!tx.sign(Psid::CAM, b"cam 4").expect("sign").with_certificate);
     // A peer asks for the certificate (inline P2PCD): the next message carries it.
     let current = tx.pseudonyms().current().expect("current");
     let entry_id3 = first_id3(&s, current);
     tx.certificate_requested(entry_id3);
-    assert!(tx.sign(36, b"cam 5").expect("sign").with_certificate);
+    assert!(tx.sign(Psid::CAM, b"cam 5").expect("sign").with_certificate);
     // After a change, the new certificate goes whole at once.
     tx.pseudonyms().change_pseudonym().expect("change");
-    let after = tx.sign(36, b"cam 6").expect("sign");
+    let after = tx.sign(Psid::CAM, b"cam 6").expect("sign");
     assert!(after.with_certificate);
     assert_ne!(after.signer, current);
     assert_eq!(payload_of(rx.receive(&after.bytes)), b"cam 6");
@@ -92,7 +92,7 @@ fn first_id3(s: &Station, id: vss_its::HashedId8) -> vss_its::HashedId3 {
 fn a_tampered_or_malformed_message_releases_nothing() {
     let s = station(1);
     let (tx, rx) = (signer(&s, 100), receiver(&s, PolicyKind::Always, 1));
-    let signed = tx.sign(36, b"brake!").expect("sign");
+    let signed = tx.sign(Psid::CAM, b"brake!").expect("sign");
     let mut tampered = signed.bytes.clone();
     let at = tampered
         .windows(6)
@@ -122,8 +122,8 @@ fn a_psid_the_pseudonym_does_not_permit_is_refused() {
     let s = station(1);
     let tx = signer(&s, 100);
     assert!(matches!(
-        tx.sign(37, b"denm"),
-        Err(Error::PsidNotPermitted(37))
+        tx.sign(Psid::DENM, b"denm"),
+        Err(Error::PsidNotPermitted(Psid::DENM))
     ));
 }
 
@@ -132,7 +132,7 @@ fn sampling_verifies_one_in_n_and_the_rest_on_demand() {
     let s = station(1);
     let (tx, rx) = (signer(&s, 100), receiver(&s, PolicyKind::Sampling, 3));
     let outcomes: Vec<Outcome> = (0..7)
-        .map(|i| rx.receive(&tx.sign(36, &[i]).expect("sign").bytes))
+        .map(|i| rx.receive(&tx.sign(Psid::CAM, &[i]).expect("sign").bytes))
         .collect();
     let verified: Vec<usize> = outcomes
         .iter()
@@ -164,7 +164,7 @@ fn on_demand_verifies_nothing_until_asked() {
     let (tx, rx) = (signer(&s, 100), receiver(&s, PolicyKind::OnDemand, 1));
     let ids: Vec<u64> = (0..4)
         .map(
-            |i| match rx.receive(&tx.sign(36, &[i]).expect("sign").bytes) {
+            |i| match rx.receive(&tx.sign(Psid::CAM, &[i]).expect("sign").bytes) {
                 Outcome::Skipped { id } => id,
                 other => panic!("verified without being asked: {other:?}"),
             },
@@ -201,7 +201,7 @@ fn services_can_be_shared_between_threads() {
                 let tx = tx.clone();
                 scope.spawn(move || {
                     (0..5u8)
-                        .map(|i| tx.sign(36, &[t, i]).expect("sign"))
+                        .map(|i| tx.sign(Psid::CAM, &[t, i]).expect("sign"))
                         .collect::<Vec<_>>()
                 })
             })
@@ -240,7 +240,7 @@ fn a_replay_window_accepts_a_message_once_and_only_inside_the_window() {
     let s = station(1);
     let tx = signer(&s, 100);
     let rx = receiver(&s, PolicyKind::Always, 1).with_replay_window(Some(ReplayConfig::default()));
-    let signed = tx.sign(36, b"cam").expect("sign");
+    let signed = tx.sign(Psid::CAM, b"cam").expect("sign");
     assert_eq!(payload_of(rx.receive(&signed.bytes)), b"cam");
     // 199 more copies, one at a time and in a batch: each refused as a duplicate.
     let is_duplicate = |o: &Outcome| {
@@ -262,7 +262,7 @@ fn a_replay_window_accepts_a_message_once_and_only_inside_the_window() {
 
     // A forged copy (a flipped signature byte) refused first does not take the real
     // message's place.
-    let fresh = tx.sign(36, b"cam 2").expect("sign");
+    let fresh = tx.sign(Psid::CAM, b"cam 2").expect("sign");
     let mut forged = fresh.bytes.clone();
     let last = forged.len() - 1;
     forged[last] ^= 1;
@@ -276,7 +276,7 @@ fn a_replay_window_accepts_a_message_once_and_only_inside_the_window() {
     assert_eq!(payload_of(rx.receive(&fresh.bytes)), b"cam 2");
 
     // Generated more than max_age ago: refused as a timestamp out of the window.
-    let old = tx.sign(36, b"cam 3").expect("sign");
+    let old = tx.sign(Psid::CAM, b"cam 3").expect("sign");
     s.clock.advance(Duration::from_secs(11));
     match rx.receive(&old.bytes) {
         refused @ Outcome::Invalid {
@@ -287,7 +287,7 @@ fn a_replay_window_accepts_a_message_once_and_only_inside_the_window() {
 
     // Without the window (the service's default) copies are accepted, as before.
     let plain = receiver(&s, PolicyKind::Always, 1);
-    let again = tx.sign(36, b"cam 4").expect("sign");
+    let again = tx.sign(Psid::CAM, b"cam 4").expect("sign");
     assert_eq!(payload_of(plain.receive(&again.bytes)), b"cam 4");
     assert_eq!(payload_of(plain.receive(&again.bytes)), b"cam 4");
 }

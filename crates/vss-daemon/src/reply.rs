@@ -50,7 +50,7 @@ pub fn response(outcome: Outcome, tag: u64) -> VerifyResponse {
         } => VerifyResponse {
             report: report_code(Verdict::Valid).into(),
             payload,
-            psid,
+            psid: psid.value(),
             signer: signer.0.to_vec(),
             tag,
             ..VerifyResponse::default()

@@ -141,7 +141,7 @@ impl Entity {
             }
         };
         let options = SignOptions {
-            psid: request.psid,
+            psid: request.psid.into(),
             ssp: request.ssp.clone(),
             with_certificate,
         };

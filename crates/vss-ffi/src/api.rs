@@ -214,7 +214,7 @@ pub unsafe extern "C" fn vss_sign(
         unsafe { out.write(VssBuffer::EMPTY) };
         // SAFETY: the contract.
         let (entity, payload) = unsafe { (self::entity(entity)?, bytes(payload, len, "payload")?) };
-        let signed = entity.vss.create_signature(psid, payload)?;
+        let signed = entity.vss.create_signature(psid.into(), payload)?;
         // SAFETY: the contract.
         unsafe { out.write(signed.bytes.into()) };
         Ok(())

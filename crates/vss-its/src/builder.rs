@@ -9,8 +9,8 @@ use vss_crypto::PublicKey;
 
 use crate::asn::{
     BitmapSsp, CertificateBase, CertificateId, CertificateType, CrlSeries, Duration, EndEntityType,
-    GeographicRegion, HashedId3 as AsnHashedId3, Hostname, IssuerIdentifier, Psid,
-    PsidGroupPermissions, PsidSsp, PsidSspRange, SequenceOfPsidGroupPermissions, SequenceOfPsidSsp,
+    GeographicRegion, HashedId3 as AsnHashedId3, Hostname, IssuerIdentifier, PsidGroupPermissions,
+    PsidSsp, PsidSspRange, SequenceOfPsidGroupPermissions, SequenceOfPsidSsp,
     SequenceOfPsidSspRange, ServiceSpecificPermissions, SubjectAssurance, SubjectPermissions,
     ToBeSignedCertificate, ValidityPeriod, VerificationKeyIndicator,
 };
@@ -20,14 +20,7 @@ use crate::keys::{
     hash_for_curve, public_encryption_key, public_verification_key, signature_to_asn,
 };
 use crate::permissions::check_granted;
-use crate::{codec, Cert, Error, ItsTime, Result, Signer, Validity};
-
-/// PSID of the CRL service (ETSI TS 102 965): a root CA's permission to sign CRLs.
-pub const PSID_CRL: u64 = 622;
-/// PSID of the secured certificate request service: ECs and authorities sign requests.
-pub const PSID_CERT_REQUEST: u64 = 623;
-/// PSID of the CTL service: a root CA's permission to sign certificate trust lists.
-pub const PSID_CTL: u64 = 624;
+use crate::{codec, Cert, Error, ItsTime, Psid, Result, Signer, Validity};
 
 /// The certificate profiles of TS 103 097.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,7 +90,7 @@ impl FromStr for Profile {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Permission {
     /// The PSID (ITS-AID).
-    pub psid: u64,
+    pub psid: Psid,
     /// Service-specific permissions.
     pub ssp: Option<Vec<u8>>,
     /// How the SSP is carried: `opaque` or `bitmapSsp`.
@@ -117,7 +110,7 @@ pub enum SspForm {
 
 impl Permission {
     /// A PSID without SSP.
-    pub fn psid(psid: u64) -> Self {
+    pub fn psid(psid: Psid) -> Self {
         Permission {
             psid,
             ssp: None,
@@ -126,7 +119,7 @@ impl Permission {
     }
 
     /// A PSID with an opaque SSP (none when `ssp` is `None`).
-    pub fn opaque(psid: u64, ssp: Option<Vec<u8>>) -> Self {
+    pub fn opaque(psid: Psid, ssp: Option<Vec<u8>>) -> Self {
         Permission {
             psid,
             ssp,
@@ -135,7 +128,7 @@ impl Permission {
     }
 
     /// A PSID with a bitmap SSP.
-    pub fn bitmap(psid: u64, ssp: &[u8]) -> Self {
+    pub fn bitmap(psid: Psid, ssp: &[u8]) -> Self {
         Permission {
             psid,
             ssp: Some(ssp.to_vec()),
@@ -145,7 +138,7 @@ impl Permission {
 
     fn to_asn(&self) -> PsidSsp {
         PsidSsp {
-            psid: Psid(Integer::from(self.psid)),
+            psid: self.psid.to_asn(),
             ssp: self.ssp.as_ref().map(|s| {
                 let bytes = OctetString::from_slice(s);
                 match self.ssp_form {
@@ -183,7 +176,7 @@ pub struct CertificateRequest {
     /// Application permissions beyond the profile's own (for an AT: all of them).
     pub app_permissions: Vec<Permission>,
     /// For an AA: the PSIDs its tickets may carry (empty: any).
-    pub issue_psids: Vec<u64>,
+    pub issue_psids: Vec<Psid>,
     /// The subject's verification key.
     pub verification_key: PublicKey,
     /// The subject's encryption key (required of EA and AA).
@@ -220,12 +213,12 @@ fn group(subject: SubjectPermissions, min_chain: i64, ee_type: u8) -> PsidGroupP
 }
 
 /// Subject permissions naming PSIDs, any SSP.
-fn explicit_psids(psids: &[u64]) -> SubjectPermissions {
+fn explicit_psids(psids: &[Psid]) -> SubjectPermissions {
     SubjectPermissions::Explicit(SequenceOfPsidSspRange(
         psids
             .iter()
             .map(|&p| PsidSspRange {
-                psid: Psid(Integer::from(p)),
+                psid: p.to_asn(),
                 ssp_range: None,
             })
             .collect(),
@@ -242,16 +235,16 @@ fn profile_permissions(
         // authorities' own permission to sign certificate requests (one below).
         Profile::Root => (
             vec![
-                Permission::bitmap(PSID_CRL, &SSP_ROOT_CRL),
-                Permission::bitmap(PSID_CTL, &SSP_ROOT_CTL),
+                Permission::bitmap(Psid::CRL, &SSP_ROOT_CRL),
+                Permission::bitmap(Psid::CTL, &SSP_ROOT_CTL),
             ],
             vec![
                 group(SubjectPermissions::All(()), 2, both),
-                group(explicit_psids(&[PSID_CERT_REQUEST]), 1, both),
+                group(explicit_psids(&[Psid::CERT_REQUEST]), 1, both),
             ],
         ),
         Profile::Ea => (
-            vec![Permission::psid(PSID_CERT_REQUEST)],
+            vec![Permission::psid(Psid::CERT_REQUEST)],
             vec![group(SubjectPermissions::All(()), 1, both)],
         ),
         Profile::Aa => {
@@ -261,14 +254,17 @@ fn profile_permissions(
                 explicit_psids(&request.issue_psids)
             };
             (
-                vec![Permission::psid(PSID_CERT_REQUEST)],
+                vec![Permission::psid(Psid::CERT_REQUEST)],
                 vec![group(subject, 1, EndEntityType::APP)],
             )
         }
-        Profile::Ec => (vec![Permission::psid(PSID_CERT_REQUEST)], Vec::new()),
+        Profile::Ec => (vec![Permission::psid(Psid::CERT_REQUEST)], Vec::new()),
         Profile::At => (Vec::new(), Vec::new()),
         // The ECTL only; it issues no certificates.
-        Profile::Tlm => (vec![Permission::bitmap(PSID_CTL, &SSP_TLM_CTL)], Vec::new()),
+        Profile::Tlm => (
+            vec![Permission::bitmap(Psid::CTL, &SSP_TLM_CTL)],
+            Vec::new(),
+        ),
     };
     // Each PSID once (1609.2): a requested permission replaces the profile's for that PSID.
     let mut app: Vec<Permission> = own

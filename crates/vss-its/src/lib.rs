@@ -30,10 +30,10 @@
 //! let at_key = PrivateKey::generate(Curve::P256)?;
 //! let mut request = CertificateRequest::new(Profile::At, at_key.public_key().clone(),
 //!                                           Duration::Hours(168));
-//! request.app_permissions = vec![vss_its::Permission::psid(36)];
+//! request.app_permissions = vec![vss_its::Permission::psid(vss_its::Psid::CAM)];
 //! let at = issue_certificate(&request, Some(&aa), &aa_key)?;
 //!
-//! let mut message = SignedDataRequest::new(36, b"CAM");
+//! let mut message = SignedDataRequest::new(vss_its::Psid::CAM, b"CAM");
 //! message.signer = vss_its::SignerKind::Certificate;
 //! let bytes = vss_its::encode_data(&sign_data(&message, Some(&at), &at_key)?)?;
 //!
@@ -56,6 +56,7 @@ mod error;
 mod hashing;
 mod keys;
 mod permissions;
+mod psid;
 pub mod region;
 mod signed_data;
 mod signer;
@@ -72,8 +73,8 @@ pub mod asn {
 
 pub use anchors::{AnchorLists, StaleCrlPolicy, TrustAnchors};
 pub use builder::{
-    issue_certificate, CertificateRequest, Permission, Profile, SspForm, PSID_CERT_REQUEST,
-    PSID_CRL, PSID_CTL, SSP_ROOT_CRL, SSP_ROOT_CTL, SSP_TLM_CTL,
+    issue_certificate, CertificateRequest, Permission, Profile, SspForm, SSP_ROOT_CRL,
+    SSP_ROOT_CTL, SSP_TLM_CTL,
 };
 pub use cache::{CacheStats, CertCache, ValidatedCert, DEFAULT_CAPACITY};
 pub use cert::{Cert, Issuer};
@@ -88,7 +89,8 @@ pub use keys::{
     encryption_key, hash_for_curve, public_encryption_key, public_verification_key,
     signature_from_asn, signature_to_asn, verification_key,
 };
-pub use permissions::{allows_psid, psid_value};
+pub use permissions::allows_psid;
+pub use psid::Psid;
 pub use signed_data::{sign_data, unsecured, SignedDataRequest, SignedMessage, SignerKind};
 pub use signer::{HsmKey, KeyAgreement, Signer};
 pub use time::{duration_from_seconds, duration_micros, ItsTime, TimeError, Validity};

@@ -8,11 +8,6 @@ use crate::asn::{
     SspRange, SubjectPermissions, ToBeSignedCertificate,
 };
 
-/// The value of a PSID, when it fits in 64 bits.
-pub fn psid_value(psid: &Psid) -> Option<u64> {
-    u64::try_from(&psid.0).ok()
-}
-
 fn int(value: &Integer) -> Option<i64> {
     i64::try_from(value).ok()
 }
@@ -179,14 +174,14 @@ pub fn check_granted(
 }
 
 /// Whether a certificate's `appPermissions` allow signing for `psid`.
-pub fn allows_psid(subject: &ToBeSignedCertificate, psid: u64) -> bool {
+pub fn allows_psid(subject: &ToBeSignedCertificate, psid: crate::Psid) -> bool {
     subject
         .app_permissions
         .iter()
         .flat_map(|s| s.0.iter())
-        .any(|p| psid_value(&p.psid) == Some(psid))
+        .any(|p| crate::Psid::from_asn(&p.psid) == Some(psid))
 }
 
 fn psid_text(psid: &Psid) -> String {
-    psid_value(psid).map_or_else(|| "(out of range)".into(), |v| v.to_string())
+    crate::Psid::from_asn(psid).map_or_else(|| "(out of range)".into(), |v| v.to_string())
 }

@@ -1,17 +1,17 @@
 //! Signed data (`Ieee1609Dot2Data` with `signedData`, 1609.2 6.3.4–6.3.9): building with a
 //! [`Signer`], and reading what validation needs.
 
-use rasn::types::{FixedOctetString, Integer, OctetString};
+use rasn::types::{FixedOctetString, OctetString};
 use vss_crypto::{HashAlg, PublicKey};
 
 use crate::asn::{
-    EncryptionKey, HashedData, HashedId32, HeaderInfo, Ieee1609Dot2Content, Ieee1609Dot2Data, Psid,
+    EncryptionKey, HashedData, HashedId32, HeaderInfo, Ieee1609Dot2Content, Ieee1609Dot2Data,
     SequenceOfCertificate, SequenceOfHashedId3, SignedData, SignedDataPayload, SignerIdentifier,
     ThreeDLocation, ToBeSignedData,
 };
 use crate::hashing::{hash_algorithm, signing_digest, HashedId3, HashedId8};
 use crate::keys::{canonical_encryption_key, hash_for_curve, signature_from_asn, signature_to_asn};
-use crate::{codec, Cert, Error, ItsTime, Result, Signer};
+use crate::{codec, Cert, Error, ItsTime, Psid, Result, Signer};
 
 /// How the signer is named in a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,7 +28,7 @@ pub enum SignerKind {
 #[derive(Debug, Clone)]
 pub struct SignedDataRequest<'a> {
     /// The application's PSID (ITS-AID): 36 for CAM, 37 for DENM.
-    pub psid: u64,
+    pub psid: Psid,
     /// The application data, carried as `unsecuredData` (or, with `external_payload`, only
     /// its SHA-256).
     pub payload: &'a [u8],
@@ -53,7 +53,7 @@ pub struct SignedDataRequest<'a> {
 
 impl<'a> SignedDataRequest<'a> {
     /// A request for `payload` under `psid`, generated now, signer as digest.
-    pub fn new(psid: u64, payload: &'a [u8]) -> Self {
+    pub fn new(psid: Psid, payload: &'a [u8]) -> Self {
         SignedDataRequest {
             psid,
             payload,
@@ -96,7 +96,7 @@ pub fn sign_data(
         }
     }
     let header = HeaderInfo::builder()
-        .psid(Psid(Integer::from(request.psid)))
+        .psid(request.psid.to_asn())
         .maybe_generation_time(request.generation_time.map(ItsTime::to_time64))
         .maybe_expiry_time(request.expiry_time.map(ItsTime::to_time64))
         .maybe_generation_location(request.generation_location.clone())
@@ -227,8 +227,8 @@ impl SignedMessage {
     }
 
     /// The PSID, when it fits in 64 bits.
-    pub fn psid(&self) -> Option<u64> {
-        crate::permissions::psid_value(&self.header().psid)
+    pub fn psid(&self) -> Option<Psid> {
+        Psid::from_asn(&self.header().psid)
     }
 
     /// The payload when it is carried as `unsecuredData` (directly or one level down).

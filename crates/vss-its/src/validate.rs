@@ -24,6 +24,7 @@ use crate::keys::hash_for_curve;
 use crate::permissions::{allows_psid, check_granted};
 use crate::region::{contains_point, contains_region, Point};
 use crate::signed_data::SignedMessage;
+use crate::Psid;
 use crate::{Cert, Error, ItsTime, TrustAnchors, Verdict};
 
 /// A verdict with its reason, and what was learned of the message.
@@ -37,7 +38,7 @@ pub struct Report {
     #[serde(serialize_with = "hex_id")]
     pub signer: Option<HashedId8>,
     /// The message's PSID.
-    pub psid: Option<u64>,
+    pub psid: Option<Psid>,
 }
 
 fn hex_id<S: serde::Serializer>(id: &Option<HashedId8>, s: S) -> Result<S::Ok, S::Error> {
@@ -101,7 +102,7 @@ pub struct PendingSignature {
     /// verdict only when the signature verifies.
     after: Result<(), Failure>,
     signer_id: Option<HashedId8>,
-    psid: Option<u64>,
+    psid: Option<Psid>,
 }
 
 impl PendingSignature {
@@ -683,7 +684,7 @@ fn check_time(cert: &Cert, now: ItsTime) -> Result<(), Failure> {
     Ok(())
 }
 
-fn report(result: Result<(), Failure>, signer: Option<HashedId8>, psid: Option<u64>) -> Report {
+fn report(result: Result<(), Failure>, signer: Option<HashedId8>, psid: Option<Psid>) -> Report {
     let (verdict, reason) = match result {
         Ok(()) => (Verdict::Valid, String::new()),
         Err(Failure(verdict, reason)) => (verdict, reason),

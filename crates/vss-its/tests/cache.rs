@@ -7,7 +7,7 @@ use common::{now, request, Issued, Pki};
 use vss_crypto::{Curve, PrivateKey};
 use vss_its::asn::Duration;
 use vss_its::{
-    encode_data, sign_data, CertCache, Permission, Profile, SignedDataRequest, SignerKind,
+    encode_data, sign_data, CertCache, Permission, Profile, Psid, SignedDataRequest, SignerKind,
     Validator, Verdict,
 };
 
@@ -16,7 +16,7 @@ fn tickets(pki: &Pki, n: usize) -> Vec<Issued> {
         .map(|_| {
             let key = PrivateKey::generate(Curve::P256).expect("key");
             let mut r = request(Profile::At, &key, Duration::Hours(168));
-            r.app_permissions = vec![Permission::psid(36)];
+            r.app_permissions = vec![Permission::psid(Psid::CAM)];
             common::issue(&r, Some(&pki.aa), key)
         })
         .collect()
@@ -24,7 +24,7 @@ fn tickets(pki: &Pki, n: usize) -> Vec<Issued> {
 
 fn cam(at: &Issued, n: usize, signer: SignerKind) -> Vec<u8> {
     let payload = n.to_be_bytes();
-    let mut r = SignedDataRequest::new(36, &payload);
+    let mut r = SignedDataRequest::new(Psid::CAM, &payload);
     r.generation_time = Some(now());
     r.signer = signer;
     encode_data(&sign_data(&r, Some(&at.cert), &at.key).expect("sign")).expect("encode")

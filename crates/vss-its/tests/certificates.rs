@@ -6,7 +6,7 @@ mod common;
 use common::{issue, now, request, start, Pki};
 use vss_crypto::{Curve, HashAlg, PrivateKey};
 use vss_its::asn::{Duration, IssuerIdentifier};
-use vss_its::{Cert, Issuer, Profile, TrustAnchors, Validator, Verdict};
+use vss_its::{Cert, Issuer, Profile, Psid, TrustAnchors, Validator, Verdict};
 
 #[test]
 fn every_profile_round_trips_and_validates_on_every_curve() {
@@ -46,14 +46,14 @@ fn profiles_are_checked_before_signing() {
     let pki = Pki::new(Curve::P256, None);
     let key = PrivateKey::generate(Curve::P256).expect("test setup");
     let mut at = request(Profile::At, &key, Duration::Hours(1));
-    at.app_permissions = vec![vss_its::Permission::psid(36)];
+    at.app_permissions = vec![vss_its::Permission::psid(Psid::CAM)];
     at.name = Some("not a pseudonym".into());
     let err = vss_its::issue_certificate(&at, Some(&pki.aa.cert), &pki.aa.key)
         .expect_err("must be refused");
     assert!(err.to_string().contains("carries no name"), "{err}");
 
     let mut at = request(Profile::At, &key, Duration::Hours(1));
-    at.app_permissions = vec![vss_its::Permission::psid(138)];
+    at.app_permissions = vec![vss_its::Permission::psid(Psid::from(138))];
     let err = vss_its::issue_certificate(&at, Some(&pki.aa.cert), &pki.aa.key)
         .expect_err("must be refused");
     assert!(err.to_string().contains("PSID 138"), "{err}");

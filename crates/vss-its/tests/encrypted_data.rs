@@ -16,7 +16,7 @@ use vss_its::asn::{
 };
 use vss_its::{
     decode_data, decrypt_data, encode_data, encrypt_data, sign_data, unsecured, Cert,
-    DataEncryptionKey, DecryptionError, Decryptor, Error, HsmKey, Profile, Recipient,
+    DataEncryptionKey, DecryptionError, Decryptor, Error, HsmKey, Profile, Psid, Recipient,
     SignedDataRequest, SignedMessage, MAX_RECIPIENTS,
 };
 
@@ -27,14 +27,14 @@ fn recipient(pki: &Pki, curve: Curve) -> (Issued, PrivateKey) {
     let decryption = PrivateKey::generate(curve).expect("key");
     let key = PrivateKey::generate(Curve::P256).expect("key");
     let mut r = request(Profile::At, &key, Duration::Hours(24));
-    r.app_permissions = vec![vss_its::Permission::psid(36)];
+    r.app_permissions = vec![vss_its::Permission::psid(Psid::CAM)];
     r.encryption_key = Some(decryption.public_key().clone());
     (issue(&r, Some(&pki.aa), key), decryption)
 }
 
 fn signed(pki: &Pki) -> Ieee1609Dot2Data {
     sign_data(
-        &SignedDataRequest::new(36, b"a signed CAM"),
+        &SignedDataRequest::new(Psid::CAM, b"a signed CAM"),
         Some(&pki.at.cert),
         &pki.at.key,
     )
@@ -157,7 +157,7 @@ fn the_key_stays_inside_the_soft_hsm() {
     let pki = Pki::new(Curve::P256, None);
     let key = PrivateKey::generate(Curve::P256).expect("key");
     let mut r = request(Profile::At, &key, Duration::Hours(24));
-    r.app_permissions = vec![vss_its::Permission::psid(36)];
+    r.app_permissions = vec![vss_its::Permission::psid(Psid::CAM)];
     r.encryption_key = Some(public);
     let cert = issue(&r, Some(&pki.aa), key).cert;
     let data = encrypt_data(
@@ -233,7 +233,7 @@ fn p1_binds_the_key_to_the_certificate() {
     let (first, private) = recipient(&pki, Curve::P256);
     let key = PrivateKey::generate(Curve::P256).expect("key");
     let mut r = request(Profile::At, &key, Duration::Hours(24));
-    r.app_permissions = vec![vss_its::Permission::psid(37)];
+    r.app_permissions = vec![vss_its::Permission::psid(Psid::DENM)];
     r.encryption_key = Some(private.public_key().clone());
     let second = issue(&r, Some(&pki.aa), key).cert;
     let mut data = encrypt_data(

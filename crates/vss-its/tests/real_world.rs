@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use vss_its::{Cert, HashedId8, ItsTime, TrustAnchors, Validator, Verdict};
+use vss_its::{Cert, HashedId8, ItsTime, Psid, TrustAnchors, Validator, Verdict};
 
 fn vectors() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/vectors/its")
@@ -109,7 +109,7 @@ fn the_eu_trust_list_verifies_under_its_tlm_and_the_roots_are_anchors() {
     let mut validator = Validator::new(trust, 8);
     let report = validator.verify_data(&ectl, &[], generated);
     assert_eq!(report.verdict, Verdict::Valid, "{}", report.reason);
-    assert_eq!(report.psid, Some(vss_its::PSID_CTL));
+    assert_eq!(report.psid, Some(Psid::CTL));
     assert_eq!(report.signer, Some(tlm.hashed_id8()));
 
     // One bit of the signature changed: no longer valid.
@@ -229,7 +229,7 @@ fn cams_captured_from_a_vehicle_verify_with_its_ticket() {
             ItsTime::from_time64(message.header().generation_time.as_ref().expect("time"));
         let report = validator.verify_data(&bytes, &[], generated);
         assert_eq!(report.verdict, Verdict::Valid, "{name}: {}", report.reason);
-        assert_eq!(report.psid, Some(36));
+        assert_eq!(report.psid, Some(Psid::CAM));
         assert_eq!(report.signer, Some(at.hashed_id8()));
     }
     let unknown = read("captures/vanetza_cam_signer_digest_0BA2D2FB6A0C62D2.oer");

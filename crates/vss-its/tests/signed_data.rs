@@ -10,7 +10,7 @@ use vss_its::asn::{
     ValidityPeriod,
 };
 use vss_its::{
-    encode_data, sign_data, Cert, ItsTime, SignedDataRequest, SignerKind, Validator, Verdict,
+    encode_data, sign_data, Cert, ItsTime, Psid, SignedDataRequest, SignerKind, Validator, Verdict,
 };
 
 fn signed(pki: &Pki, request: &SignedDataRequest<'_>, at: &Cert) -> Vec<u8> {
@@ -46,16 +46,20 @@ fn valid_with_certificate_then_digest_on_every_curve() {
         let pki = Pki::new(curve, None);
         let mut validator = Validator::new(pki.trust(), 8);
         let chain = [pki.aa.cert.clone()];
-        let by_digest = signed(&pki, &message(36, SignerKind::Digest), &pki.at.cert);
+        let by_digest = signed(&pki, &message(Psid::CAM, SignerKind::Digest), &pki.at.cert);
         assert_eq!(
             verdict(&mut validator, &by_digest, &[]).0,
             Verdict::SignerNotFound
         );
-        let by_cert = signed(&pki, &message(36, SignerKind::Certificate), &pki.at.cert);
+        let by_cert = signed(
+            &pki,
+            &message(Psid::CAM, SignerKind::Certificate),
+            &pki.at.cert,
+        );
         let report = validator.verify_data(&by_cert, &chain, now());
         assert_eq!(report.verdict, Verdict::Valid, "{curve}: {}", report.reason);
         assert_eq!(report.signer, Some(pki.at.cert.hashed_id8()));
-        assert_eq!(report.psid, Some(36));
+        assert_eq!(report.psid, Some(Psid::CAM));
         // Now the certificate is cached: the digest form validates.
         assert_eq!(
             verdict(&mut validator, &by_digest, &[]).0,
@@ -71,7 +75,11 @@ fn valid_with_certificate_then_digest_on_every_curve() {
 #[test]
 fn false_signature_when_a_signature_byte_changes() {
     let pki = Pki::new(Curve::P256, None);
-    let mut bytes = signed(&pki, &message(36, SignerKind::Certificate), &pki.at.cert);
+    let mut bytes = signed(
+        &pki,
+        &message(Psid::CAM, SignerKind::Certificate),
+        &pki.at.cert,
+    );
     let last = bytes.len() - 1;
     bytes[last] ^= 0x01;
     let mut validator = Validator::new(pki.trust(), 8);
@@ -82,7 +90,11 @@ fn false_signature_when_a_signature_byte_changes() {
 #[test]
 fn false_signature_when_the_payload_changes() {
     let pki = Pki::new(Curve::P256, None);
-    let bytes = signed(&pki, &message(36, SignerKind::Certificate), &pki.at.cert);
+    let bytes = signed(
+        &pki,
+        &message(Psid::CAM, SignerKind::Certificate),
+        &pki.at.cert,
+    );
     let at = bytes.windows(3).position(|w| w == b"CAM").expect("payload");
     let mut tampered = bytes.clone();
     tampered[at] = b'D';
@@ -101,7 +113,11 @@ fn false_signature_when_the_payload_changes() {
 #[test]
 fn insufficient_permissions_for_a_psid_the_ticket_lacks() {
     let pki = Pki::new(Curve::P256, None);
-    let bytes = signed(&pki, &message(138, SignerKind::Certificate), &pki.at.cert);
+    let bytes = signed(
+        &pki,
+        &message(Psid::from(138), SignerKind::Certificate),
+        &pki.at.cert,
+    );
     let mut validator = Validator::new(pki.trust(), 8);
     let (v, reason) = verdict(&mut validator, &bytes, std::slice::from_ref(&pki.aa.cert));
     assert_eq!(v, Verdict::InsufficientPermissions);
@@ -115,7 +131,7 @@ fn insufficient_permissions_for_a_ticket_the_aa_may_not_issue() {
         let perms = tbs.app_permissions.as_mut().expect("permissions");
         perms.0[0].psid = vss_its::asn::Psid(138.into());
     });
-    let bytes = signed(&pki, &message(37, SignerKind::Certificate), &at);
+    let bytes = signed(&pki, &message(Psid::DENM, SignerKind::Certificate), &at);
     let mut validator = Validator::new(pki.trust(), 8);
     let (v, reason) = verdict(&mut validator, &bytes, std::slice::from_ref(&pki.aa.cert));
     assert_eq!(v, Verdict::InsufficientPermissions, "{reason}");
@@ -125,7 +141,11 @@ fn insufficient_permissions_for_a_ticket_the_aa_may_not_issue() {
 fn untrusted_root_when_the_root_is_not_an_anchor() {
     let pki = Pki::new(Curve::P256, None);
     let other = Pki::new(Curve::P256, None);
-    let bytes = signed(&pki, &message(36, SignerKind::Certificate), &pki.at.cert);
+    let bytes = signed(
+        &pki,
+        &message(Psid::CAM, SignerKind::Certificate),
+        &pki.at.cert,
+    );
     let mut validator = Validator::new(other.trust(), 8);
     let chain = [pki.aa.cert.clone(), pki.root.cert.clone()];
     let (v, reason) = verdict(&mut validator, &bytes, &chain);
@@ -135,7 +155,11 @@ fn untrusted_root_when_the_root_is_not_an_anchor() {
 #[test]
 fn signer_not_found_when_the_issuer_is_missing() {
     let pki = Pki::new(Curve::P256, None);
-    let bytes = signed(&pki, &message(36, SignerKind::Certificate), &pki.at.cert);
+    let bytes = signed(
+        &pki,
+        &message(Psid::CAM, SignerKind::Certificate),
+        &pki.at.cert,
+    );
     let mut validator = Validator::new(pki.trust(), 8);
     let (v, reason) = verdict(&mut validator, &bytes, &[]);
     assert_eq!(v, Verdict::SignerNotFound);
@@ -163,7 +187,7 @@ fn invalid_chain_when_a_ca_certificate_is_tampered_or_outlives_its_issuer() {
         key: aa_key,
     };
     let at = forge(&pki.at.cert, &aa_issued, |_| {});
-    let at_bytes = signed(&pki, &message(36, SignerKind::Certificate), &at);
+    let at_bytes = signed(&pki, &message(Psid::CAM, SignerKind::Certificate), &at);
     let mut validator = Validator::new(pki.trust(), 8);
     let (v, reason) = verdict(
         &mut validator,
@@ -178,7 +202,7 @@ fn invalid_chain_when_a_ca_certificate_is_tampered_or_outlives_its_issuer() {
             duration: Duration::Years(40),
         };
     });
-    let long_bytes = signed(&pki, &message(36, SignerKind::Certificate), &long);
+    let long_bytes = signed(&pki, &message(Psid::CAM, SignerKind::Certificate), &long);
     let (v, reason) = verdict(
         &mut validator,
         &long_bytes,
@@ -191,7 +215,11 @@ fn invalid_chain_when_a_ca_certificate_is_tampered_or_outlives_its_issuer() {
 #[test]
 fn expired_and_not_yet_valid_by_the_clock_and_by_generation_time() {
     let pki = Pki::new(Curve::P256, None);
-    let bytes = signed(&pki, &message(36, SignerKind::Certificate), &pki.at.cert);
+    let bytes = signed(
+        &pki,
+        &message(Psid::CAM, SignerKind::Certificate),
+        &pki.at.cert,
+    );
     let chain = [pki.aa.cert.clone()];
     let end = pki.at.cert.validity().end;
     let mut validator = Validator::new(pki.trust(), 8);
@@ -205,12 +233,12 @@ fn expired_and_not_yet_valid_by_the_clock_and_by_generation_time() {
         Verdict::NotYetValid
     );
 
-    let mut late = message(36, SignerKind::Certificate);
+    let mut late = message(Psid::CAM, SignerKind::Certificate);
     late.generation_time = Some(end.plus_micros(1));
     let bytes = signed(&pki, &late, &pki.at.cert);
     assert_eq!(verdict(&mut validator, &bytes, &chain).0, Verdict::Expired);
 
-    let mut future = message(36, SignerKind::Certificate);
+    let mut future = message(Psid::CAM, SignerKind::Certificate);
     future.generation_time = Some(now().plus_micros(60_000_000));
     let bytes = signed(&pki, &future, &pki.at.cert);
     assert_eq!(
@@ -218,7 +246,7 @@ fn expired_and_not_yet_valid_by_the_clock_and_by_generation_time() {
         Verdict::NotYetValid
     );
 
-    let mut stale = message(36, SignerKind::Certificate);
+    let mut stale = message(Psid::CAM, SignerKind::Certificate);
     stale.expiry_time = Some(now().plus_micros(1));
     let bytes = signed(&pki, &stale, &pki.at.cert);
     let later = now().plus_micros(2);
@@ -234,13 +262,13 @@ fn outside_region_for_a_location_or_a_certificate_beyond_the_issuer() {
     let pki = Pki::new(Curve::P256, Some(circle(508_503_000, 43_517_000, 50_000)));
     let chain = [pki.aa.cert.clone()];
     let mut validator = Validator::new(pki.trust(), 8);
-    let mut inside = message(36, SignerKind::Certificate);
+    let mut inside = message(Psid::CAM, SignerKind::Certificate);
     inside.generation_location = Some(location(508_600_000, 43_600_000));
     let bytes = signed(&pki, &inside, &pki.at.cert);
     let report = validator.verify_data(&bytes, &chain, now());
     assert_eq!(report.verdict, Verdict::Valid, "{}", report.reason);
 
-    let mut paris = message(36, SignerKind::Certificate);
+    let mut paris = message(Psid::CAM, SignerKind::Certificate);
     paris.generation_location = Some(location(488_566_000, 23_522_000));
     let bytes = signed(&pki, &paris, &pki.at.cert);
     assert_eq!(
@@ -251,7 +279,7 @@ fn outside_region_for_a_location_or_a_certificate_beyond_the_issuer() {
     let wide = forge(&pki.at.cert, &pki.aa, |tbs| {
         tbs.region = Some(circle(508_503_000, 43_517_000, 60_000));
     });
-    let bytes = signed(&pki, &message(36, SignerKind::Certificate), &wide);
+    let bytes = signed(&pki, &message(Psid::CAM, SignerKind::Certificate), &wide);
     let (v, reason) = verdict(&mut validator, &bytes, &chain);
     assert_eq!(v, Verdict::OutsideRegion, "{reason}");
 }
@@ -259,7 +287,11 @@ fn outside_region_for_a_location_or_a_certificate_beyond_the_issuer() {
 #[test]
 fn malformed_for_truncated_trailing_and_deeply_nested_input() {
     let pki = Pki::new(Curve::P256, None);
-    let bytes = signed(&pki, &message(36, SignerKind::Certificate), &pki.at.cert);
+    let bytes = signed(
+        &pki,
+        &message(Psid::CAM, SignerKind::Certificate),
+        &pki.at.cert,
+    );
     let mut validator = Validator::new(pki.trust(), 8);
     for cut in [0, 1, 5, bytes.len() / 2, bytes.len() - 1] {
         assert_eq!(
@@ -276,7 +308,7 @@ fn malformed_for_truncated_trailing_and_deeply_nested_input() {
     // signedData whose payload is signedData whose payload is ... 200 levels down.
     let mut nested = vss_its::unsecured(b"x");
     for _ in 0..200 {
-        let mut r = message(36, SignerKind::Digest);
+        let mut r = message(Psid::CAM, SignerKind::Digest);
         r.payload = b"";
         let mut outer = sign_data(&r, Some(&pki.at.cert), &pki.at.key).expect("sign");
         if let vss_its::asn::Ieee1609Dot2Content::SignedData(s) = &mut outer.content {
@@ -305,7 +337,12 @@ fn unsupported_algorithm_when_the_hash_does_not_match_the_curve() {
 fn self_signed_messages_are_not_trusted() {
     let pki = Pki::new(Curve::P256, None);
     let bytes = encode_data(
-        &sign_data(&message(36, SignerKind::SelfSigned), None, &pki.at.key).expect("sign"),
+        &sign_data(
+            &message(Psid::CAM, SignerKind::SelfSigned),
+            None,
+            &pki.at.key,
+        )
+        .expect("sign"),
     )
     .expect("encode");
     let mut validator = Validator::new(pki.trust(), 8);
@@ -352,7 +389,7 @@ fn a_header_encryption_key_is_signed_compressed_and_verifies_in_either_form() {
     let pki = Pki::new(Curve::P256, None);
     let reply_key = vss_crypto::PrivateKey::generate(Curve::P256).expect("key");
     let mut data = sign_data(
-        &message(36, SignerKind::Certificate),
+        &message(Psid::CAM, SignerKind::Certificate),
         Some(&pki.at.cert),
         &pki.at.key,
     )
@@ -397,7 +434,7 @@ fn a_header_encryption_key_is_signed_compressed_and_verifies_in_either_form() {
 #[test]
 fn a_detached_payload_verifies_only_with_the_payload_it_signs() {
     let pki = Pki::new(Curve::P256, None);
-    let mut request = message(36, SignerKind::Certificate);
+    let mut request = message(Psid::CAM, SignerKind::Certificate);
     request.payload = b"SharedAtRequest";
     request.external_payload = true;
     let bytes = signed(&pki, &request, &pki.at.cert);
@@ -420,7 +457,7 @@ fn a_detached_payload_verifies_only_with_the_payload_it_signs() {
     // A message that carries its payload is not a detached signature.
     let embedded = signed(
         &pki,
-        &self::message(36, SignerKind::Certificate),
+        &self::message(Psid::CAM, SignerKind::Certificate),
         &pki.at.cert,
     );
     let embedded = vss_its::SignedMessage::from_bytes(&embedded).expect("message");
@@ -431,7 +468,7 @@ fn a_detached_payload_verifies_only_with_the_payload_it_signs() {
 #[test]
 fn self_signed_data_verifies_with_the_key_given_and_no_other() {
     let pki = Pki::new(Curve::P256, None);
-    let request = message(623, SignerKind::SelfSigned);
+    let request = message(Psid::CERT_REQUEST, SignerKind::SelfSigned);
     let data = sign_data(&request, None, &pki.ec.key).expect("sign");
     let message = vss_its::SignedMessage::from_asn(data).expect("message");
     assert!(message
@@ -445,7 +482,7 @@ fn self_signed_data_verifies_with_the_key_given_and_no_other() {
     // Signed with the certificate's key but named by digest: the digest covers the
     // certificate, so the bare key does not verify it.
     let digest = sign_data(
-        &self::message(36, SignerKind::Digest),
+        &self::message(Psid::CAM, SignerKind::Digest),
         Some(&pki.at.cert),
         &pki.at.key,
     )

@@ -10,7 +10,7 @@ use common::{forge, message, now, start, Pki};
 use proptest::prelude::*;
 use vss_crypto::Curve;
 use vss_its::asn::{Duration, Time32, Time64, ValidityPeriod};
-use vss_its::{encode_data, sign_data, Cert, ItsTime, SignerKind, Validator, Verdict};
+use vss_its::{encode_data, sign_data, Cert, ItsTime, Psid, SignerKind, Validator, Verdict};
 
 /// The Time64 of the issue: top byte 0xFF.
 const FORGED: u64 = 0xFF00_0000_0000_0000;
@@ -26,7 +26,7 @@ fn time(micros: u64) -> ItsTime {
 
 /// A CAM signed by the AT (signer: its certificate) with these raw time fields.
 fn signed(generation: Option<u64>, expiry: Option<u64>) -> Vec<u8> {
-    let mut request = message(36, SignerKind::Certificate);
+    let mut request = message(Psid::CAM, SignerKind::Certificate);
     request.generation_time = generation.map(time);
     request.expiry_time = expiry.map(time);
     let pki = pki();

@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use common::{message, now, Pki};
 use vss_crypto::Curve;
 use vss_its::{
-    encode_data, sign_data, AnchorLists, HashedId8, ItsTime, SignerKind, StaleCrlPolicy,
+    encode_data, sign_data, AnchorLists, HashedId8, ItsTime, Psid, SignerKind, StaleCrlPolicy,
     TrustAnchors, Validator, Verdict,
 };
 
@@ -19,7 +19,7 @@ const HOUR: u64 = 3_600_000_000;
 /// A message of the PKI's AT, its signer named by certificate.
 fn cam(pki: &Pki) -> Vec<u8> {
     let data = sign_data(
-        &message(36, SignerKind::Certificate),
+        &message(Psid::CAM, SignerKind::Certificate),
         Some(&pki.at.cert),
         &pki.at.key,
     )
@@ -115,7 +115,7 @@ fn a_new_trust_store_empties_the_cache_so_a_revocation_takes_effect_at_once() {
     assert!(validator.cache().is_empty());
     let by_digest = encode_data(
         &sign_data(
-            &message(36, SignerKind::Digest),
+            &message(Psid::CAM, SignerKind::Digest),
             Some(&pki.at.cert),
             &pki.at.key,
         )

@@ -11,7 +11,7 @@ use vss_its::asn::{
     CircularRegion, Duration, GeographicRegion, Latitude, Longitude, ThreeDLocation, TwoDLocation,
 };
 use vss_its::{
-    encode_data, sign_data, Cert, Permission, Prepared, Profile, Report, SignedDataRequest,
+    encode_data, sign_data, Cert, Permission, Prepared, Profile, Psid, Report, SignedDataRequest,
     SignedMessage, SignerKind, Validator, Verdict,
 };
 
@@ -47,7 +47,7 @@ fn circle(lat: i32, lon: i32, radius: u16) -> GeographicRegion {
 fn ticket(pki: &Pki, curve: Curve) -> Issued {
     let key = PrivateKey::generate(curve).expect("key");
     let mut r = request(Profile::At, &key, Duration::Hours(168));
-    r.app_permissions = vec![Permission::psid(36), Permission::psid(37)];
+    r.app_permissions = vec![Permission::psid(Psid::CAM), Permission::psid(Psid::DENM)];
     issue(&r, Some(&pki.aa), key)
 }
 
@@ -63,21 +63,29 @@ fn corpus(pki: &Pki) -> Vec<Case> {
     let at = |request: &SignedDataRequest<'_>| signed(request, &pki.at.cert, &pki.at.key);
     let mut cases = vec![
         case(
-            at(&message(36, SignerKind::Digest)),
+            at(&message(Psid::CAM, SignerKind::Digest)),
             &[],
             Verdict::SignerNotFound,
         ),
         case(
-            at(&message(36, SignerKind::Certificate)),
+            at(&message(Psid::CAM, SignerKind::Certificate)),
             &aa,
             Verdict::Valid,
         ),
-        case(at(&message(36, SignerKind::Digest)), &[], Verdict::Valid),
+        case(
+            at(&message(Psid::CAM, SignerKind::Digest)),
+            &[],
+            Verdict::Valid,
+        ),
     ];
     for curve in [Curve::P256, Curve::Bp256, Curve::P384, Curve::Bp384] {
         let t = ticket(pki, curve);
-        let by_cert = signed(&message(37, SignerKind::Certificate), &t.cert, &t.key);
-        let by_digest = signed(&message(37, SignerKind::Digest), &t.cert, &t.key);
+        let by_cert = signed(
+            &message(Psid::DENM, SignerKind::Certificate),
+            &t.cert,
+            &t.key,
+        );
+        let by_digest = signed(&message(Psid::DENM, SignerKind::Digest), &t.cert, &t.key);
         cases.push(case(
             flip_last(by_cert.clone()),
             &aa,
@@ -89,14 +97,14 @@ fn corpus(pki: &Pki) -> Vec<Case> {
     }
 
     let payload_changed = {
-        let mut bytes = at(&message(36, SignerKind::Digest));
+        let mut bytes = at(&message(Psid::CAM, SignerKind::Digest));
         let i = bytes.windows(3).position(|w| w == b"CAM").expect("payload");
         bytes[i] = b'D';
         bytes
     };
     cases.push(case(payload_changed, &[], Verdict::FalseSignature));
     cases.push(case(
-        at(&message(138, SignerKind::Digest)),
+        at(&message(Psid::from(138), SignerKind::Digest)),
         &[],
         Verdict::InsufficientPermissions,
     ));
@@ -106,7 +114,7 @@ fn corpus(pki: &Pki) -> Vec<Case> {
     });
     cases.push(case(
         signed(
-            &message(37, SignerKind::Certificate),
+            &message(Psid::DENM, SignerKind::Certificate),
             &overreaching,
             &pki.at.key,
         ),
@@ -119,7 +127,7 @@ fn corpus(pki: &Pki) -> Vec<Case> {
     });
     cases.push(case(
         signed(
-            &message(36, SignerKind::Certificate),
+            &message(Psid::CAM, SignerKind::Certificate),
             &outliving,
             &pki.at.key,
         ),
@@ -130,37 +138,41 @@ fn corpus(pki: &Pki) -> Vec<Case> {
     let other = Pki::new(Curve::P256, None);
     let stranger = |request: &SignedDataRequest<'_>| signed(request, &other.at.cert, &other.at.key);
     cases.push(case(
-        stranger(&message(36, SignerKind::Certificate)),
+        stranger(&message(Psid::CAM, SignerKind::Certificate)),
         &aa,
         Verdict::SignerNotFound,
     ));
     cases.push(case(
-        stranger(&message(36, SignerKind::Certificate)),
+        stranger(&message(Psid::CAM, SignerKind::Certificate)),
         &[other.aa.cert.clone(), other.root.cert.clone()],
         Verdict::UntrustedRoot,
     ));
     let unseen = ticket(pki, Curve::P256);
     cases.push(case(
-        signed(&message(36, SignerKind::Digest), &unseen.cert, &unseen.key),
+        signed(
+            &message(Psid::CAM, SignerKind::Digest),
+            &unseen.cert,
+            &unseen.key,
+        ),
         &[],
         Verdict::SignerNotFound,
     ));
 
     let end = pki.at.cert.validity().end;
-    let mut late = message(36, SignerKind::Digest);
+    let mut late = message(Psid::CAM, SignerKind::Digest);
     late.generation_time = Some(end.plus_micros(1));
     cases.push(case(at(&late), &[], Verdict::Expired));
     // Expired and falsely signed: the signature's verdict comes first.
     cases.push(case(flip_last(at(&late)), &[], Verdict::FalseSignature));
-    let mut future = message(36, SignerKind::Digest);
+    let mut future = message(Psid::CAM, SignerKind::Digest);
     future.generation_time = Some(now().plus_micros(60_000_000));
     cases.push(case(at(&future), &[], Verdict::NotYetValid));
-    let mut stale = message(36, SignerKind::Digest);
+    let mut stale = message(Psid::CAM, SignerKind::Digest);
     stale.generation_time = Some(start().plus_micros(1_000_000));
     stale.expiry_time = Some(start().plus_micros(2_000_000));
     cases.push(case(at(&stale), &[], Verdict::Expired));
 
-    let mut paris = message(36, SignerKind::Digest);
+    let mut paris = message(Psid::CAM, SignerKind::Digest);
     paris.generation_location = Some(ThreeDLocation {
         latitude: Latitude(488_566_000.into()),
         longitude: Longitude(23_522_000.into()),
@@ -168,7 +180,7 @@ fn corpus(pki: &Pki) -> Vec<Case> {
     });
     cases.push(case(at(&paris), &[], Verdict::OutsideRegion));
 
-    let whole = at(&message(36, SignerKind::Digest));
+    let whole = at(&message(Psid::CAM, SignerKind::Digest));
     for cut in [0, 1, whole.len() / 2, whole.len() - 1] {
         cases.push(case(whole[..cut].to_vec(), &[], Verdict::Malformed));
     }
@@ -181,13 +193,17 @@ fn corpus(pki: &Pki) -> Vec<Case> {
         &[],
         Verdict::UnsupportedAlgorithm,
     ));
-    let self_signed = sign_data(&message(36, SignerKind::SelfSigned), None, &pki.at.key);
+    let self_signed = sign_data(
+        &message(Psid::CAM, SignerKind::SelfSigned),
+        None,
+        &pki.at.key,
+    );
     cases.push(case(
         encode_data(&self_signed.expect("sign")).expect("encode"),
         &[],
         Verdict::UntrustedRoot,
     ));
-    let mut detached = message(36, SignerKind::Digest);
+    let mut detached = message(Psid::CAM, SignerKind::Digest);
     detached.external_payload = true;
     cases.push(case(at(&detached), &[], Verdict::UnsupportedAlgorithm));
     cases
@@ -276,14 +292,14 @@ fn finish_puts_the_signature_first_and_the_later_checks_after_it() {
             Prepared::Refused(report) => panic!("refused: {}", report.reason),
         }
     };
-    let valid = prepare(&mut validator, &message(36, SignerKind::Certificate));
+    let valid = prepare(&mut validator, &message(Psid::CAM, SignerKind::Certificate));
     assert!(valid.verify());
     let report = valid.finish(false);
     assert_eq!(report.verdict, Verdict::FalseSignature);
     assert_eq!(report.signer, Some(pki.at.cert.hashed_id8()));
-    assert_eq!(report.psid, Some(36));
+    assert_eq!(report.psid, Some(Psid::CAM));
 
-    let mut late = message(36, SignerKind::Digest);
+    let mut late = message(Psid::CAM, SignerKind::Digest);
     late.generation_time = Some(pki.at.cert.validity().end.plus_micros(1));
     let late = prepare(&mut validator, &late);
     assert_eq!(late.curve(), Curve::P256);

@@ -4,13 +4,10 @@
 
 use vss_crypto::HashAlg;
 use vss_its::asn::Ieee1609Dot2Data;
-use vss_its::{Cert, ItsTime, SignedDataRequest, SignedMessage, Signer, SignerKind};
+use vss_its::{Cert, ItsTime, Psid, SignedDataRequest, SignedMessage, Signer, SignerKind};
 
 use crate::messages::{self, EtsiTs102941Data};
 use crate::{Error, Result};
-
-/// The PSID of TS 102 941 requests and responses.
-pub const PSID: u64 = vss_its::PSID_CERT_REQUEST;
 
 /// `requestHash`: the leftmost 16 octets of SHA-256 over the whole request message.
 pub fn request_hash(request: &[u8]) -> [u8; 16] {
@@ -28,7 +25,7 @@ pub(crate) fn sign(
     signer: &dyn Signer,
     now: ItsTime,
 ) -> Result<Ieee1609Dot2Data> {
-    let mut request = SignedDataRequest::new(PSID, payload);
+    let mut request = SignedDataRequest::new(Psid::CERT_REQUEST, payload);
     request.generation_time = Some(now);
     request.signer = if cert.is_some() {
         SignerKind::Digest
@@ -55,10 +52,10 @@ pub(crate) fn sign_envelope(
 
 /// The `EtsiTs102941Data` a signed message carries under PSID 623.
 pub(crate) fn envelope(message: &SignedMessage) -> Result<EtsiTs102941Data> {
-    if message.psid() != Some(PSID) {
+    if message.psid() != Some(Psid::CERT_REQUEST) {
         return Err(Error::Malformed {
             what: "TS 102 941 message",
-            detail: format!("PSID {:?}, not {PSID}", message.psid()),
+            detail: format!("PSID {:?}, not {}", message.psid(), Psid::CERT_REQUEST),
         });
     }
     let payload = message.payload().ok_or_else(|| Error::Malformed {

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use made_pki::MadePki;
 use vss_crypto::{Curve, PrivateKey};
 use vss_hsm::Hsm;
-use vss_its::{Cert, ItsTime, TrustAnchors, Validator, Verdict};
+use vss_its::{Cert, ItsTime, Psid, TrustAnchors, Validator, Verdict};
 use vss_pki::authority::{Aa, Answer, Ea, EaLink, KnownEa};
 use vss_pki::messages::AuthorizationResponseCode as Code;
 use vss_pki::station::{authorization_request, enrolment_request, Outer, TicketKeys};
@@ -79,7 +79,7 @@ fn fixture_with_ec_lifetime(ec_lifetime: vss_its::asn::Duration) -> Fixture {
         }],
     );
     let canonical = PrivateKey::generate(Curve::P256).expect("key");
-    pki.register("car-1", canonical.public_key(), &[36, 37]);
+    pki.register("car-1", canonical.public_key(), &[Psid::CAM, Psid::DENM]);
     let ec_key = PrivateKey::generate(Curve::P256).expect("key");
     let request = enrolment_request(
         "car-1",
@@ -110,12 +110,12 @@ fn fixture_with_ec_lifetime(ec_lifetime: vss_its::asn::Duration) -> Fixture {
     }
 }
 
-fn ask(f: &Fixture, ticket_key: &PrivateKey, psids: &[u64]) -> (Code, Option<Cert>) {
+fn ask(f: &Fixture, ticket_key: &PrivateKey, psids: &[Psid]) -> (Code, Option<Cert>) {
     ask_at(f, TicketKeys::signing(ticket_key), psids, now())
 }
 
 /// Asks for a ticket with `keys`, with a request made and answered at `at`.
-fn ask_at(f: &Fixture, keys: TicketKeys<'_>, psids: &[u64], at: ItsTime) -> (Code, Option<Cert>) {
+fn ask_at(f: &Fixture, keys: TicketKeys<'_>, psids: &[Psid], at: ItsTime) -> (Code, Option<Cert>) {
     let request =
         authorization_request(keys, &f.ec, &f.ec_key, f.ea.cert(), f.aa.cert(), psids, at)
             .expect("request");
@@ -137,12 +137,15 @@ fn tickets_are_issued_with_the_permissions_the_ea_confirms() {
     let mut validator = Validator::new(trust, 8);
     for _ in 0..5 {
         let key = PrivateKey::generate(Curve::P256).expect("key");
-        let (code, ticket) = ask(&f, &key, &[36, 37]);
+        let (code, ticket) = ask(&f, &key, &[Psid::CAM, Psid::DENM]);
         assert_eq!(code, Code::Ok);
         let ticket = ticket.expect("ticket");
         assert_eq!(ticket.verification_key().expect("key"), *key.public_key());
-        assert!(vss_its::allows_psid(ticket.tbs(), 36) && vss_its::allows_psid(ticket.tbs(), 37));
-        assert!(!vss_its::allows_psid(ticket.tbs(), 623));
+        assert!(
+            vss_its::allows_psid(ticket.tbs(), Psid::CAM)
+                && vss_its::allows_psid(ticket.tbs(), Psid::DENM)
+        );
+        assert!(!vss_its::allows_psid(ticket.tbs(), Psid::CERT_REQUEST));
         let report = validator.verify_certificate(&ticket, &[f.aa.cert().clone()], now());
         assert_eq!(report.verdict, Verdict::Valid, "{}", report.reason);
     }
@@ -162,7 +165,7 @@ fn a_ticket_asked_with_an_encryption_key_carries_it_and_can_be_encrypted_to() {
     let key = PrivateKey::generate(Curve::P256).expect("key");
     let encryption = PrivateKey::generate(Curve::P256).expect("key");
     let keys = TicketKeys::with_encryption(&key, encryption.public_key());
-    let (code, ticket) = ask_at(&f, keys, &[36], now());
+    let (code, ticket) = ask_at(&f, keys, &[Psid::CAM], now());
     assert_eq!(code, Code::Ok);
     let ticket = ticket.expect("ticket");
     assert_eq!(
@@ -184,7 +187,7 @@ fn a_ticket_asked_with_an_encryption_key_carries_it_and_can_be_encrypted_to() {
     .expect("decrypt");
     assert_eq!(opened.data, secret);
 
-    let (code, plain) = ask(&f, &key, &[36]);
+    let (code, plain) = ask(&f, &key, &[Psid::CAM]);
     assert_eq!(code, Code::Ok);
     assert_eq!(plain.expect("ticket").encryption_key().expect("key"), None);
 }
@@ -204,7 +207,7 @@ fn request_with(
         ec_key,
         f.ea.cert(),
         to,
-        &[36],
+        &[Psid::CAM],
         now(),
     )
     .expect("request")
@@ -221,7 +224,10 @@ fn bad_requests_get_their_codes_and_nothing_is_issued() {
     let f = fixture();
     let key = PrivateKey::generate(Curve::P256).expect("key");
     // A PSID the station may not have.
-    assert_eq!(ask(&f, &key, &[36, 138]).0, Code::DeniedPermissions);
+    assert_eq!(
+        ask(&f, &key, &[Psid::CAM, Psid::from(138)]).0,
+        Code::DeniedPermissions
+    );
     // A replay.
     let request = request_with(&key, &f.ec, &f.ec_key, &f, f.aa.cert());
     assert_eq!(code(&f.aa, &request), Code::Ok);
@@ -303,7 +309,7 @@ fn an_aa_that_does_not_know_the_ea_refuses() {
 fn an_expired_enrolment_credential_gets_no_ticket() {
     let f = fixture_with_ec_lifetime(vss_its::asn::Duration::Hours(1));
     let key = PrivateKey::generate(Curve::P256).expect("key");
-    assert_eq!(ask(&f, &key, &[36]).0, Code::Ok);
+    assert_eq!(ask(&f, &key, &[Psid::CAM]).0, Code::Ok);
     // Half an hour on, the credential is still valid; two hours on, it has expired.
     let half_hour = 1_800_000_000;
     f.skew.store(half_hour, Ordering::SeqCst);
@@ -312,7 +318,7 @@ fn an_expired_enrolment_credential_gets_no_ticket() {
         ask_at(
             &f,
             TicketKeys::signing(&key),
-            &[36],
+            &[Psid::CAM],
             now().plus_micros(half_hour)
         )
         .0,
@@ -324,7 +330,7 @@ fn an_expired_enrolment_credential_gets_no_ticket() {
     let (code, ticket) = ask_at(
         &f,
         TicketKeys::signing(&key),
-        &[36],
+        &[Psid::CAM],
         now().plus_micros(two_hours),
     );
     assert_eq!(code, Code::InvalidSignature);
@@ -346,7 +352,7 @@ fn a_request_generated_outside_the_acceptable_limits_is_out_of_sync() {
             &f.ec_key,
             f.ea.cert(),
             f.aa.cert(),
-            &[36],
+            &[Psid::CAM],
             made,
         )
         .expect("request");
@@ -399,9 +405,16 @@ fn a_validation_request_replayed_in_process_is_refused_by_the_record() {
     );
     let key = PrivateKey::generate(Curve::P256).expect("key");
     let keys = TicketKeys::signing(&key);
-    let request =
-        authorization_request(keys, &f.ec, &f.ec_key, f.ea.cert(), aa.cert(), &[36], now())
-            .expect("request");
+    let request = authorization_request(
+        keys,
+        &f.ec,
+        &f.ec_key,
+        f.ea.cert(),
+        aa.cert(),
+        &[Psid::CAM],
+        now(),
+    )
+    .expect("request");
     let answer = aa.authorize(&request.bytes, now()).expect("authorize");
     assert_eq!(answer.code(), Code::Ok);
     let validation = link.requests.lock().expect("requests")[0].clone();

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use made_pki::MadePki;
 use vss_crypto::{Curve, PrivateKey};
 use vss_hsm::{Hsm, SoftHsm};
-use vss_its::{ItsTime, TrustAnchors, Validator, Verdict};
+use vss_its::{ItsTime, Psid, TrustAnchors, Validator, Verdict};
 use vss_pki::authority::{Answer, Ea};
 use vss_pki::messages::EnrolmentResponseCode as Code;
 use vss_pki::station::{enrolment_request, EnrolmentRequest, Outer};
@@ -32,7 +32,7 @@ fn now() -> ItsTime {
 fn fixture() -> Fixture {
     let made = MadePki::new("alpha");
     let canonical = PrivateKey::generate(Curve::P256).expect("key");
-    made.register("car-1", canonical.public_key(), &[36, 37]);
+    made.register("car-1", canonical.public_key(), &[Psid::CAM, Psid::DENM]);
     let certs = made.certs.clone();
     Fixture {
         ea: Ea::new(

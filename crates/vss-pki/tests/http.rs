@@ -9,7 +9,7 @@ mod made_pki;
 
 use loopback::Loopback;
 use vss_crypto::{Curve, PrivateKey};
-use vss_its::ItsTime;
+use vss_its::{ItsTime, Psid};
 use vss_pki::http::{post, HttpError, ServeConfig, REQUEST_TYPE};
 use vss_pki::messages::{code_name, AuthorizationResponseCode, EnrolmentResponseCode};
 use vss_pki::station::{authorization_request, enrolment_request, Outer, TicketKeys};
@@ -20,7 +20,7 @@ fn a_station_enrols_and_gets_tickets_over_http() {
     let mut pki = Loopback::new("alpha");
     pki.start(ServeConfig::default());
     let canonical = PrivateKey::generate(Curve::P256).expect("key");
-    pki.register("car-1", canonical.public_key(), &[36, 37]);
+    pki.register("car-1", canonical.public_key(), &[Psid::CAM, Psid::DENM]);
     let (ea, aa, url) = (pki.ea().clone(), pki.aa().clone(), pki.url.clone());
 
     let health: serde_json::Value = serde_json::from_slice(
@@ -56,7 +56,7 @@ fn a_station_enrols_and_gets_tickets_over_http() {
             &ec_key,
             &ea,
             &aa,
-            &[36],
+            &[Psid::CAM],
             ItsTime::now(),
         )
         .expect("request");
@@ -143,7 +143,7 @@ fn refusals_over_http_carry_the_standards_codes_and_issue_nothing() {
     let mut pki = Loopback::new("alpha");
     pki.start(ServeConfig::default());
     let canonical = PrivateKey::generate(Curve::P256).expect("key");
-    pki.register("car-1", canonical.public_key(), &[36]);
+    pki.register("car-1", canonical.public_key(), &[Psid::CAM]);
     let (ea, aa, url) = (pki.ea().clone(), pki.aa().clone(), pki.url.clone());
     let key = PrivateKey::generate(Curve::P256).expect("key");
     let enrolment = |id: &str, signer: &PrivateKey, to: &vss_its::Cert| {
@@ -171,7 +171,7 @@ fn refusals_over_http_carry_the_standards_codes_and_issue_nothing() {
 
     // The AA asks the EA over HTTP: a PSID the station may not have is refused there.
     let ticket_key = PrivateKey::generate(Curve::P256).expect("key");
-    let ticket = |psids: &[u64], to: &vss_its::Cert| {
+    let ticket = |psids: &[Psid], to: &vss_its::Cert| {
         authorization_request(
             TicketKeys::signing(&ticket_key),
             &ec,
@@ -184,14 +184,14 @@ fn refusals_over_http_carry_the_standards_codes_and_issue_nothing() {
         .expect("request")
     };
     assert_eq!(
-        authorization_over_http(&url, &ticket(&[36, 138], &aa), &aa),
+        authorization_over_http(&url, &ticket(&[Psid::CAM, Psid::from(138)], &aa), &aa),
         "deniedpermissions"
     );
     assert_eq!(
-        authorization_over_http(&url, &ticket(&[36], &ea), &aa),
+        authorization_over_http(&url, &ticket(&[Psid::CAM], &ea), &aa),
         "its-aa-imnottherecipient"
     );
-    let good = ticket(&[36], &aa);
+    let good = ticket(&[Psid::CAM], &aa);
     assert_eq!(authorization_over_http(&url, &good, &aa), "ok");
     assert_eq!(
         authorization_over_http(&url, &good, &aa),

@@ -3,7 +3,7 @@
 
 use vss_crypto::{Curve, PrivateKey};
 use vss_its::asn::Duration;
-use vss_its::{issue_certificate, Cert, CertificateRequest, Permission, Profile};
+use vss_its::{issue_certificate, Cert, CertificateRequest, Permission, Profile, Psid};
 use vss_pki::station::{CertKind, Repository, RepositoryError};
 
 fn root() -> (Cert, PrivateKey) {
@@ -33,7 +33,7 @@ fn ticket(root: &(Cert, PrivateKey), hours: u16) -> Cert {
         key.public_key().clone(),
         Duration::Hours(hours),
     );
-    r.app_permissions = vec![Permission::psid(36)];
+    r.app_permissions = vec![Permission::psid(Psid::CAM)];
     issue_certificate(&r, Some(&aa), &aa_key).expect("ticket")
 }
 
@@ -135,7 +135,7 @@ fn ticket_batches_out_of_range_are_refused_before_anything_is_sent() {
             "http://127.0.0.1:9",
             &root.0,
             &root.0,
-            &[36],
+            &[Psid::CAM],
             batch,
         )
     };

@@ -5,7 +5,7 @@
 #[path = "common/made_pki.rs"]
 mod made_pki;
 
-use vss_its::Cert;
+use vss_its::{Cert, Psid};
 use vss_pki::messages::{
     decode, encode, CtlCommand, CtlEntry, EtsiTs102941Data, EtsiTs102941DataContent,
 };
@@ -141,7 +141,7 @@ fn a_root_issues_its_ctl_and_crl_which_verify_under_it_and_list_what_it_revoked(
     assert_eq!(std::fs::read(pki.ctl_path()).expect("kept"), ctl);
     let report = validator.verify_data(&ctl, &[], later);
     assert_eq!(report.verdict, Verdict::Valid, "{}", report.reason);
-    assert_eq!(report.psid, Some(vss_its::PSID_CTL));
+    assert_eq!(report.psid, Some(Psid::CTL));
     let list = TrustList::parse(&ctl).expect("parse");
     assert_eq!(
         (list.issuer, list.full, list.sequence),
@@ -201,7 +201,7 @@ fn a_root_issues_its_ctl_and_crl_which_verify_under_it_and_list_what_it_revoked(
     assert_eq!(std::fs::read(pki.crl_path()).expect("kept"), crl);
     let report = validator.verify_data(&crl, &[], later);
     assert_eq!(report.verdict, Verdict::Valid, "{}", report.reason);
-    assert_eq!(report.psid, Some(vss_its::PSID_CRL));
+    assert_eq!(report.psid, Some(Psid::CRL));
     let revoked = RevocationList::parse(&crl).expect("parse");
     assert_eq!(revoked.revoked, [made.aa().hashed_id8()]);
     assert_eq!(revoked.signer, Some(root));

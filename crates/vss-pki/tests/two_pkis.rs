@@ -12,7 +12,7 @@ mod made_pki;
 use loopback::Loopback;
 use vss_crypto::Curve;
 use vss_hsm::{GenerateKeyRequest, Hsm, SoftHsm};
-use vss_its::{Cert, ItsTime, TrustAnchors, Validator, Verdict};
+use vss_its::{Cert, ItsTime, Psid, TrustAnchors, Validator, Verdict};
 use vss_pki::authority::PeerPki;
 use vss_pki::http::ServeConfig;
 use vss_pki::station::{enroll, pseudonyms, CertKind, Repository, TicketBatch};
@@ -49,7 +49,7 @@ struct StationUnderTest {
     repository: Repository,
 }
 
-fn new_station(pki: &Loopback, id: &str, psids: &[u64]) -> StationUnderTest {
+fn new_station(pki: &Loopback, id: &str, psids: &[Psid]) -> StationUnderTest {
     let dir = tempfile::tempdir().expect("tempdir");
     SoftHsm::init(&dir.path().join("keys"), "1234", "12345678").expect("hsm");
     let hsm = SoftHsm::open(&dir.path().join("keys"), "1234").expect("open");
@@ -82,7 +82,7 @@ fn pseudonyms_from_both_pkis_with_one_enrolment() {
         dir: station,
         hsm,
         repository,
-    } = new_station(&a, "car-1", &[36, 37]);
+    } = new_station(&a, "car-1", &[Psid::CAM, Psid::DENM]);
 
     // Test_LTCREQ_VB_01: the enrolment credential, stored with its .meta, key in the HSM.
     let ec = enroll(&hsm, &repository, "car-1", "canonical", &a.url, a.ea()).expect("enrol");
@@ -104,7 +104,7 @@ fn pseudonyms_from_both_pkis_with_one_enrolment() {
         &a.url,
         a.aa(),
         a.ea(),
-        &[36, 37],
+        &[Psid::CAM, Psid::DENM],
         TicketBatch::of(100),
     )
     .expect("tickets");
@@ -115,7 +115,7 @@ fn pseudonyms_from_both_pkis_with_one_enrolment() {
         &b.url,
         b.aa(),
         a.ea(),
-        &[36],
+        &[Psid::CAM],
         TicketBatch::of(5),
     )
     .expect("tickets");
@@ -154,7 +154,7 @@ fn pseudonyms_from_both_pkis_with_one_enrolment() {
         &b.url,
         b.aa(),
         a.ea(),
-        &[138],
+        &[Psid::from(138)],
         TicketBatch::of(1),
     )
     .expect_err("refused");
@@ -175,7 +175,7 @@ fn pseudonyms_from_both_pkis_with_one_enrolment() {
         dir: _other,
         hsm: other_hsm,
         repository: other_repository,
-    } = new_station(&b, "bus-7", &[36, 37]);
+    } = new_station(&b, "bus-7", &[Psid::CAM, Psid::DENM]);
     let ec_b = enroll(
         &other_hsm,
         &other_repository,
@@ -193,7 +193,7 @@ fn pseudonyms_from_both_pkis_with_one_enrolment() {
         &b.url,
         b.aa(),
         b.ea(),
-        &[36, 37],
+        &[Psid::CAM, Psid::DENM],
         TicketBatch::of(100),
     )
     .expect("tickets");
@@ -210,7 +210,7 @@ fn pseudonyms_from_both_pkis_with_one_enrolment() {
         &a.url,
         a.aa(),
         b.ea(),
-        &[37],
+        &[Psid::DENM],
         TicketBatch::of(100),
     )
     .expect("tickets");
@@ -237,7 +237,7 @@ fn an_aa_without_the_other_pki_in_its_trust_list_refuses_its_credentials() {
         dir: station,
         hsm,
         repository,
-    } = new_station(&a, "car-2", &[36]);
+    } = new_station(&a, "car-2", &[Psid::CAM]);
     enroll(&hsm, &repository, "car-2", "canonical", &a.url, a.ea()).expect("enrol");
     let err = pseudonyms(
         &hsm,
@@ -245,7 +245,7 @@ fn an_aa_without_the_other_pki_in_its_trust_list_refuses_its_credentials() {
         &b.url,
         b.aa(),
         a.ea(),
-        &[36],
+        &[Psid::CAM],
         TicketBatch::of(1),
     )
     .expect_err("refused");

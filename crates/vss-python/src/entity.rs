@@ -102,7 +102,7 @@ impl Entity {
     ) -> PyResult<Bound<'py, PyBytes>> {
         let vss = self.get()?;
         let signed = py
-            .detach(|| vss.create_signature(psid, payload))
+            .detach(|| vss.create_signature(psid.into(), payload))
             .map_err(errors::entity)?;
         Ok(PyBytes::new(py, &signed.bytes))
     }

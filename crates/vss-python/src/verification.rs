@@ -46,7 +46,7 @@ impl Verification {
                 signer,
             } => Verification {
                 payload: Some(PyBytes::new(py, &payload).unbind()),
-                psid: Some(psid),
+                psid: Some(psid.value()),
                 signer: Some(PyBytes::new(py, &signer.0).unbind()),
                 ..empty
             },

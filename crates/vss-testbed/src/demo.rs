@@ -23,8 +23,6 @@ use crate::loopback::{Testbed, PIN};
 use crate::report::{progress, Report, Table};
 use crate::HsmOptions;
 
-/// The PSID of the messages (CAM).
-const CAM: u64 = 36;
 /// How long a receiver waits for the last messages once its peer has sent everything.
 const DRAIN: Duration = Duration::from_millis(500);
 
@@ -225,7 +223,9 @@ impl DemoOptions {
                 n * 7 % 1_000_000,
                 n * 11 % 1_000_000
             );
-            let signed = station.vss.create_signature(CAM, cam.as_bytes())?;
+            let signed = station
+                .vss
+                .create_signature(vss_its::Psid::CAM, cam.as_bytes())?;
             station.socket.send_to(&signed.bytes, peer)?;
             station.sent.fetch_add(1, Ordering::SeqCst);
             if signed.with_certificate {

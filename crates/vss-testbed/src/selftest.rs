@@ -36,8 +36,6 @@ pub const CALLS: usize = 200;
 const MAX_USES: u64 = 80;
 /// Tickets in the pool at the start of each sign/verify case.
 const POOL: usize = 4;
-/// The PSID the cases sign for (CAM).
-const PSID: u64 = 36;
 /// The seed's two PKIs.
 const PKI_A: &str = "pki-a";
 const PKI_B: &str = "pki-b";
@@ -305,7 +303,7 @@ impl Suite {
             let payload: Vec<u8> = (0..=i).map(|b| b as u8).collect();
             body.at.push(start.elapsed());
             let signed = vss
-                .create_signature(PSID, &payload)
+                .create_signature(vss_its::Psid::CAM, &payload)
                 .map_err(|e| format!("call {}: createSignature: {e}", i + 1))?;
             match vss
                 .verify_signature(&signed.bytes)

@@ -12,7 +12,7 @@ use vss_core::sign::SignOptions;
 use vss_core::verify::Outcome;
 use vss_core::Vss;
 use vss_hsm::SoftHsm;
-use vss_its::{ItsTime, Verdict};
+use vss_its::{ItsTime, Psid, Verdict};
 use vss_pki::authority::{init_tlm, CtlRequest, EctlRequest, InitRequest, PkiDir};
 use vss_pki::http::{
     list_url, DistributionCentre, ListKind, LoopbackServer, ServeConfig, Services,
@@ -27,7 +27,7 @@ const DAY: Duration = Duration::from_secs(86_400);
 fn verdict(vss: &Vss, seq: u8) -> Option<Verdict> {
     let options = SignOptions {
         with_certificate: true,
-        ..SignOptions::psid(36)
+        ..SignOptions::psid(Psid::CAM)
     };
     let signed = vss.create_signature_with(&options, &[seq]).expect("sign");
     match vss.verify_signature(&signed.bytes).expect("verify") {

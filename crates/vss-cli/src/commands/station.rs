@@ -59,7 +59,7 @@ pub enum StationCommand {
         concurrency: u64,
         /// A PSID the tickets carry [default: 36 and 37]. Repeatable.
         #[arg(long = "psid")]
-        psids: Vec<u64>,
+        psids: Vec<vss_its::Psid>,
     },
     /// List the enrolment credential and the pseudonyms, each with its key label and validity.
     List {
@@ -139,7 +139,7 @@ impl StationCommand {
                 let repository = station.repository()?;
                 let hsm = station.store.open()?;
                 let psids = if psids.is_empty() {
-                    vec![36, 37]
+                    vss_pki::store::DEFAULT_PSIDS.to_vec()
                 } else {
                     psids
                 };

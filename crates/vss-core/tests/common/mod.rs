@@ -16,8 +16,8 @@ use vss_core::PseudonymManager;
 use vss_crypto::{Curve, PrivateKey};
 use vss_hsm::{GenerateKeyRequest, Hsm, SoftHsm};
 use vss_its::{
-    asn, issue_certificate, Cert, CertificateRequest, ItsTime, Profile, TrustAnchors, Validator,
-    Verdict,
+    asn, issue_certificate, Cert, CertificateRequest, ItsTime, Profile, Psid, TrustAnchors,
+    Validator, Verdict,
 };
 use vss_pki::station::{CertKind, Entry, Repository};
 
@@ -79,7 +79,7 @@ impl LocalAa {
         let public = self.hsm.public_key(&info.handle).expect("public");
         let mut request = CertificateRequest::new(Profile::At, public, asn::Duration::Hours(hours));
         request.start = start;
-        request.app_permissions = vec![vss_its::Permission::psid(36)];
+        request.app_permissions = vec![vss_its::Permission::psid(Psid::CAM)];
         let cert = issue_certificate(&request, Some(&self.cert), &self.key).expect("ticket");
         self.repository
             .store(CertKind::Pseudonym, &cert, &label, None)
@@ -130,7 +130,7 @@ pub fn station(tickets: usize) -> Station {
     let encryption = PrivateKey::generate(Curve::P256).expect("key");
     let mut aa = authority(Profile::Aa, &key, "test-aa");
     aa.encryption_key = Some(encryption.public_key().clone());
-    aa.issue_psids = vec![36];
+    aa.issue_psids = vec![Psid::CAM];
     let cert = issue_certificate(&aa, Some(&root), &root_key).expect("aa");
     let aa = Arc::new(LocalAa {
         hsm: hsm.clone(),

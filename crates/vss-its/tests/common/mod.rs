@@ -5,7 +5,7 @@
 use vss_crypto::{Curve, PrivateKey};
 use vss_its::asn::{Duration, GeographicRegion};
 use vss_its::{
-    issue_certificate, Cert, CertificateRequest, ItsTime, Permission, Profile, TrustAnchors,
+    issue_certificate, Cert, CertificateRequest, ItsTime, Permission, Profile, Psid, TrustAnchors,
 };
 
 /// 2026-01-01T00:00:00Z as the tests' "now" reference for certificate starts.
@@ -15,7 +15,7 @@ pub fn start() -> ItsTime {
 }
 
 /// A CAM-like request of `psid` at [`now`], signed as `signer` says.
-pub fn message(psid: u64, signer: vss_its::SignerKind) -> vss_its::SignedDataRequest<'static> {
+pub fn message(psid: Psid, signer: vss_its::SignerKind) -> vss_its::SignedDataRequest<'static> {
     let mut r = vss_its::SignedDataRequest::new(psid, b"a CAM payload");
     r.generation_time = Some(now());
     r.signer = signer;
@@ -25,8 +25,8 @@ pub fn message(psid: u64, signer: vss_its::SignerKind) -> vss_its::SignedDataReq
 /// A message signed by `pki`'s AT (signer named by `signer`) whose header claims SHA-384,
 /// which a P-256 signature does not use.
 pub fn claiming_sha384(pki: &Pki, signer: vss_its::SignerKind) -> Vec<u8> {
-    let mut data =
-        vss_its::sign_data(&message(36, signer), Some(&pki.at.cert), &pki.at.key).expect("sign");
+    let mut data = vss_its::sign_data(&message(Psid::CAM, signer), Some(&pki.at.cert), &pki.at.key)
+        .expect("sign");
     if let vss_its::asn::Ieee1609Dot2Content::SignedData(s) = &mut data.content {
         s.hash_id = vss_its::asn::HashAlgorithm::Sha384;
     }
@@ -94,11 +94,11 @@ impl Pki {
         );
         let aa_key = key();
         let mut r = request(Profile::Aa, &aa_key, Duration::Years(4));
-        r.issue_psids = vec![36, 37];
+        r.issue_psids = vec![Psid::CAM, Psid::DENM];
         let aa = issue(&r, Some(&root), aa_key);
         let at_key = PrivateKey::generate(Curve::P256).expect("test setup");
         let mut r = request(Profile::At, &at_key, Duration::Hours(168));
-        r.app_permissions = vec![Permission::psid(36), Permission::psid(37)];
+        r.app_permissions = vec![Permission::psid(Psid::CAM), Permission::psid(Psid::DENM)];
         let at = issue(&r, Some(&aa), at_key);
         let ec_key = PrivateKey::generate(Curve::P256).expect("test setup");
         let ec = issue(

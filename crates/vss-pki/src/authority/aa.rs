@@ -9,7 +9,7 @@ use vss_hsm::Hsm;
 use vss_its::asn::{Duration, Ieee1609Dot2Content, SignerIdentifier};
 use vss_its::{
     issue_certificate, Cert, CertificateRequest, DataEncryptionKey, HashedId8, HsmKey, ItsTime,
-    Permission, Profile, Recipient, SignedMessage,
+    Permission, Profile, Psid, Recipient, SignedMessage,
 };
 
 use super::conclude::{conclude, respond};
@@ -208,7 +208,7 @@ impl Aa {
             .app_permissions
             .map(|a| {
                 a.0.iter()
-                    .filter_map(|p| vss_its::psid_value(&p.psid))
+                    .filter_map(|p| Psid::from_asn(&p.psid))
                     .map(Permission::psid)
                     .collect()
             })
@@ -294,7 +294,7 @@ impl Aa {
         now: ItsTime,
     ) -> Result<Vec<u8>> {
         let payload = crate::messages::encode("EtsiTs102941Data", envelope)?;
-        let mut request = vss_its::SignedDataRequest::new(protocol::PSID, &payload);
+        let mut request = vss_its::SignedDataRequest::new(Psid::CERT_REQUEST, &payload);
         request.generation_time = Some(now);
         request.signer = vss_its::SignerKind::Certificate;
         let signed = vss_its::sign_data(&request, Some(&self.cert), signer)?;

@@ -12,7 +12,7 @@ use vss_hsm::Hsm;
 use vss_its::asn::{Duration, SignerIdentifier};
 use vss_its::{
     issue_certificate, Cert, CertificateRequest, Decryptor, HashedId8, HsmKey, ItsTime, Profile,
-    SignedMessage, TrustAnchors, Validator, Verdict,
+    Psid, SignedMessage, TrustAnchors, Validator, Verdict,
 };
 
 use super::conclude::{conclude, respond};
@@ -72,7 +72,7 @@ pub const EC_CACHE_CAPACITY: usize = 4096;
 /// written, so a cached one stays true.
 struct KnownEc {
     cert: Cert,
-    psids: Option<Vec<u64>>,
+    psids: Option<Vec<Psid>>,
 }
 
 /// A refusal on the way through a request: the code and why (for the audit log).
@@ -313,10 +313,10 @@ impl Ea {
             return refuse(VCode::UnknownIts, "the EC's station is not registered");
         };
         let asked = &shared.requested_subject_attributes;
-        let psids: Vec<Option<u64>> = asked
+        let psids: Vec<Option<Psid>> = asked
             .app_permissions
             .as_ref()
-            .map(|a| a.0.iter().map(|p| vss_its::psid_value(&p.psid)).collect())
+            .map(|a| a.0.iter().map(|p| Psid::from_asn(&p.psid)).collect())
             .unwrap_or_default();
         if psids.is_empty()
             || psids
@@ -380,7 +380,7 @@ impl Ea {
         };
         let pop = SignedMessage::from_asn(*pop)
             .or_else(|_| refuse(Code::BadContentType, "the request is not signed for PoP"))?;
-        if pop.psid() != Some(protocol::PSID) {
+        if pop.psid() != Some(Psid::CERT_REQUEST) {
             return refuse(Code::BadContentType, "the PoP is not under PSID 623");
         }
         let inner: InnerEcRequest = pop
@@ -414,7 +414,7 @@ impl Ea {
             if apps
                 .0
                 .iter()
-                .any(|p| vss_its::psid_value(&p.psid) != Some(protocol::PSID))
+                .any(|p| Psid::from_asn(&p.psid) != Some(Psid::CERT_REQUEST))
             {
                 return refuse(Code::DeniedPermissions, "an EC carries PSID 623 only");
             }

@@ -11,7 +11,7 @@ use std::time::Duration;
 use rasn::types::{Ia5String, Integer};
 use rasn_its::ieee1609dot2::base_types::Time32;
 use vss_hsm::Hsm;
-use vss_its::{Cert, HashedId8, HsmKey, ItsTime, SignedDataRequest, PSID_CRL, PSID_CTL};
+use vss_its::{Cert, HashedId8, HsmKey, ItsTime, Psid, SignedDataRequest};
 
 use super::labels;
 use super::PkiDir;
@@ -200,7 +200,7 @@ impl PkiDir {
     fn sign_list(
         &self,
         hsm: &dyn Hsm,
-        psid: u64,
+        psid: Psid,
         content: EtsiTs102941DataContent,
         now: ItsTime,
     ) -> Result<Vec<u8>> {
@@ -306,7 +306,7 @@ impl PkiDir {
             ctl_commands: commands,
         };
         let content = EtsiTs102941DataContent::CertificateTrustListRca(Box::new(ctl));
-        self.sign_list(hsm, PSID_CTL, content, slot.now)
+        self.sign_list(hsm, Psid::CTL, content, slot.now)
     }
 
     /// Revokes `cert`, which this root must have issued (its EA or AA), in `store`; whether
@@ -351,7 +351,7 @@ impl PkiDir {
                     entries: revoked.iter().map(|id| id.to_asn()).collect(),
                 };
                 let content = EtsiTs102941DataContent::CertificateRevocationList(Box::new(crl));
-                self.sign_list(hsm, PSID_CRL, content, slot.now)
+                self.sign_list(hsm, Psid::CRL, content, slot.now)
             },
         )
     }

@@ -8,8 +8,8 @@ use std::time::Duration;
 use rasn::types::Integer;
 use vss_hsm::{GenerateKeyRequest, Hsm};
 use vss_its::{
-    issue_certificate, Cert, CertificateRequest, HashedId8, HsmKey, ItsTime, Profile,
-    SignedDataRequest, SignerKind, PSID_CTL,
+    issue_certificate, Cert, CertificateRequest, HashedId8, HsmKey, ItsTime, Profile, Psid,
+    SignedDataRequest, SignerKind,
 };
 
 use super::layout::read_cert;
@@ -166,7 +166,7 @@ impl PkiDir {
                         Box::new(ctl),
                     )),
                 )?;
-                let mut signed = SignedDataRequest::new(PSID_CTL, &payload);
+                let mut signed = SignedDataRequest::new(Psid::CTL, &payload);
                 signed.generation_time = Some(slot.now);
                 signed.signer = SignerKind::Certificate;
                 let signer = HsmKey::new(hsm, TLM_KEY)?;

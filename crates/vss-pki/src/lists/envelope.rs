@@ -1,7 +1,7 @@
 //! A signed list opened: its signer, generation time and `EtsiTs102941Data`, checked to be
 //! signed for the list's PSID and of version 1.
 
-use vss_its::{HashedId8, ItsTime, SignedMessage};
+use vss_its::{HashedId8, ItsTime, Psid, SignedMessage};
 
 use crate::messages::{decode, EtsiTs102941Data};
 use crate::{Error, Result};
@@ -17,7 +17,7 @@ pub(super) struct Envelope {
 }
 
 /// Opens a signed list, checked to carry `psid`.
-pub(super) fn open(what: &'static str, bytes: &[u8], psid: u64) -> Result<Envelope> {
+pub(super) fn open(what: &'static str, bytes: &[u8], psid: Psid) -> Result<Envelope> {
     let malformed = |detail: String| Error::Malformed { what, detail };
     let message = SignedMessage::from_bytes(bytes)?;
     if message.psid() != Some(psid) {

@@ -7,7 +7,7 @@
 mod envelope;
 mod summary;
 
-use vss_its::{Cert, HashedId8, ItsTime, PSID_CRL, PSID_CTL};
+use vss_its::{Cert, HashedId8, ItsTime, Psid};
 
 use envelope::{check_version, open};
 
@@ -199,7 +199,7 @@ impl ListEntry {
 impl TrustList {
     /// Reads a signed ECTL or CTL (`Ieee1609Dot2Data`, COER).
     pub fn parse(bytes: &[u8]) -> Result<TrustList> {
-        let envelope = open("CTL", bytes, PSID_CTL)?;
+        let envelope = open("CTL", bytes, Psid::CTL)?;
         let (issuer, ctl): (ListIssuer, CtlFormat) = match envelope.data.content {
             EtsiTs102941DataContent::CertificateTrustListTlm(ctl) => (ListIssuer::Tlm, *ctl),
             EtsiTs102941DataContent::CertificateTrustListRca(ctl) => (ListIssuer::RootCa, *ctl),
@@ -336,7 +336,7 @@ impl TrustList {
 impl RevocationList {
     /// Reads a signed CRL (`Ieee1609Dot2Data`, COER).
     pub fn parse(bytes: &[u8]) -> Result<RevocationList> {
-        let envelope = open("CRL", bytes, PSID_CRL)?;
+        let envelope = open("CRL", bytes, Psid::CRL)?;
         let EtsiTs102941DataContent::CertificateRevocationList(crl) = envelope.data.content else {
             return Err(Error::Malformed {
                 what: "CRL",

@@ -4,7 +4,7 @@
 //! (proof of possession) and encrypted to the AA — and the reading of the answer.
 
 use vss_crypto::PublicKey;
-use vss_its::{Cert, DataEncryptionKey, ItsTime, Recipient, Signer};
+use vss_its::{Cert, DataEncryptionKey, ItsTime, Psid, Recipient, Signer};
 
 use crate::messages::{
     self, AuthorizationResponseCode, CertificateSubjectAttributes, EcSignature, EtsiTs102941Data,
@@ -63,12 +63,12 @@ pub struct AuthorizationResponse {
 }
 
 /// The application permissions of a request for `psids`.
-pub fn app_permissions(psids: &[u64]) -> CertificateSubjectAttributes {
+pub fn app_permissions(psids: &[Psid]) -> CertificateSubjectAttributes {
     CertificateSubjectAttributes::with_app_permissions(vss_its::asn::SequenceOfPsidSsp(
         psids
             .iter()
             .map(|&p| vss_its::asn::PsidSsp {
-                psid: vss_its::asn::Psid(p.into()),
+                psid: p.to_asn(),
                 ssp: None,
             })
             .collect(),
@@ -83,7 +83,7 @@ pub fn authorization_request(
     ec_signer: &dyn Signer,
     ea: &Cert,
     aa: &Cert,
-    psids: &[u64],
+    psids: &[Psid],
     now: ItsTime,
 ) -> Result<AuthorizationRequest> {
     let public_keys = PublicKeys {
@@ -101,7 +101,7 @@ pub fn authorization_request(
         app_permissions(psids),
     );
     let shared_bytes = messages::encode("SharedAtRequest", &shared)?;
-    let mut detached = vss_its::SignedDataRequest::new(protocol::PSID, &shared_bytes);
+    let mut detached = vss_its::SignedDataRequest::new(Psid::CERT_REQUEST, &shared_bytes);
     detached.external_payload = true;
     detached.generation_time = Some(now);
     let ec_signature = vss_its::sign_data(&detached, Some(ec), ec_signer)?;

@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use vss_hsm::{GenerateKeyRequest, Hsm};
-use vss_its::{Cert, HsmKey, ItsTime, Signer};
+use vss_its::{Cert, HsmKey, ItsTime, Psid, Signer};
 
 use super::{
     authorization_request, enrolment_request, CertKind, Entry, Outer, Repository, TicketKeys,
@@ -108,7 +108,7 @@ pub fn pseudonyms(
     aa_url: &str,
     aa: &Cert,
     ea: &Cert,
-    psids: &[u64],
+    psids: &[Psid],
     batch: TicketBatch,
 ) -> Result<Vec<Entry>> {
     let TicketBatch { count, concurrency } = batch;
@@ -160,7 +160,7 @@ fn one_ticket(
     aa: &Cert,
     ea: &Cert,
     ec: &Entry,
-    psids: &[u64],
+    psids: &[Psid],
 ) -> Result<Entry> {
     with_new_key(hsm, "at", |label| {
         with_new_key(hsm, "at-enc", |encryption_label| {

@@ -47,7 +47,7 @@ pub fn enrolment_request(
         },
         CertificateSubjectAttributes::with_app_permissions(vss_its::asn::SequenceOfPsidSsp(vec![
             vss_its::asn::PsidSsp {
-                psid: vss_its::asn::Psid(protocol::PSID.into()),
+                psid: vss_its::Psid::CERT_REQUEST.to_asn(),
                 ssp: None,
             },
         ])),

@@ -4,7 +4,7 @@
 use std::fmt;
 
 use vss_crypto::{Curve, PublicKey};
-use vss_its::HashedId8;
+use vss_its::{HashedId8, Psid};
 
 use super::{Role, StoreError};
 use crate::messages::ResponseCode;
@@ -20,16 +20,16 @@ pub struct Station {
     /// The canonical public key, SEC 1 encoded.
     pub public_key: Vec<u8>,
     /// The PSIDs the EA confirms in authorization validation (e.g. 36 CAM, 37 DENM).
-    pub psids: Vec<u64>,
+    pub psids: Vec<Psid>,
 }
 
 /// The PSIDs a station's tickets may carry when none are named: CAM (36) and DENM (37).
-pub const DEFAULT_PSIDS: [u64; 2] = [36, 37];
+pub const DEFAULT_PSIDS: [Psid; 2] = [Psid::CAM, Psid::DENM];
 
 impl Station {
     /// The station `canonical_id` with the canonical key `key` (kept compressed), whose
     /// tickets may carry `psids`, or [`DEFAULT_PSIDS`] when none are given.
-    pub fn new(canonical_id: &str, key: &PublicKey, psids: &[u64]) -> Station {
+    pub fn new(canonical_id: &str, key: &PublicKey, psids: &[Psid]) -> Station {
         Station {
             canonical_id: canonical_id.to_string(),
             curve: key.curve(),

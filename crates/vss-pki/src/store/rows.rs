@@ -2,22 +2,22 @@
 //! and back. Both backends write the same bytes; a stored value this code cannot read is
 //! [`StoreError::Corrupt`].
 
-use vss_its::HashedId8;
+use vss_its::{HashedId8, Psid};
 
 use super::records::{AuditEntry, AuditEvent, IssuedCertificate, Outcome, Station};
 use super::{Role, StoreError};
 
 /// PSIDs as stored: decimal, comma-separated.
-pub(super) fn psids_text(psids: &[u64]) -> String {
+pub(super) fn psids_text(psids: &[Psid]) -> String {
     psids
         .iter()
-        .map(u64::to_string)
+        .map(Psid::to_string)
         .collect::<Vec<_>>()
         .join(",")
 }
 
 /// PSIDs from their stored text.
-fn parse_psids(text: &str) -> Result<Vec<u64>, StoreError> {
+fn parse_psids(text: &str) -> Result<Vec<Psid>, StoreError> {
     text.split(',')
         .filter(|p| !p.is_empty())
         .map(|p| {

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use vss_hsm::{Hsm, SoftHsm};
-use vss_its::Cert;
+use vss_its::{Cert, Psid};
 use vss_pki::authority::{init, Authorities, InitRequest, PkiDir};
 use vss_pki::store::{PkiStore, SqliteStore, Station};
 
@@ -46,7 +46,7 @@ impl MadePki {
     }
 
     /// Registers a station with its canonical public key and allowed PSIDs.
-    pub fn register(&self, id: &str, key: &vss_crypto::PublicKey, psids: &[u64]) {
+    pub fn register(&self, id: &str, key: &vss_crypto::PublicKey, psids: &[Psid]) {
         self.store
             .register_station(&Station {
                 canonical_id: id.into(),

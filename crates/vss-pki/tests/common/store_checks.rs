@@ -4,7 +4,7 @@
 use std::sync::{Arc, Barrier};
 
 use vss_crypto::Curve;
-use vss_its::HashedId8;
+use vss_its::{HashedId8, Psid};
 use vss_pki::messages::{AuthorizationValidationResponseCode, EnrolmentResponseCode};
 use vss_pki::store::{AuditEvent, IssuedCertificate, Outcome, PkiStore, Role, Station, StoreError};
 
@@ -16,7 +16,7 @@ fn station(id: &str) -> Station {
         canonical_id: id.into(),
         curve: Curve::P256,
         public_key: vec![0x02; 33],
-        psids: vec![36, 37, 1_000_000],
+        psids: vec![Psid::CAM, Psid::DENM, Psid::from(1_000_000)],
     }
 }
 

@@ -10,8 +10,8 @@ use serde_json::json;
 use vss_crypto::{Curve, PrivateKey};
 use vss_its::asn::Duration;
 use vss_its::{
-    issue_certificate, Cert, CertificateRequest, ItsTime, Permission, Profile, SignedDataRequest,
-    SignedMessage, SignerKind, TrustAnchors, Validator, Verdict,
+    issue_certificate, Cert, CertificateRequest, ItsTime, Permission, Profile, Psid,
+    SignedDataRequest, SignedMessage, SignerKind, TrustAnchors, Validator, Verdict,
 };
 
 use crate::report::{progress, Report, Table};
@@ -83,7 +83,7 @@ pub(crate) fn build_pki(curve: Curve, signers: u32, now: ItsTime) -> Result<Pki>
     for _ in 0..signers {
         let key = PrivateKey::generate(curve)?;
         let mut r = request(Profile::At, &key, Duration::Hours(168));
-        r.app_permissions = vec![Permission::psid(36)];
+        r.app_permissions = vec![Permission::psid(Psid::CAM)];
         tickets.push((issue_certificate(&r, Some(&aa), &aa_key)?, key));
     }
     Ok(Pki { root, aa, tickets })
@@ -111,7 +111,7 @@ impl Pki {
     pub(crate) fn sign(&self, i: usize, kind: SignerKind, now: ItsTime) -> Result<Vec<u8>> {
         let (cert, key) = &self.tickets[i % self.tickets.len()];
         let payload = (i as u64).to_be_bytes();
-        let mut r = SignedDataRequest::new(36, &payload);
+        let mut r = SignedDataRequest::new(Psid::CAM, &payload);
         r.generation_time = Some(now);
         r.signer = kind;
         Ok(vss_its::encode_data(&vss_its::sign_data(

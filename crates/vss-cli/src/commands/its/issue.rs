@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 use serde_json::json;
 use vss_its::asn::{Duration, GeographicRegion, ThreeDLocation};
 use vss_its::{
-    CertificateRequest, HashedId8, HsmKey, ItsTime, Permission, Profile, SignedDataRequest,
+    CertificateRequest, HashedId8, HsmKey, ItsTime, Permission, Profile, Psid, SignedDataRequest,
     SignerKind,
 };
 use vss_proto::proto::{SignRequest, SignerChoice};
@@ -43,7 +43,7 @@ pub struct IssueArgs {
     psids: Vec<Permission>,
     /// For an AA: a PSID its tickets may carry [default: any]. Repeatable.
     #[arg(long = "issue-psid", value_name = "PSID")]
-    issue_psids: Vec<u64>,
+    issue_psids: Vec<Psid>,
     /// Label of the subject's encryption key (p256 or bp256; required for ea and aa).
     #[arg(long, value_name = "LABEL")]
     encryption_key: Option<String>,
@@ -151,7 +151,7 @@ pub struct SignArgs {
     daemon: Option<PathBuf>,
     /// The PSID (ITS-AID) of the payload: 36 for CAM, 37 for DENM.
     #[arg(long)]
-    psid: u64,
+    psid: Psid,
     /// The file whose bytes are the payload.
     #[arg(long, value_name = "FILE")]
     payload: PathBuf,
@@ -236,7 +236,7 @@ impl SignArgs {
         };
         let request = SignRequest {
             payload,
-            psid: self.psid,
+            psid: self.psid.value(),
             signer: signer.into(),
             ..SignRequest::default()
         };

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use serde_json::json;
-use vss_its::{HashedId8, ItsTime, Report, StaleCrlPolicy, TrustAnchors, Validator, Verdict};
+use vss_its::{HashedId8, ItsTime, Psid, Report, StaleCrlPolicy, TrustAnchors, Validator, Verdict};
 use vss_proto::client::{self, Answer};
 use vss_proto::proto::VerifyRequest;
 
@@ -131,7 +131,7 @@ impl VerifyArgs {
             verdict,
             reason: answer.reason,
             signer,
-            psid: (verdict == Verdict::Valid).then_some(answer.psid),
+            psid: (verdict == Verdict::Valid).then_some(Psid::from(answer.psid)),
         };
         self.finish(&report, "signer", ItsTime::now())
     }

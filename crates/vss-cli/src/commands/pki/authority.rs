@@ -98,7 +98,7 @@ pub struct RegisterStationArgs {
     curve: Curve,
     /// A PSID its tickets may carry [default: 36 and 37]. Repeatable.
     #[arg(long = "psid")]
-    psids: Vec<u64>,
+    psids: Vec<vss_its::Psid>,
     #[command(flatten)]
     database: DatabaseArgs,
 }

@@ -139,7 +139,7 @@ impl Bench {
                     ec_key,
                     &self.ea,
                     &self.aa,
-                    &[36],
+                    &[vss_its::Psid::CAM],
                     ItsTime::now(),
                 )?;
                 Ok(request.bytes)
