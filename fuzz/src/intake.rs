@@ -21,7 +21,7 @@ use vss_crypto::{
 use vss_hsm::{GenerateKeyRequest, Hsm, ImportKeyRequest, KeyHandle, KeyInfo};
 use vss_its::asn::{Ieee1609Dot2Content, SymmetricCiphertext};
 use vss_its::{
-    Cert, DataEncryptionKey, Decryptor, ItsTime, Psid, Recipient, SignedMessage, TrustStore,
+    Cert, DataEncryptionKey, Decryptor, ItsTime, Psid, Recipient, SignedMessage, TrustAnchors,
     Validator,
 };
 use vss_pki::authority::{labels, Aa, Answer, Ea, EaLink, KnownEa};
@@ -118,8 +118,9 @@ impl MemoryHsm {
 }
 
 impl Hsm for MemoryHsm {
-    fn backend(&self) -> &'static str {
-        "memory"
+    /// Keys held in this process's memory, as the soft store holds them once open.
+    fn backend(&self) -> vss_hsm::Backend {
+        vss_hsm::Backend::Soft
     }
 
     fn generate_key(&self, _: &GenerateKeyRequest) -> vss_hsm::Result<KeyInfo> {
@@ -199,7 +200,7 @@ impl EaLink for Direct {
 
 /// The fixed PKI.
 struct Pki {
-    trust: TrustStore,
+    trust: TrustAnchors,
     ea: Arc<Ea>,
     aa: Aa,
     ea_decryption: PrivateKey,
@@ -224,12 +225,12 @@ impl Pki {
         store
             .register_station(&Station {
                 canonical_id: STATION.into(),
-                curve: canonical.curve().to_string(),
+                curve: canonical.curve(),
                 public_key: canonical.public_key().to_sec1_compressed().to_vec(),
                 psids: STATION_PSIDS.to_vec(),
             })
             .expect("registers");
-        let mut trust = TrustStore::new();
+        let mut trust = TrustAnchors::new();
         trust.add(root).expect("a self-signed root");
         let ea = Arc::new(Ea::new(ea, hsm.clone(), store.clone(), trust.clone()));
         let known = KnownEa {
@@ -269,7 +270,7 @@ fn fixture_pki() -> Pki {
     let ec = cert(fixture!("ec.oer"));
     let request_id = request_hash(ec.bytes());
     let issued = IssuedCertificate {
-        hashed_id8: ec.hashed_id8().0,
+        hashed_id8: ec.hashed_id8(),
         role: Role::Ea,
         station: Some(STATION.into()),
         request_id: request_id.to_vec(),

@@ -15,7 +15,7 @@ pub use pkcs11::pkcs11_templates;
 use vss_crypto::{Curve, PrivateKey};
 use vss_its::asn::Ieee1609Dot2Data;
 use vss_its::{
-    Cert, DataEncryptionKey, Decryptor, ItsTime, Psid, SignedMessage, TrustStore, Validator,
+    Cert, DataEncryptionKey, Decryptor, ItsTime, Psid, SignedMessage, TrustAnchors, Validator,
     Verdict,
 };
 
@@ -45,7 +45,7 @@ const CHAIN: [&[u8]; 5] = [
 
 /// The fixed environment.
 pub struct Environment {
-    trust: TrustStore,
+    trust: TrustAnchors,
     chain: Vec<Cert>,
     recipient: Cert,
     recipient_key: PrivateKey,
@@ -57,7 +57,7 @@ pub struct Environment {
 pub fn environment() -> &'static Environment {
     static ENV: OnceLock<Environment> = OnceLock::new();
     ENV.get_or_init(|| {
-        let mut trust = TrustStore::new();
+        let mut trust = TrustAnchors::new();
         for bytes in ANCHORS {
             trust
                 .add(Cert::from_bytes(bytes).expect("published anchor"))
@@ -134,7 +134,7 @@ pub fn certificate(bytes: &[u8]) {
     let _ = (cert.verification_key(), cert.signature(), cert.validity());
     let _ = cert.signed_digest(None);
     let _ = vss_its::certificate_to_json(&cert);
-    let _ = TrustStore::new().add(cert.clone());
+    let _ = TrustAnchors::new().add(cert.clone());
     let env = environment();
     let mut validator = Validator::new(env.trust.clone(), 8);
     let first = validator.verify_certificate(&cert, &env.chain, env.now);
@@ -172,7 +172,7 @@ pub fn verify(bytes: &[u8]) {
 /// The in-process PKI of [`times`]: a root and an AA with fixed keys, valid from 2024-01-01
 /// for 100 years, and a ticket (PSID 36) whose validity each input replaces.
 struct TimesPki {
-    trust: TrustStore,
+    trust: TrustAnchors,
     aa: Cert,
     aa_key: PrivateKey,
     ticket: Cert,
@@ -209,7 +209,7 @@ fn times_pki() -> &'static TimesPki {
         let mut ticket = request(Profile::At, &ticket_key, Duration::Hours(24));
         ticket.app_permissions = vec![Permission::psid(Psid::CAM)];
         let ticket = issue_certificate(&ticket, Some(&aa), &aa_key).expect("ticket");
-        let mut trust = TrustStore::new();
+        let mut trust = TrustAnchors::new();
         trust.add(root).expect("self-signed");
         TimesPki {
             trust,
