@@ -21,7 +21,7 @@ use vss_cred::service::issuer::IssuerService;
 use vss_cred::service::revocation::RevocationService;
 use vss_cred::service::user::{CardOpenError, CardOpener, UserConfig, UserService, APDUS_HEADER};
 use vss_cred::service::verifier::VerifierService;
-use vss_cred::service::{serve, Role, ServeConfig, MAX_BODY_LEN};
+use vss_cred::service::{default_limits, serve, Role, MAX_BODY_LEN};
 
 /// The software card of this crate, the only address these tests open.
 fn software_cards() -> CardOpener {
@@ -176,7 +176,7 @@ fn start(runtime: &tokio::runtime::Runtime, root: &Path) -> Services {
             ),
         ];
         for (role, listener) in roles {
-            tokio::spawn(serve(role, listener, ServeConfig::default()));
+            tokio::spawn(serve(role, listener, default_limits()));
         }
         Services {
             issuer,

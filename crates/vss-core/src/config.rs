@@ -69,7 +69,7 @@
 //! batch_deadline = "2ms"         # … or what arrived within this (at most 1s)
 //! max_message_bytes = 65536      # largest payload or message in a request (at most 16 MiB)
 //! max_connections = 256          # clients served at once (1-65536)
-//! request_timeout = "10s"        # a unary call's limit (at most 10m)
+//! request_timeout = "10s"        # a unary call's limit (at most 1h)
 //! shutdown_grace = "10s"         # SIGTERM: in-flight calls get this long (at most 10m)
 //!
 //! [daemon.tcp]                   # optional: gRPC over TCP with mutual TLS
@@ -655,6 +655,23 @@ mod tests {
                 "daemon.max_message_bytes",
             ),
             ("[daemon]\nshutdown_grace = \"0s\"", "daemon.shutdown_grace"),
+            (
+                "[daemon]\nshutdown_grace = \"11m\"",
+                "daemon.shutdown_grace",
+            ),
+            ("[daemon]\nmax_connections = 0", "daemon.max_connections"),
+            (
+                "[daemon]\nmax_connections = 65537",
+                "daemon.max_connections",
+            ),
+            (
+                "[daemon]\nrequest_timeout = \"0s\"",
+                "daemon.request_timeout",
+            ),
+            (
+                "[daemon]\nrequest_timeout = \"61m\"",
+                "daemon.request_timeout",
+            ),
             ("[daemon]\nmetrics = \"nowhere\"", "metrics"),
         ] {
             let err =

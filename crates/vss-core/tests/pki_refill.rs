@@ -21,7 +21,7 @@ use vss_pki::station::{enroll, Repository};
 #[test]
 fn an_empty_pool_is_filled_from_the_aa_over_http() {
     let mut pki = Loopback::new("alpha");
-    pki.start(vss_pki::http::ServeConfig::default());
+    pki.start(vss_net::ServeLimits::default());
     let dir = tempfile::tempdir().expect("tempdir");
     SoftHsm::init(&dir.path().join("keys"), "1234", "12345678").expect("hsm");
     let hsm: Arc<dyn Hsm> =

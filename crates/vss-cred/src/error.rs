@@ -159,15 +159,10 @@ pub enum Error {
     #[error("the inspector did not open the member number")]
     NotInspected,
 
-    /// A timeout of a service's bounds is zero or longer than
-    /// [`crate::service::MAX_TIMEOUT`].
+    /// A service's bounds are out of range.
     #[cfg(feature = "service")]
-    #[error("{0}: more than 0 and at most {max} s", max = crate::service::MAX_TIMEOUT.as_secs())]
-    Timeout(&'static str),
-    /// A service's connection cap is zero or above [`crate::service::MAX_CONNECTIONS`].
-    #[cfg(feature = "service")]
-    #[error("max connections: from 1 to {}", crate::service::MAX_CONNECTIONS)]
-    MaxConnections,
+    #[error(transparent)]
+    Limits(#[from] vss_net::LimitsError),
     /// A service stopped accepting connections.
     #[cfg(feature = "service")]
     #[error(transparent)]

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use vss_cred::roles::Inspector;
 use vss_cred::service::inspector::InspectorService;
-use vss_cred::service::{serve, Role, ServeConfig};
+use vss_cred::service::{default_limits, serve, Role};
+use vss_net::ServeLimits;
 
 /// The role's PIN and PUK.
 const PIN: &str = "1234";
@@ -20,10 +21,10 @@ fn idle_connections_are_closed_and_the_cap_sheds_load() {
     let dir = tempfile::tempdir().expect("tempdir");
     Inspector::create(dir.path(), PIN, PUK).expect("inspector");
     let service = Arc::new(InspectorService::open(dir.path(), PIN).expect("service"));
-    let config = ServeConfig {
+    let config = ServeLimits {
         idle_timeout: Duration::from_millis(300),
         max_connections: 1,
-        ..ServeConfig::default()
+        ..default_limits()
     };
     let addr = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")

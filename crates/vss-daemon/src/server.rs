@@ -13,6 +13,7 @@ use tonic::transport::server::Server;
 use tonic::transport::{Certificate, Identity, ServerTlsConfig};
 use vss_core::config::{DaemonConfig, DaemonTcpConfig};
 use vss_core::{Config, Vss};
+use vss_net::ServeLimits;
 use vss_proto::proto::security_entity_server::SecurityEntityServer;
 
 use crate::error::DaemonError;
@@ -58,10 +59,10 @@ fn net(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> DaemonError {
     move |source| DaemonError::Net { what, source }
 }
 
-/// A gRPC server within the daemon's bounds.
-fn server(config: &DaemonConfig) -> Server {
+/// A gRPC server within the daemon's bounds (the request timeout of `limits`).
+fn server(limits: &ServeLimits) -> Server {
     Server::builder()
-        .timeout(config.request_timeout)
+        .timeout(limits.request_timeout)
         .max_concurrent_streams(MAX_STREAMS_PER_CONNECTION)
 }
 
@@ -87,6 +88,7 @@ fn tls(tcp: &DaemonTcpConfig) -> Result<ServerTlsConfig, DaemonError> {
 
 async fn serve(config: &Config, path: &Path, vss: Arc<Vss>) -> Result<(), DaemonError> {
     let daemon = &config.daemon;
+    let limits = daemon.limits();
     let mut terminate = signal(SignalKind::terminate()).map_err(net("SIGTERM"))?;
     let mut interrupt = signal(SignalKind::interrupt()).map_err(net("SIGINT"))?;
     let mut hangup = signal(SignalKind::hangup()).map_err(net("SIGHUP"))?;
@@ -98,12 +100,12 @@ async fn serve(config: &Config, path: &Path, vss: Arc<Vss>) -> Result<(), Daemon
         tokio::spawn(vss_net::metrics::serve(
             listener,
             Arc::new(registry),
-            vss_net::metrics::MetricsConfig::default(),
+            vss_net::metrics::default_limits(),
         ));
     }
     let (stop, stopping) = watch::channel(false);
     let entity = Entity::new(vss.clone(), daemon, metrics, stopping.clone());
-    let permits = Arc::new(Semaphore::new(daemon.max_connections));
+    let permits = Arc::new(Semaphore::new(limits.max_connections));
     let stopped = |mut stopping: watch::Receiver<bool>| async move {
         until_stopped(&mut stopping).await;
     };
@@ -112,7 +114,7 @@ async fn serve(config: &Config, path: &Path, vss: Arc<Vss>) -> Result<(), Daemon
     let _socket_file = SocketFile(daemon.socket.clone());
     let mut servers = tokio::task::JoinSet::new();
     servers.spawn(
-        server(daemon)
+        server(&limits)
             .add_service(service(entity.clone(), daemon))
             .serve_with_incoming_shutdown(
                 incoming(unix, permits.clone(), stopping.clone()),
@@ -124,7 +126,7 @@ async fn serve(config: &Config, path: &Path, vss: Arc<Vss>) -> Result<(), Daemon
             .await
             .map_err(net(format!("[daemon.tcp] listen {}", tcp.listen)))?;
         servers.spawn(
-            server(daemon)
+            server(&limits)
                 .tls_config(tls(tcp)?)
                 .map_err(|e| DaemonError::Tls(e.to_string()))?
                 .add_service(service(entity.clone(), daemon))

@@ -15,12 +15,12 @@
 //! registry.register("vss_verifications", "Verifications by verdict", verdicts.clone());
 //! verdicts.get_or_create(&[("verdict", "valid")]).inc();
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:9100").await?;
-//! vss_net::metrics::serve(listener, Arc::new(registry), Default::default()).await
+//! vss_net::metrics::serve(listener, Arc::new(registry), vss_net::metrics::default_limits()).await
 //! # }
 //! ```
 //!
-//! The endpoint is bounded like VSS's other servers ([`MetricsConfig`]): a few connections
-//! at once, one request each, within a time limit. Other paths are 404, other methods 405.
+//! The endpoint is bounded like VSS's other servers, by a [`ServeLimits`] ([`default_limits`]):
+//! a few connections at once, one request each, within its request timeout. Other paths are 404, other methods 405.
 
 use std::convert::Infallible;
 use std::io;
@@ -37,6 +37,8 @@ use prometheus_client::encoding::prometheus_text;
 pub use prometheus_client::registry::Registry;
 use tokio::net::{TcpListener, TcpStream};
 
+use crate::ServeLimits;
+
 /// The path the metrics are served at.
 pub const PATH: &str = "/metrics";
 
@@ -46,22 +48,14 @@ pub const CONTENT_TYPE_TEXT: &str = prometheus_text::CONTENT_TYPE;
 /// The largest request head the endpoint reads (16 KiB); a larger one is answered 431.
 pub const MAX_HEAD: usize = 16 * 1024;
 
-/// The bounds of [`serve`]; `Default` gives the documented defaults.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MetricsConfig {
-    /// The longest a connection is served: its request head read and the answer written
-    /// (default 10 s); then it is closed.
-    pub timeout: Duration,
-    /// Connections served at once (default 16); more get a 503 and are closed.
-    pub max_connections: usize,
-}
-
-impl Default for MetricsConfig {
-    fn default() -> Self {
-        MetricsConfig {
-            timeout: Duration::from_secs(10),
-            max_connections: 16,
-        }
+/// The endpoint's defaults: a connection is served (its request head read and the answer
+/// written) within the request timeout, 10 s, then closed; 16 connections at once, more get
+/// a 503 and are closed. [`serve`] applies no other bound.
+pub fn default_limits() -> ServeLimits {
+    ServeLimits {
+        request_timeout: Duration::from_secs(10),
+        max_connections: 16,
+        ..ServeLimits::default()
     }
 }
 
@@ -78,16 +72,20 @@ pub fn render(registry: &Registry) -> String {
     text
 }
 
-/// Serves `registry` at [`PATH`] on `listener` within the bounds of `config`, each
-/// connection answered once and closed; returns only when accepting fails (as
-/// [`crate::serve_bounded`]), with that error.
+/// Serves `registry` at [`PATH`] on `listener` within `limits` (their request timeout and
+/// connection cap), each connection answered once and closed; returns only when accepting
+/// fails (as [`crate::serve_bounded`]), with that error. `limits` out of range are refused at
+/// once ([`std::io::ErrorKind::InvalidInput`]).
 pub async fn serve(
     listener: TcpListener,
     registry: Arc<Registry>,
-    config: MetricsConfig,
+    limits: ServeLimits,
 ) -> io::Result<()> {
-    crate::serve_bounded(&listener, config.max_connections, BUSY, |stream| {
-        connection(stream, registry.clone(), config.timeout)
+    limits
+        .check()
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    crate::serve_bounded(&listener, limits.max_connections, BUSY, |stream| {
+        connection(stream, registry.clone(), limits.request_timeout)
     })
     .await
 }
@@ -145,7 +143,7 @@ mod tests {
 
     /// A registry with one labelled counter, served on a free loopback port; its address.
     async fn served(
-        config: MetricsConfig,
+        config: ServeLimits,
     ) -> (
         std::net::SocketAddr,
         Family<[(&'static str, &'static str); 1], Counter>,
@@ -181,7 +179,7 @@ mod tests {
 
     #[tokio::test]
     async fn get_metrics_answers_the_counters_as_text_0_0_4() {
-        let (address, requests) = served(MetricsConfig::default()).await;
+        let (address, requests) = served(default_limits()).await;
         requests.get_or_create(&[("code", "200")]).inc_by(3);
         requests.get_or_create(&[("code", "404")]).inc();
         let answer = exchange(address, "GET /metrics HTTP/1.1\r\nhost: vss\r\n\r\n").await;
@@ -209,7 +207,7 @@ mod tests {
 
     #[tokio::test]
     async fn another_path_is_404_and_another_method_405() {
-        let (address, _) = served(MetricsConfig::default()).await;
+        let (address, _) = served(default_limits()).await;
         let answer = exchange(address, "GET /other HTTP/1.1\r\nhost: vss\r\n\r\n").await;
         assert!(answer.starts_with("HTTP/1.1 404 "), "{answer}");
         let answer = exchange(address, "GET /metrics/ HTTP/1.1\r\nhost: vss\r\n\r\n").await;
@@ -225,9 +223,9 @@ mod tests {
 
     #[tokio::test]
     async fn a_slow_client_is_closed_after_the_timeout() {
-        let config = MetricsConfig {
-            timeout: Duration::from_millis(200),
-            ..MetricsConfig::default()
+        let config = ServeLimits {
+            request_timeout: Duration::from_millis(200),
+            ..default_limits()
         };
         let (address, _) = served(config).await;
         let mut stream = TcpStream::connect(address).await.expect("connect");
@@ -244,7 +242,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_head_larger_than_the_bound_is_refused() {
-        let (address, _) = served(MetricsConfig::default()).await;
+        let (address, _) = served(default_limits()).await;
         let long = format!(
             "GET /metrics HTTP/1.1\r\nhost: vss\r\nx-pad: {}\r\n\r\n",
             "a".repeat(MAX_HEAD)
@@ -255,9 +253,9 @@ mod tests {
 
     #[tokio::test]
     async fn past_the_cap_a_connection_gets_503() {
-        let config = MetricsConfig {
+        let config = ServeLimits {
             max_connections: 1,
-            ..MetricsConfig::default()
+            ..default_limits()
         };
         let (address, _) = served(config).await;
         // Holds the one slot: a head that never ends.

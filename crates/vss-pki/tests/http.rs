@@ -10,7 +10,8 @@ mod made_pki;
 use loopback::Loopback;
 use vss_crypto::{Curve, PrivateKey};
 use vss_its::{ItsTime, Psid};
-use vss_pki::http::{post, HttpError, ServeConfig, REQUEST_TYPE};
+use vss_net::ServeLimits;
+use vss_pki::http::{post, HttpError, REQUEST_TYPE};
 use vss_pki::messages::{code_name, AuthorizationResponseCode, EnrolmentResponseCode};
 use vss_pki::station::{authorization_request, enrolment_request, Outer, TicketKeys};
 use vss_pki::store::{PkiStore, Role};
@@ -18,7 +19,7 @@ use vss_pki::store::{PkiStore, Role};
 #[test]
 fn a_station_enrols_and_gets_tickets_over_http() {
     let mut pki = Loopback::new("alpha");
-    pki.start(ServeConfig::default());
+    pki.start(ServeLimits::default());
     let canonical = PrivateKey::generate(Curve::P256).expect("key");
     pki.register("car-1", canonical.public_key(), &[Psid::CAM, Psid::DENM]);
     let (ea, aa, url) = (pki.ea().clone(), pki.aa().clone(), pki.url.clone());
@@ -141,7 +142,7 @@ fn authorization_over_http(
 #[test]
 fn refusals_over_http_carry_the_standards_codes_and_issue_nothing() {
     let mut pki = Loopback::new("alpha");
-    pki.start(ServeConfig::default());
+    pki.start(ServeLimits::default());
     let canonical = PrivateKey::generate(Curve::P256).expect("key");
     pki.register("car-1", canonical.public_key(), &[Psid::CAM]);
     let (ea, aa, url) = (pki.ea().clone(), pki.aa().clone(), pki.url.clone());

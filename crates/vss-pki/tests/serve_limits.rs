@@ -15,10 +15,10 @@ use std::time::{Duration, Instant};
 
 use loopback::Loopback;
 use vss_net::raise_open_file_limit;
-use vss_pki::http::ServeConfig;
+use vss_net::ServeLimits;
 
 /// A PKI served within `config`, and its `host:port`.
-fn served(config: ServeConfig) -> (Loopback, String) {
+fn served(config: ServeLimits) -> (Loopback, String) {
     let mut pki = Loopback::new("bounded");
     pki.start(config);
     let address = pki.url.trim_start_matches("http://").to_string();
@@ -73,9 +73,9 @@ fn health_answers_within_a_second_under_2000_half_open_connections_that_the_head
         );
     }
     assert!(half_open >= 400, "open-file limit {open_files} is too low");
-    let (_pki, address) = served(ServeConfig {
+    let (_pki, address) = served(ServeLimits {
         header_timeout,
-        ..ServeConfig::default()
+        ..ServeLimits::default()
     });
     let first_opened = Instant::now();
     let mut idle: Vec<TcpStream> = (0..half_open)
@@ -116,9 +116,9 @@ fn health_answers_within_a_second_under_2000_half_open_connections_that_the_head
 
 #[test]
 fn past_the_connection_cap_a_client_gets_503_with_retry_after_until_one_closes() {
-    let (_pki, address) = served(ServeConfig {
+    let (_pki, address) = served(ServeLimits {
         max_connections: 8,
-        ..ServeConfig::default()
+        ..ServeLimits::default()
     });
     let mut held: Vec<TcpStream> = (0..8).map(|_| connect(&address)).collect();
     let mut extra = connect(&address);
@@ -142,11 +142,11 @@ fn past_the_connection_cap_a_client_gets_503_with_retry_after_until_one_closes()
 
 #[test]
 fn a_stalled_body_gets_408_and_an_idle_answered_connection_is_closed() {
-    let (_pki, address) = served(ServeConfig {
+    let (_pki, address) = served(ServeLimits {
         header_timeout: Duration::from_secs(20),
         body_timeout: Duration::from_secs(1),
-        keep_alive_timeout: Duration::from_secs(1),
-        ..ServeConfig::default()
+        idle_timeout: Duration::from_secs(1),
+        ..ServeLimits::default()
     });
     let mut stream = connect(&address);
     stream

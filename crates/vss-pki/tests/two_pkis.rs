@@ -13,8 +13,8 @@ use loopback::Loopback;
 use vss_crypto::Curve;
 use vss_hsm::{GenerateKeyRequest, Hsm, SoftHsm};
 use vss_its::{Cert, ItsTime, Psid, TrustAnchors, Validator, Verdict};
+use vss_net::ServeLimits;
 use vss_pki::authority::PeerPki;
-use vss_pki::http::ServeConfig;
 use vss_pki::station::{enroll, pseudonyms, CertKind, Repository, TicketBatch};
 use vss_pki::store::{PkiStore, Role};
 use vss_pki::Error;
@@ -75,8 +75,8 @@ fn pseudonyms_from_both_pkis_with_one_enrolment() {
     let mut b = Loopback::new("beta");
     trust(&a, &b, "beta");
     trust(&b, &a, "alpha");
-    a.start(ServeConfig::default());
-    b.start(ServeConfig::default());
+    a.start(ServeLimits::default());
+    b.start(ServeLimits::default());
 
     let StationUnderTest {
         dir: station,
@@ -231,8 +231,8 @@ fn pseudonyms_from_both_pkis_with_one_enrolment() {
 fn an_aa_without_the_other_pki_in_its_trust_list_refuses_its_credentials() {
     let mut a = Loopback::new("alpha");
     let mut b = Loopback::new("beta");
-    a.start(ServeConfig::default());
-    b.start(ServeConfig::default());
+    a.start(ServeLimits::default());
+    b.start(ServeLimits::default());
     let StationUnderTest {
         dir: station,
         hsm,

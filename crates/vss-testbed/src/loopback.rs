@@ -341,8 +341,7 @@ impl Testbed {
         for pki in &mut pkis {
             let store: Arc<dyn PkiStore> = pki.store.clone();
             let served = services(&pki.dir, pki.hsm.clone(), store, &ServedPki::both())?;
-            pki.server
-                .serve(served, vss_pki::http::ServeConfig::default())?;
+            pki.server.serve(served, vss_net::ServeLimits::default())?;
         }
         Ok(Testbed { pkis, place })
     }

@@ -13,10 +13,9 @@ use vss_core::verify::Outcome;
 use vss_core::Vss;
 use vss_hsm::SoftHsm;
 use vss_its::{ItsTime, Psid, Verdict};
+use vss_net::ServeLimits;
 use vss_pki::authority::{init_tlm, CtlRequest, EctlRequest, InitRequest, PkiDir};
-use vss_pki::http::{
-    list_url, DistributionCentre, ListKind, LoopbackServer, ServeConfig, Services,
-};
+use vss_pki::http::{list_url, DistributionCentre, ListKind, LoopbackServer, Services};
 use vss_pki::store::SqliteStore;
 use vss_testbed::{HsmOptions, Testbed, PIN};
 
@@ -57,7 +56,7 @@ fn the_entity_updates_its_trust_store_and_refuses_a_revoked_aa_after_a_refresh()
         ..Services::default()
     };
     server
-        .serve(services, ServeConfig::default())
+        .serve(services, ServeLimits::default())
         .expect("serve");
     for pki in [alpha, beta] {
         let request = CtlRequest {

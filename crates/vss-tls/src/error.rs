@@ -13,6 +13,10 @@ pub enum Error {
     /// A setting is out of its range.
     #[error("invalid setting: {0}")]
     Config(&'static str),
+    /// A bound of the terminator ([`vss_net::ServeLimits`], the backend's connect timeout)
+    /// is out of its range.
+    #[error("invalid setting: {0}")]
+    Limits(#[from] vss_net::LimitsError),
     /// A certificate file could not be used.
     #[error("certificate {path}: {reason}")]
     Certificate {

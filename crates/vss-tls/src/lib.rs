@@ -4,12 +4,12 @@
 //! needs the server's signature it asks an [`HsmSigningKey`], which queues the digest with a
 //! [`SignBatcher`]: handshakes that wait at the same moment are signed as one batch, in
 //! parallel on all cores, bounded by a size and a deadline. [`serve`] accepts connections
-//! and passes their bytes to a backend, with every wait bounded ([`Limits`]).
+//! and passes their bytes to a backend, with every wait bounded ([`vss_net::ServeLimits`], [`default_limits`]).
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use vss_tls::{certified_key, serve, server_config, BatchConfig, Limits, ServeStats,
-//!               SignBatcher, SniResolver};
+//! use vss_tls::{certified_key, default_limits, serve, server_config, Backend, BatchConfig,
+//!               ServeStats, SignBatcher, SniResolver};
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let hsm: Arc<dyn vss_hsm::Hsm> = Arc::from(vss_hsm::open("store".as_ref(), "1234")?);
@@ -17,8 +17,8 @@
 //! let key = certified_key(hsm.as_ref(), "server.pem".as_ref(), "tls-rsa", batcher)?;
 //! let config = server_config(SniResolver::new(vec![key])?, &["http/1.1".into()])?;
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8443").await?;
-//! serve(listener, Arc::new(config), "127.0.0.1:8080".parse()?, Limits::default(),
-//!       Arc::new(ServeStats::default()), std::future::pending()).await?;
+//! serve(listener, Arc::new(config), Backend::new("127.0.0.1:8080".parse()?),
+//!       default_limits(), Arc::new(ServeStats::default()), std::future::pending()).await?;
 //! # Ok(()) }
 //! ```
 
@@ -30,4 +30,6 @@ mod serve;
 pub use batch::{BatchConfig, BatchStats, SignBatcher, SignRequest};
 pub use error::{Error, Result};
 pub use key::{certified_key, HsmSigningKey, SniResolver, MAX_CERT_FILE};
-pub use serve::{serve, server_config, Limits, ServeStats};
+pub use serve::{
+    default_limits, serve, server_config, Backend, ServeStats, DEFAULT_CONNECT_TIMEOUT,
+};

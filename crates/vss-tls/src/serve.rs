@@ -13,52 +13,51 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tokio_rustls::TlsAcceptor;
-use vss_net::{accept_bounded, Accepted, ACCEPT_BACKOFF};
+use vss_net::{accept_bounded, Accepted, ServeLimits, ACCEPT_BACKOFF};
 
 use crate::error::{Error, Result};
 use crate::key::SniResolver;
 
-/// The bounds of a terminator, with their defaults.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    /// From accept to a completed handshake: 10 s.
-    pub handshake_timeout: Duration,
-    /// To connect to the backend: 5 s.
-    pub connect_timeout: Duration,
-    /// A connection with no bytes either way for this long is closed: 60 s.
-    pub idle_timeout: Duration,
-    /// Connections served at once; more are closed at accept: 4096.
-    pub max_connections: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            handshake_timeout: Duration::from_secs(10),
-            connect_timeout: Duration::from_secs(5),
-            idle_timeout: Duration::from_secs(60),
-            max_connections: 4096,
-        }
+/// The defaults of a terminator's [`ServeLimits`]: the handshake completed within 10 s of
+/// accept (the header timeout), a connection with no bytes either way closed after 60 s (the
+/// idle timeout), 4,096 connections at once, more closed at accept. The body and request
+/// timeouts and Retry-After are not applied.
+pub fn default_limits() -> ServeLimits {
+    ServeLimits {
+        idle_timeout: Duration::from_secs(60),
+        ..ServeLimits::default()
     }
 }
 
-impl Limits {
-    /// Checks every bound: timeouts of 1 ms to 1 h, 1 to 65536 connections.
+/// How long connecting to the backend may take by default.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The service a terminator passes the plain bytes to, and how long connecting to it may
+/// take (a bound of the terminator's own, beside its [`ServeLimits`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Backend {
+    /// Its address.
+    pub address: SocketAddr,
+    /// The longest wait to connect to it: [`DEFAULT_CONNECT_TIMEOUT`] by default.
+    pub connect_timeout: Duration,
+}
+
+impl Backend {
+    /// The backend at `address`, connected to within [`DEFAULT_CONNECT_TIMEOUT`].
+    pub fn new(address: SocketAddr) -> Self {
+        Backend {
+            address,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+        }
+    }
+
+    /// Whether the connect timeout is in the range of every timeout (more than 0, at most
+    /// [`vss_net::MAX_TIMEOUT`]).
     pub fn check(&self) -> Result<()> {
-        let range = Duration::from_millis(1)..=Duration::from_secs(3600);
-        for timeout in [
-            self.handshake_timeout,
+        Ok(vss_net::check_timeout(
+            "connect timeout",
             self.connect_timeout,
-            self.idle_timeout,
-        ] {
-            if !range.contains(&timeout) {
-                return Err(Error::Config("timeouts are 1 ms to 1 hour"));
-            }
-        }
-        if !(1..=65536).contains(&self.max_connections) {
-            return Err(Error::Config("the connection cap is 1 to 65536"));
-        }
-        Ok(())
+        )?)
     }
 }
 
@@ -109,16 +108,19 @@ impl ServeStats {
 }
 
 /// Serves `listener` until `shutdown` completes: each connection's TLS ends here and its
-/// bytes go to `backend`.
+/// bytes go to `backend`, within `limits` (the header timeout bounds the handshake, the idle
+/// timeout a connection with no bytes either way, and the connection cap); `limits` or a
+/// `backend` out of range are refused at once.
 pub async fn serve(
     listener: TcpListener,
     config: Arc<rustls::ServerConfig>,
-    backend: SocketAddr,
-    limits: Limits,
+    backend: Backend,
+    limits: ServeLimits,
     stats: Arc<ServeStats>,
     shutdown: impl Future<Output = ()>,
 ) -> Result<()> {
     limits.check()?;
+    backend.check()?;
     let acceptor = TlsAcceptor::from(config);
     let slots = Arc::new(Semaphore::new(limits.max_connections));
     tokio::pin!(shutdown);
@@ -145,18 +147,18 @@ pub async fn serve(
         tokio::spawn(async move {
             let _slot = slot;
             let _ = stream.set_nodelay(true);
-            let tls = match tokio::time::timeout(limits.handshake_timeout, acceptor.accept(stream))
-                .await
-            {
-                Ok(Ok(tls)) => tls,
-                _ => {
-                    stats.failed.fetch_add(1, Ordering::Relaxed);
-                    return;
-                }
-            };
+            let tls =
+                match tokio::time::timeout(limits.header_timeout, acceptor.accept(stream)).await {
+                    Ok(Ok(tls)) => tls,
+                    _ => {
+                        stats.failed.fetch_add(1, Ordering::Relaxed);
+                        return;
+                    }
+                };
             stats.handshakes.fetch_add(1, Ordering::Relaxed);
             let Ok(Ok(upstream)) =
-                tokio::time::timeout(limits.connect_timeout, TcpStream::connect(backend)).await
+                tokio::time::timeout(backend.connect_timeout, TcpStream::connect(backend.address))
+                    .await
             else {
                 return;
             };
@@ -211,23 +213,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn limits_are_checked() {
-        assert!(Limits::default().check().is_ok());
-        for bad in [
-            Limits {
-                handshake_timeout: Duration::ZERO,
-                ..Limits::default()
-            },
-            Limits {
-                idle_timeout: Duration::from_secs(7200),
-                ..Limits::default()
-            },
-            Limits {
-                max_connections: 0,
-                ..Limits::default()
-            },
-        ] {
-            assert!(matches!(bad.check(), Err(Error::Config(_))));
+    fn the_defaults_are_in_range_and_the_connect_timeout_is_checked() {
+        assert_eq!(default_limits().check(), Ok(()));
+        let backend = Backend::new(SocketAddr::from(([127, 0, 0, 1], 9)));
+        assert!(backend.check().is_ok());
+        for connect_timeout in [Duration::ZERO, Duration::from_secs(7200)] {
+            let refused = Backend {
+                connect_timeout,
+                ..backend
+            }
+            .check()
+            .expect_err("out of range");
+            assert_eq!(
+                refused.to_string(),
+                "invalid setting: connect timeout: more than 0 and at most 3600 s"
+            );
         }
     }
 

@@ -22,9 +22,10 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::TlsConnector;
 use vss_crypto::{Curve, RsaBits};
 use vss_hsm::{GenerateKeyRequest, Hsm, SoftHsm};
+use vss_net::ServeLimits;
 use vss_tls::{
-    certified_key, serve, server_config, BatchConfig, Error, Limits, ServeStats, SignBatcher,
-    SniResolver,
+    certified_key, default_limits, serve, server_config, Backend, BatchConfig, Error, ServeStats,
+    SignBatcher, SniResolver,
 };
 
 struct Pki {
@@ -163,7 +164,7 @@ struct Terminator {
     batcher: SignBatcher,
 }
 
-async fn terminator(pki: &Pki, limits: Limits) -> Terminator {
+async fn terminator(pki: &Pki, limits: ServeLimits) -> Terminator {
     let batcher = SignBatcher::new(Arc::clone(&pki.hsm), BatchConfig::default()).expect("batcher");
     let keys = vec![
         certified_key(pki.hsm.as_ref(), &pki.rsa_cert, "rsa", batcher.clone()).expect("rsa"),
@@ -181,7 +182,7 @@ async fn terminator(pki: &Pki, limits: Limits) -> Terminator {
     tokio::spawn(serve(
         listener,
         Arc::new(config),
-        backend,
+        Backend::new(backend),
         limits,
         Arc::clone(&stats),
         std::future::pending(),
@@ -211,7 +212,7 @@ fn client(pki: &Pki, versions: &[&'static rustls::SupportedProtocolVersion]) -> 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sni_picks_the_certificate_bytes_pass_and_tickets_resume() {
     let pki = pki();
-    let server = terminator(&pki, Limits::default()).await;
+    let server = terminator(&pki, default_limits()).await;
     for (versions, version) in [
         (&[&rustls::version::TLS13][..], ProtocolVersion::TLSv1_3),
         (&[&rustls::version::TLS12][..], ProtocolVersion::TLSv1_2),
@@ -256,7 +257,7 @@ async fn sni_picks_the_certificate_bytes_pass_and_tickets_resume() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn many_clients_at_once_are_signed_in_batches() {
     let pki = pki();
-    let server = terminator(&pki, Limits::default()).await;
+    let server = terminator(&pki, default_limits()).await;
     // Every client makes a full handshake: one that started after another had finished
     // would otherwise resume with its ticket and need no signature.
     let mut full = (*client(&pki, &[&rustls::version::TLS13])).clone();
@@ -288,10 +289,10 @@ async fn many_clients_at_once_are_signed_in_batches() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_silent_client_is_closed_at_the_handshake_timeout_and_the_cap_closes_the_rest() {
     let pki = pki();
-    let limits = Limits {
-        handshake_timeout: Duration::from_millis(300),
+    let limits = ServeLimits {
+        header_timeout: Duration::from_millis(300),
         max_connections: 1,
-        ..Limits::default()
+        ..default_limits()
     };
     let server = terminator(&pki, limits).await;
     let start = Instant::now();

@@ -8,6 +8,7 @@ use std::time::Duration;
 use vss_card::applet::Applet;
 use vss_card::state::StateFile;
 use vss_card::vpcd::DEFAULT_VPCD;
+use vss_net::ServeLimits;
 
 const USAGE: &str = "usage: vss-card --state FILE (--vpcd [HOST:PORT] | --listen ADDR)
 
@@ -30,13 +31,13 @@ enum Transport {
 struct Options {
     state: PathBuf,
     transport: Transport,
-    idle: Duration,
+    limits: ServeLimits,
 }
 
 fn parse(args: &[String]) -> Result<Option<Options>, String> {
     let mut state = None;
     let mut transport = None;
-    let mut idle = vss_card::tcp::IDLE_TIMEOUT;
+    let mut limits = vss_card::tcp::default_limits();
     let mut args = args.iter().peekable();
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -48,12 +49,24 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
             }
             "--idle-timeout-ms" => {
                 let ms = args.next().ok_or("--idle-timeout-ms needs MS")?;
-                idle = ms
+                limits.idle_timeout = ms
                     .parse::<u64>()
                     .ok()
                     .map(Duration::from_millis)
-                    .filter(|d| !d.is_zero() && *d <= vss_card::tcp::MAX_IDLE_TIMEOUT)
-                    .ok_or_else(|| format!("--idle-timeout-ms {ms:?}: 1 to 3600000"))?;
+                    .filter(|&idle_timeout| {
+                        ServeLimits {
+                            idle_timeout,
+                            ..limits
+                        }
+                        .check()
+                        .is_ok()
+                    })
+                    .ok_or_else(|| {
+                        format!(
+                            "--idle-timeout-ms {ms:?}: 1 to {}",
+                            vss_net::MAX_TIMEOUT.as_millis()
+                        )
+                    })?;
             }
             "--vpcd" => {
                 let addr = match args.next_if(|a| !a.starts_with("--")) {
@@ -68,7 +81,7 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
     Ok(Some(Options {
         state: state.ok_or("--state FILE is required (see --help)")?,
         transport: transport.ok_or("--vpcd or --listen is required (see --help)")?,
-        idle,
+        limits,
     }))
 }
 
@@ -108,7 +121,7 @@ fn run(options: Options) -> Result<(), String> {
                 .local_addr()
                 .map_err(|e| format!("{addr:?}: {e}"))?;
             eprintln!("vss-card: listening on {local}");
-            vss_card::tcp::serve(&mut applet, &listener, options.idle)
+            vss_card::tcp::serve(&mut applet, &listener, &options.limits)
         }
     }
 }

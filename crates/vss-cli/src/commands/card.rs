@@ -45,7 +45,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ADDR")]
     listen: Option<String>,
     /// With --listen: close a client silent this many milliseconds (1–3600000).
-    #[arg(long, value_name = "MS", default_value_t = 60_000, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    #[arg(long, value_name = "MS",
+          default_value_t = vss_card::tcp::IDLE_TIMEOUT.as_millis() as u64,
+          value_parser = clap::value_parser!(u64).range(1..=vss_net::MAX_TIMEOUT.as_millis() as u64))]
     idle_timeout_ms: u64,
 }
 

@@ -9,8 +9,10 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use vss_hsm::Hsm;
+use vss_net::ServeLimits;
 use vss_tls::{
-    certified_key, serve, server_config, BatchConfig, Limits, ServeStats, SignBatcher, SniResolver,
+    certified_key, default_limits, serve, server_config, Backend, BatchConfig, ServeStats,
+    SignBatcher, SniResolver, DEFAULT_CONNECT_TIMEOUT,
 };
 
 use crate::store::StoreArgs;
@@ -50,16 +52,16 @@ pub struct ServeArgs {
     )]
     alpn: Vec<String>,
     /// Milliseconds from accept to a completed handshake (1–3600000).
-    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    #[arg(long, value_name = "MS", default_value_t = millis(default_limits().header_timeout))]
     handshake_timeout_ms: u64,
     /// Milliseconds to connect to the backend (1–3600000).
-    #[arg(long, value_name = "MS", default_value_t = 5_000)]
+    #[arg(long, value_name = "MS", default_value_t = millis(DEFAULT_CONNECT_TIMEOUT))]
     connect_timeout_ms: u64,
     /// Milliseconds with no bytes either way before a connection is closed (1–3600000).
-    #[arg(long, value_name = "MS", default_value_t = 60_000)]
+    #[arg(long, value_name = "MS", default_value_t = millis(default_limits().idle_timeout))]
     idle_timeout_ms: u64,
     /// Connections served at once; more are closed at accept (1–65536).
-    #[arg(long, value_name = "N", default_value_t = 4096)]
+    #[arg(long, value_name = "N", default_value_t = default_limits().max_connections)]
     max_connections: usize,
     /// The most signatures in one batch (1–1024).
     #[arg(long, value_name = "N", default_value_t = 64)]
@@ -67,6 +69,11 @@ pub struct ServeArgs {
     /// Microseconds a batch waits for more handshakes after its first (0–100000).
     #[arg(long, value_name = "US", default_value_t = 0)]
     batch_wait_us: u64,
+}
+
+/// `duration` in whole milliseconds, for a flag's default.
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 impl TlsCommand {
@@ -93,18 +100,22 @@ impl ServeArgs {
             ..BatchConfig::default()
         };
         batch.check()?;
-        let mut limits = Limits {
-            handshake_timeout: Duration::from_millis(self.handshake_timeout_ms),
-            connect_timeout: Duration::from_millis(self.connect_timeout_ms),
+        let limits = ServeLimits {
+            header_timeout: Duration::from_millis(self.handshake_timeout_ms),
             idle_timeout: Duration::from_millis(self.idle_timeout_ms),
             max_connections: self.max_connections,
+            ..default_limits()
         };
-        limits.check()?;
-        // Two descriptors per connection (client and backend), and some to spare.
+        limits.check().map_err(vss_tls::Error::from)?;
+        let backend = Backend {
+            address: self.backend,
+            connect_timeout: Duration::from_millis(self.connect_timeout_ms),
+        };
+        backend.check()?;
+        // Two descriptors per connection (client and backend).
         let open_files =
             vss_net::raise_open_file_limit().context("cannot raise the open-file limit")?;
-        let fits = usize::try_from(open_files.saturating_sub(64) / 2).unwrap_or(usize::MAX);
-        limits.max_connections = limits.max_connections.min(fits.max(1));
+        let limits = limits.fitted(open_files, 2);
 
         let hsm: Arc<dyn Hsm> = Arc::from(self.store.open()?);
         let batcher = SignBatcher::new(Arc::clone(&hsm), batch)?;
@@ -136,7 +147,7 @@ impl ServeArgs {
             serve(
                 listener,
                 config,
-                self.backend,
+                backend,
                 limits,
                 Arc::clone(&stats),
                 shutdown_signal(),

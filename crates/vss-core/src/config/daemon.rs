@@ -1,11 +1,14 @@
 //! `[daemon]`: where `vssd` listens and the limits it keeps. Every bound has a default and a
-//! ceiling, checked when the file is read.
+//! ceiling, checked when the file is read; the server's bounds (`max_connections`,
+//! `request_timeout`) are a [`ServeLimits`] ([`DaemonConfig::limits`]), with its ceilings
+//! ([`vss_net::MAX_CONNECTIONS`], [`vss_net::MAX_TIMEOUT`]) and its check.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use vss_net::{LimitsError, ServeLimits};
 
 use super::{duration_text, ConfigError};
 
@@ -15,10 +18,8 @@ pub const MAX_BATCH: usize = 4096;
 pub const MAX_BATCH_DEADLINE: Duration = Duration::from_secs(1);
 /// The largest payload or message a request may carry.
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
-/// The most clients served at once.
-pub const MAX_CONNECTIONS: usize = 65_536;
-/// The longest request timeout and shutdown grace.
-pub const MAX_WAIT: Duration = Duration::from_secs(600);
+/// The longest shutdown grace.
+pub const MAX_SHUTDOWN_GRACE: Duration = Duration::from_secs(600);
 
 /// `[daemon]`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
@@ -39,10 +40,10 @@ pub struct DaemonConfig {
     /// The largest payload or message in one request.
     #[serde(default = "default_max_message_bytes")]
     pub max_message_bytes: usize,
-    /// Clients served at once.
+    /// Clients served at once ([`ServeLimits::max_connections`]).
     #[serde(default = "default_max_connections")]
     pub max_connections: usize,
-    /// A unary call's time limit.
+    /// A unary call's time limit ([`ServeLimits::request_timeout`]).
     #[serde(default = "default_wait", with = "duration_text")]
     pub request_timeout: Duration,
     /// On SIGTERM, how long in-flight calls get to finish.
@@ -128,23 +129,33 @@ impl DaemonConfig {
                 format!("1-{MAX_MESSAGE_BYTES}"),
             ));
         }
-        if !(1..=MAX_CONNECTIONS).contains(&self.max_connections) {
-            return Err(ConfigError::invalid(
+        self.limits().check().map_err(|e| match e {
+            LimitsError::MaxConnections => ConfigError::invalid(
                 "daemon.max_connections",
-                format!("1-{MAX_CONNECTIONS}"),
+                format!("1-{}", vss_net::MAX_CONNECTIONS),
+            ),
+            // The other timeouts are the defaults', in range.
+            LimitsError::Timeout(_) => ConfigError::invalid(
+                "daemon.request_timeout",
+                format!("more than 0 and at most {:?}", vss_net::MAX_TIMEOUT),
+            ),
+        })?;
+        if self.shutdown_grace.is_zero() || self.shutdown_grace > MAX_SHUTDOWN_GRACE {
+            return Err(ConfigError::invalid(
+                "daemon.shutdown_grace",
+                format!("more than 0 and at most {MAX_SHUTDOWN_GRACE:?}"),
             ));
         }
-        for (key, wait) in [
-            ("daemon.request_timeout", self.request_timeout),
-            ("daemon.shutdown_grace", self.shutdown_grace),
-        ] {
-            if wait.is_zero() || wait > MAX_WAIT {
-                return Err(ConfigError::invalid(
-                    key,
-                    format!("more than 0 and at most {MAX_WAIT:?}"),
-                ));
-            }
-        }
         Ok(())
+    }
+
+    /// The bounds `vssd` serves within: `max_connections` and `request_timeout`, the rest
+    /// `ServeLimits::default()` (not applied by `vssd`).
+    pub fn limits(&self) -> ServeLimits {
+        ServeLimits {
+            max_connections: self.max_connections,
+            request_timeout: self.request_timeout,
+            ..ServeLimits::default()
+        }
     }
 }

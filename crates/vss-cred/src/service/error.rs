@@ -136,8 +136,7 @@ fn credential_status(e: &Error) -> StatusCode {
         | Error::Exists(_)
         | Error::Stored(_)
         | Error::NotInspected
-        | Error::Timeout(_)
-        | Error::MaxConnections
+        | Error::Limits(_)
         | Error::Accept(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }

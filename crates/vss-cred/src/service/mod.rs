@@ -1,14 +1,16 @@
 //! The roles over HTTP/1.1, JSON in and out (the artefacts' serde forms): one [`axum`]
 //! router per role ([`issuer`], [`revocation`], [`verifier`], [`inspector`], [`user`]) and
-//! [`serve`], which bounds every wait and count of a connection ([`ServeConfig`]).
+//! [`serve`], which bounds every wait and count of a connection ([`ServeLimits`], the
+//! defaults [`default_limits`]).
 //!
 //! Bounds: a request body is at most [`MAX_BODY_LEN`] (1 MiB, the artefact bound) or is
 //! answered 413; a request (its body read and its answer) takes at most the request timeout
 //! (default [`DEFAULT_REQUEST_TIMEOUT`]) or is answered 503; a connection that sends no whole
 //! request head within the idle timeout (default [`DEFAULT_IDLE_TIMEOUT`]), on connecting or
 //! between kept-alive requests, is closed; past the connection cap (default
-//! [`DEFAULT_MAX_CONNECTIONS`]) a new connection is answered 503 and closed, and while the
-//! process is out of descriptors accepting waits [`ACCEPT_BACKOFF`].
+//! [`DEFAULT_MAX_CONNECTIONS`]) a new connection is answered 503 with `Retry-After` and
+//! closed, and while the process is out of descriptors accepting waits [`ACCEPT_BACKOFF`].
+//! The header and body timeouts are not applied (the idle and request timeouts cover them).
 //!
 //! Errors are answered as `{"error": "..."}` with the status of [`ServiceError::status`].
 //! The services have no authentication of their own: the revocation authority's `/handle`
@@ -41,6 +43,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use tokio::net::{TcpListener, TcpStream};
+use vss_net::ServeLimits;
 
 /// The largest request body read, in bytes: the artefact bound, 1 MiB.
 pub const MAX_BODY_LEN: usize = codec::MAX_ARTEFACT_LEN;
@@ -51,50 +54,18 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Connections served at once by default.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
-/// The largest connection cap a [`ServeConfig`] takes.
-pub const MAX_CONNECTIONS: usize = 1 << 16;
-/// The longest timeout a [`ServeConfig`] takes.
-pub const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
 /// How long a call to another service (the revocation authority) may take.
 pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The bounds of [`serve`]; `Default` gives the documented defaults.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ServeConfig {
-    /// The longest a request may take ([`DEFAULT_REQUEST_TIMEOUT`]).
-    pub request_timeout: Duration,
-    /// The longest a connection waits for a request head ([`DEFAULT_IDLE_TIMEOUT`]).
-    pub idle_timeout: Duration,
-    /// Connections served at once ([`DEFAULT_MAX_CONNECTIONS`]).
-    pub max_connections: usize,
-}
-
-impl Default for ServeConfig {
-    fn default() -> Self {
-        ServeConfig {
-            request_timeout: DEFAULT_REQUEST_TIMEOUT,
-            idle_timeout: DEFAULT_IDLE_TIMEOUT,
-            max_connections: DEFAULT_MAX_CONNECTIONS,
-        }
-    }
-}
-
-impl ServeConfig {
-    /// Whether every value is inside its range: [`Error::Timeout`] or
-    /// [`Error::MaxConnections`] if not.
-    pub fn check(&self) -> crate::Result<()> {
-        for (name, t) in [
-            ("request timeout", self.request_timeout),
-            ("idle timeout", self.idle_timeout),
-        ] {
-            if t.is_zero() || t > MAX_TIMEOUT {
-                return Err(Error::Timeout(name));
-            }
-        }
-        if self.max_connections == 0 || self.max_connections > MAX_CONNECTIONS {
-            return Err(Error::MaxConnections);
-        }
-        Ok(())
+/// The defaults of [`serve`]: [`DEFAULT_REQUEST_TIMEOUT`], [`DEFAULT_IDLE_TIMEOUT`] and
+/// [`DEFAULT_MAX_CONNECTIONS`], the rest `ServeLimits::default()` (a 503 says to retry after
+/// 1 s).
+pub fn default_limits() -> ServeLimits {
+    ServeLimits {
+        request_timeout: DEFAULT_REQUEST_TIMEOUT,
+        idle_timeout: DEFAULT_IDLE_TIMEOUT,
+        max_connections: DEFAULT_MAX_CONNECTIONS,
+        ..ServeLimits::default()
     }
 }
 
@@ -125,35 +96,40 @@ impl Role {
     }
 }
 
-/// Serves `role` on `listener` within the bounds of `config`, until accepting fails for a
-/// reason other than a lack of descriptors or memory (then [`Error::Accept`]); a `config`
-/// out of range is refused at once.
-pub async fn serve(role: Role, listener: TcpListener, config: ServeConfig) -> crate::Result<()> {
-    config.check()?;
+/// Serves `role` on `listener` within `limits`, until accepting fails for a reason other
+/// than a lack of descriptors or memory (then [`Error::Accept`]); `limits` out of range are
+/// refused at once ([`Error::Limits`]).
+pub async fn serve(role: Role, listener: TcpListener, limits: ServeLimits) -> crate::Result<()> {
+    limits.check()?;
     let routes = role.router();
+    let busy = busy_response(limits.retry_after);
     vss_net::serve_bounded(
         &listener,
-        config.max_connections,
-        BUSY.as_bytes(),
-        |stream| connection(stream, routes.clone(), config),
+        limits.max_connections,
+        busy.as_bytes(),
+        |stream| connection(stream, routes.clone(), limits),
     )
     .await
     .map_err(Error::Accept)
 }
 
 /// The whole answer to a connection past the cap.
-const BUSY: &str = "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
-    content-length: 32\r\nretry-after: 1\r\nconnection: close\r\n\r\n\
-    {\"error\":\"too many connections\"}";
+fn busy_response(retry_after: Duration) -> String {
+    vss_net::busy_response(
+        retry_after,
+        "application/json",
+        "{\"error\":\"too many connections\"}",
+    )
+}
 
 /// Serves one connection until the client closes it or the idle timeout does; each request
 /// is answered within the request timeout.
-async fn connection(stream: TcpStream, routes: axum::Router, config: ServeConfig) {
+async fn connection(stream: TcpStream, routes: axum::Router, limits: ServeLimits) {
     let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
         let mut routes = routes.clone();
         async move {
             let call = tower_service::Service::call(&mut routes, request);
-            match tokio::time::timeout(config.request_timeout, call).await {
+            match tokio::time::timeout(limits.request_timeout, call).await {
                 Ok(response) => response,
                 Err(_) => Ok(ServiceError::Timeout.into_response()),
             }
@@ -163,7 +139,7 @@ async fn connection(stream: TcpStream, routes: axum::Router, config: ServeConfig
     // head: on connecting, and again once each answer is written.
     let _ = http1::Builder::new()
         .timer(TokioTimer::new())
-        .header_read_timeout(config.idle_timeout)
+        .header_read_timeout(limits.idle_timeout)
         .serve_connection(TokioIo::new(stream), service)
         .await;
 }
@@ -343,18 +319,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bounds_are_checked() {
-        assert!(ServeConfig::default().check().is_ok());
-        let zero = ServeConfig {
+    fn limits_out_of_range_are_refused_with_their_name() {
+        let runtime = tokio::runtime::Runtime::new().expect("runtime");
+        let refused = |limits: ServeLimits| {
+            runtime.block_on(async {
+                let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+                let verifier = verifier::VerifierService::open(
+                    std::path::Path::new("/nonexistent"),
+                    Vec::new(),
+                    None,
+                );
+                let role = Role::Verifier(Arc::new(verifier));
+                serve(role, listener, limits).await.expect_err("refused")
+            })
+        };
+        let zero = refused(ServeLimits {
             idle_timeout: Duration::ZERO,
-            ..ServeConfig::default()
-        };
-        assert!(matches!(zero.check(), Err(Error::Timeout("idle timeout"))));
-        let many = ServeConfig {
-            max_connections: MAX_CONNECTIONS + 1,
-            ..ServeConfig::default()
-        };
-        assert!(matches!(many.check(), Err(Error::MaxConnections)));
+            ..default_limits()
+        });
+        assert_eq!(
+            zero.to_string(),
+            "idle timeout: more than 0 and at most 3600 s"
+        );
+        let many = refused(ServeLimits {
+            max_connections: vss_net::MAX_CONNECTIONS + 1,
+            ..default_limits()
+        });
+        assert_eq!(many.to_string(), "max connections: from 1 to 65536");
     }
 
     #[test]
@@ -370,9 +361,9 @@ mod tests {
     fn a_slow_request_is_answered_503_at_the_request_timeout() {
         use std::io::{Read, Write};
         let runtime = tokio::runtime::Runtime::new().expect("runtime");
-        let config = ServeConfig {
+        let config = ServeLimits {
             request_timeout: Duration::from_millis(200),
-            ..ServeConfig::default()
+            ..default_limits()
         };
         let slow = axum::Router::new().route(
             "/slow",
@@ -407,8 +398,10 @@ mod tests {
 
     #[test]
     fn the_busy_answer_is_whole() {
-        let (head, body) = BUSY.split_once("\r\n\r\n").expect("head and body");
+        let busy = busy_response(default_limits().retry_after);
+        let (head, body) = busy.split_once("\r\n\r\n").expect("head and body");
         assert!(head.contains(&format!("content-length: {}", body.len())));
+        assert!(head.contains("\r\nretry-after: 1\r\n"), "{head}");
         assert!(serde_json::from_str::<serde_json::Value>(body).is_ok());
     }
 }

@@ -3,7 +3,9 @@
 
 use std::net::SocketAddr;
 
-use super::{serve, ServeConfig, Services};
+use vss_net::ServeLimits;
+
+use super::{serve, Services};
 use crate::{Error, Result};
 
 /// A loopback port bound now and served once [`LoopbackServer::serve`] is given the
@@ -43,15 +45,14 @@ impl LoopbackServer {
         &self.url
     }
 
-    /// Serves `services` on the bound port within the bounds of `config`; a second call is
-    /// refused.
-    pub fn serve(&mut self, services: Services, config: ServeConfig) -> Result<()> {
+    /// Serves `services` on the bound port within `limits`; a second call is refused.
+    pub fn serve(&mut self, services: Services, limits: ServeLimits) -> Result<()> {
         let listener = self
             .listener
             .take()
             .ok_or_else(|| Error::Serve(format!("{} is already served", self.url)))?;
         self.runtime
-            .spawn(async move { serve(listener, services, config).await });
+            .spawn(async move { serve(listener, services, limits).await });
         Ok(())
     }
 }

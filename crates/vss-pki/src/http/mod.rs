@@ -18,10 +18,7 @@ pub use dc::{
 pub use loopback::LoopbackServer;
 pub use media_type::is_media_type;
 pub use observe::{HttpMetrics, MAX_LOGGED, OTHER_ENDPOINT};
-pub use serve::{
-    serve, serve_with_metrics, ServeConfig, ServeConfigError, MAX_CONNECTIONS, MAX_TIMEOUT,
-    RESERVED_DESCRIPTORS,
-};
+pub use serve::{serve, serve_with_metrics};
 pub use server::{
     services, ServedPki, Services, Serving, CODE_HEADER, LIST_TYPE, REQUEST_TYPE, RESPONSE_TYPE,
 };

@@ -2,7 +2,8 @@
 
 use std::ops::Deref;
 
-use vss_pki::http::{services, LoopbackServer, ServeConfig, ServedPki};
+use vss_net::ServeLimits;
+use vss_pki::http::{services, LoopbackServer, ServedPki};
 use vss_pki::store::PkiStore;
 
 use crate::made_pki::MadePki;
@@ -27,7 +28,7 @@ impl Loopback {
     }
 
     /// Serves the PKI (with the trust list as it is now) within the bounds of `config`.
-    pub fn start(&mut self, config: ServeConfig) {
+    pub fn start(&mut self, config: ServeLimits) {
         let store: std::sync::Arc<dyn PkiStore> = self.made.store.clone();
         let services = services(
             &self.pki(),

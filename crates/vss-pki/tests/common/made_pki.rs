@@ -88,6 +88,6 @@ pub fn serve_centre(server: &mut vss_pki::http::LoopbackServer, dirs: &[std::pat
         ..vss_pki::http::Services::default()
     };
     server
-        .serve(services, vss_pki::http::ServeConfig::default())
+        .serve(services, vss_net::ServeLimits::default())
         .expect("serve");
 }

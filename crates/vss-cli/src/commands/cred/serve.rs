@@ -12,8 +12,9 @@ use vss_cred::service::issuer::IssuerService;
 use vss_cred::service::revocation::RevocationService;
 use vss_cred::service::user::{CardOpener, UserConfig, UserService};
 use vss_cred::service::verifier::VerifierService;
-use vss_cred::service::{Role, ServeConfig};
+use vss_cred::service::{default_limits, Role};
 use vss_cred::system;
+use vss_net::ServeLimits;
 
 use super::{DirArgs, RolePinArgs};
 use crate::commands::card::pin;
@@ -53,15 +54,15 @@ pub struct ServeArgs {
     #[arg(long = "card-address", value_name = "ADDRESS")]
     card: Option<String>,
     /// Milliseconds a request may take (1–3600000).
-    #[arg(long, value_name = "MS", default_value_t = 60_000)]
+    #[arg(long, value_name = "MS", default_value_t = default_limits().request_timeout.as_millis() as u64)]
     request_timeout_ms: u64,
     #[command(flatten)]
     role_pin: RolePinArgs,
     /// Milliseconds a connection may wait for a request (1–3600000).
-    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    #[arg(long, value_name = "MS", default_value_t = default_limits().idle_timeout.as_millis() as u64)]
     idle_timeout_ms: u64,
     /// Connections served at once (1–65536).
-    #[arg(long, value_name = "N", default_value_t = 256)]
+    #[arg(long, value_name = "N", default_value_t = default_limits().max_connections)]
     max_connections: usize,
 }
 
@@ -111,10 +112,11 @@ fn role(args: &ServeArgs) -> Result<Role> {
 /// Runs `vss cred serve` until the service stops or a signal ends it.
 pub fn run(args: ServeArgs) -> Result<ExitCode> {
     let role = role(&args)?;
-    let config = ServeConfig {
+    let config = ServeLimits {
         request_timeout: std::time::Duration::from_millis(args.request_timeout_ms),
         idle_timeout: std::time::Duration::from_millis(args.idle_timeout_ms),
         max_connections: args.max_connections,
+        ..default_limits()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -8,31 +8,32 @@ use vss_hsm::pin::{PinSource, PIN_ENV};
 
 use anyhow::Result;
 use vss_hsm::SoftHsm;
+use vss_net::{ServeLimits, MAX_CONNECTIONS, MAX_TIMEOUT};
 use vss_pki::authority::PkiDir;
-use vss_pki::http::{ServeConfig, MAX_CONNECTIONS, MAX_TIMEOUT};
 use vss_pki::store::{PkiStore, StoreLocation};
 
 use crate::secrets::ReadOrAsk;
 
-/// How long `vss pki serve` waits for clients, and how many it serves at once.
+/// How long `vss pki serve` and `vss pki dc serve` wait for clients, and how many they serve
+/// at once: a [`ServeLimits`], its defaults `ServeLimits::default()`.
 #[derive(clap::Args)]
-pub struct ServeLimits {
+pub struct LimitArgs {
     /// The longest wait for a request head, on a new connection or a kept-alive one.
-    #[arg(long, value_name = "MS", default_value_t = millis(ServeConfig::default().header_timeout),
+    #[arg(long, value_name = "MS", default_value_t = millis(ServeLimits::default().header_timeout),
           value_parser = timeout_ms())]
     pub header_timeout_ms: u64,
     /// The longest wait for a request body once its head arrived (then 408).
-    #[arg(long, value_name = "MS", default_value_t = millis(ServeConfig::default().body_timeout),
+    #[arg(long, value_name = "MS", default_value_t = millis(ServeLimits::default().body_timeout),
           value_parser = timeout_ms())]
     pub body_timeout_ms: u64,
     /// How long an answered connection may sit idle before it is closed.
     #[arg(long, value_name = "MS",
-          default_value_t = millis(ServeConfig::default().keep_alive_timeout),
+          default_value_t = millis(ServeLimits::default().idle_timeout),
           value_parser = timeout_ms())]
     pub keep_alive_timeout_ms: u64,
     /// Connections served at once; more are answered 503 with Retry-After and closed (at
     /// most the open-file limit less 64).
-    #[arg(long, value_name = "N", default_value_t = ServeConfig::default().max_connections as u64,
+    #[arg(long, value_name = "N", default_value_t = ServeLimits::default().max_connections as u64,
           value_parser = clap::value_parser!(u64).range(1..=MAX_CONNECTIONS as u64))]
     max_connections: u64,
 }
@@ -45,15 +46,15 @@ fn timeout_ms() -> clap::builder::RangedU64ValueParser {
     clap::value_parser!(u64).range(1..=millis(MAX_TIMEOUT))
 }
 
-impl ServeLimits {
+impl LimitArgs {
     /// The bounds these options ask for.
-    pub fn config(&self) -> ServeConfig {
-        ServeConfig {
+    pub fn limits(&self) -> ServeLimits {
+        ServeLimits {
             header_timeout: Duration::from_millis(self.header_timeout_ms),
             body_timeout: Duration::from_millis(self.body_timeout_ms),
-            keep_alive_timeout: Duration::from_millis(self.keep_alive_timeout_ms),
+            idle_timeout: Duration::from_millis(self.keep_alive_timeout_ms),
             max_connections: self.max_connections as usize,
-            ..ServeConfig::default()
+            ..ServeLimits::default()
         }
     }
 }

@@ -9,14 +9,14 @@ use anyhow::{bail, Context, Result};
 use serde_json::json;
 use vss_crypto::{Curve, PublicKey};
 use vss_hsm::{Hsm, SoftHsm};
-use vss_net::metrics::{MetricsConfig, Registry};
+use vss_net::metrics::Registry;
 use vss_net::raise_open_file_limit;
 use vss_pki::authority::{init, init_tlm, InitRequest, PeerPki, PkiDir};
 use vss_pki::http::{serve as serve_http, serve_with_metrics, HttpMetrics, ServedPki, Serving};
 use vss_pki::store::{PkiStore, Role, Station};
 use vss_pki::url::check_base_url;
 
-use super::args::{DatabaseArgs, PkiArgs, ServeLimits};
+use super::args::{DatabaseArgs, LimitArgs, PkiArgs};
 use super::show::show;
 use crate::commands::hsm::PukArgs;
 use crate::files::read_cert;
@@ -175,7 +175,7 @@ pub struct ServeArgs {
     #[command(flatten)]
     database: DatabaseArgs,
     #[command(flatten)]
-    limits: ServeLimits,
+    limits: LimitArgs,
     /// Serve Prometheus metrics at http://ADDR/metrics: vss_pki_http_requests_total by
     /// endpoint and response code, vss_pki_http_request_duration_seconds by endpoint
     /// [default: off].
@@ -223,7 +223,7 @@ impl ServeArgs {
     pub fn run(self) -> Result<ExitCode> {
         let open_files = raise_open_file_limit().context("cannot raise the open-file limit")?;
         let limits = &self.limits;
-        let config = limits.config().fitted(open_files);
+        let config = limits.limits().fitted(open_files, 1);
         let (dir, hsm) = self.pki.open()?;
         let hsm: Arc<dyn Hsm> = Arc::new(hsm);
         let store: Arc<dyn PkiStore> = Arc::from(self.database.open(&dir)?);
@@ -278,7 +278,7 @@ impl ServeArgs {
                 stopped = serve_with_metrics(listener, services, config, counted) => {
                     stopped.context("the HTTP server stopped")
                 }
-                stopped = vss_net::metrics::serve(metrics, Arc::new(registry), MetricsConfig::default()) => {
+                stopped = vss_net::metrics::serve(metrics, Arc::new(registry), vss_net::metrics::default_limits()) => {
                     stopped.context("the metrics server stopped")
                 }
             }

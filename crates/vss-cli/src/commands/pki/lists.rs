@@ -19,7 +19,7 @@ use vss_pki::authority::{
 use vss_pki::http::{serve as serve_http, DistributionCentre, Services};
 use vss_pki::lists::{RevocationList, TrustList};
 
-use super::args::{DatabaseArgs, PkiArgs, ServeLimits};
+use super::args::{DatabaseArgs, LimitArgs, PkiArgs};
 use super::show::show;
 use crate::files::{read, read_cert};
 use crate::output::Format;
@@ -154,7 +154,7 @@ pub enum DcCommand {
         #[arg(long)]
         listen: SocketAddr,
         #[command(flatten)]
-        limits: ServeLimits,
+        limits: LimitArgs,
     },
 }
 
@@ -168,7 +168,7 @@ impl DcCommand {
             limits,
         } = self;
         let open_files = raise_open_file_limit().context("cannot raise the open-file limit")?;
-        let config = limits.config().fitted(open_files);
+        let config = limits.limits().fitted(open_files, 1);
         let dc = DistributionCentre::open(&dirs, database.given())?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()

@@ -106,7 +106,7 @@ impl Bench {
             &vss_pki::http::ServedPki::both(),
         )?;
         runtime.spawn(async move {
-            vss_pki::http::serve(listener, services, vss_pki::http::ServeConfig::default()).await
+            vss_pki::http::serve(listener, services, vss_net::ServeLimits::default()).await
         });
         Ok((runtime, url))
     }
