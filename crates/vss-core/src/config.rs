@@ -202,8 +202,9 @@ pub struct PseudonymConfig {
     pub change_needs_listener: bool,
 }
 
+/// What a station asks tickets for unless configured otherwise: the PKI's default PSIDs.
 fn default_psids() -> Vec<Psid> {
-    vec![Psid::CAM, Psid::DENM]
+    vss_pki::store::DEFAULT_PSIDS.to_vec()
 }
 
 fn default_max_uses() -> u64 {
