@@ -102,13 +102,15 @@ pub fn policy(dir: &SystemDir, request: PolicyRequest) -> crate::Result<Presenta
     if !policy.ranges.is_empty() {
         policy.range_parameters = Some(read_keyed(&dir.range_parameters())?);
     }
-    for (attribute, grounds) in request.inspect {
+    if !request.inspect.is_empty() {
         let inspector = Inspector::public_in(&dir.inspector())?;
-        policy.inspect.push(InspectionRequest {
-            attribute,
-            inspector,
-            grounds,
-        });
+        for (attribute, grounds) in request.inspect {
+            policy.inspect.push(InspectionRequest {
+                attribute,
+                inspector,
+                grounds,
+            });
+        }
     }
     if request.revocation {
         policy.revocation = Some(Revocation::info_in(&dir.revocation())?);

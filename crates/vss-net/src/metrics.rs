@@ -59,10 +59,6 @@ pub fn default_limits() -> ServeLimits {
     }
 }
 
-/// The whole answer to a connection past the cap.
-const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\n\
-    content-length: 5\r\nconnection: close\r\n\r\nbusy\n";
-
 /// The metrics of `registry` in the text exposition format 0.0.4.
 pub fn render(registry: &Registry) -> String {
     let mut text = String::new();
@@ -84,9 +80,14 @@ pub async fn serve(
     limits
         .check()
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    crate::serve_bounded(&listener, limits.max_connections, BUSY, |stream| {
-        connection(stream, registry.clone(), limits.request_timeout)
-    })
+    // The whole answer to a connection past the cap, as every server of VSS gives it.
+    let busy = crate::busy_response(limits.retry_after, "text/plain", "busy\n");
+    crate::serve_bounded(
+        &listener,
+        limits.max_connections,
+        busy.as_bytes(),
+        |stream| connection(stream, registry.clone(), limits.request_timeout),
+    )
     .await
 }
 

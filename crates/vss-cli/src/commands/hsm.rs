@@ -59,7 +59,7 @@ pub enum HsmCommand {
 #[derive(Args)]
 pub struct TokenArgs {
     /// PKCS#11 module (shared library).
-    #[arg(long, value_name = "PATH", default_value = DEFAULT_MODULE)]
+    #[arg(long, value_name = "PATH", default_value = vss_hsm::DEFAULT_PKCS11_MODULE)]
     module: PathBuf,
     /// Label of the token (required with --backend pkcs11).
     #[arg(long, value_name = "LABEL")]
@@ -69,9 +69,6 @@ pub struct TokenArgs {
     #[arg(long, value_name = "FILE")]
     so_pin_file: Option<PathBuf>,
 }
-
-/// The PKCS#11 module `--module` defaults to.
-pub const DEFAULT_MODULE: &str = vss_hsm::DEFAULT_PKCS11_MODULE;
 
 /// Where the PUK comes from.
 #[derive(Args)]

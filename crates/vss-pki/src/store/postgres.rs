@@ -169,7 +169,7 @@ impl PkiStore for PostgresStore {
                      VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
                     &[
                         &station.canonical_id,
-                        &station.curve.to_string(),
+                        &station.curve.name(),
                         &station.public_key,
                         &psids_text(&station.psids),
                         &now(),
@@ -335,13 +335,14 @@ fn record_in(
     request_id: &[u8],
     outcome: &Outcome,
 ) -> Result<(), StoreError> {
+    let text = outcome_text(outcome);
     // Racing another process with this id, the insert waits for its transaction:
     // if that commits, nothing is inserted here and this is a replay.
     let inserted = tx
         .execute(
             "INSERT INTO requests (role, request_id, received_at, outcome)
              VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
-            &[&role.name(), &request_id, &now(), &outcome_text(outcome)],
+            &[&role.name(), &request_id, &now(), &text],
         )
         .map_err(db)?;
     if inserted == 0 {
@@ -363,7 +364,10 @@ fn record_in(
         )
         .map_err(db)?;
     }
-    write_audit(&mut tx, &AuditLine::outcome(role, request_id, outcome))?;
+    write_audit(
+        &mut tx,
+        &AuditLine::outcome(role, request_id, outcome, &text),
+    )?;
     tx.commit().map_err(db)
 }
 

@@ -113,22 +113,17 @@ impl AuditLine {
         }
     }
 
-    /// `role` answered the request `request_id` with `outcome`.
-    pub fn outcome(role: Role, request_id: &[u8], outcome: &Outcome) -> AuditLine {
+    /// `role` answered the request `request_id` with `outcome`, whose [`outcome_text`] is
+    /// `text` (made once for the request's row and this line).
+    pub fn outcome(role: Role, request_id: &[u8], outcome: &Outcome, text: &str) -> AuditLine {
         let id = hex::encode(request_id);
         let (event, detail) = match outcome {
             Outcome::Issued(c) => (
                 AuditEvent::Issued,
                 format!("request {id}: certificate {}", c.hashed_id8),
             ),
-            Outcome::Refused { .. } => (
-                AuditEvent::Refused,
-                format!("request {id}: {}", outcome_text(outcome)),
-            ),
-            Outcome::Answered(_) => (
-                AuditEvent::Answered,
-                format!("request {id}: {}", outcome_text(outcome)),
-            ),
+            Outcome::Refused { .. } => (AuditEvent::Refused, format!("request {id}: {text}")),
+            Outcome::Answered(_) => (AuditEvent::Answered, format!("request {id}: {text}")),
         };
         AuditLine {
             role,

@@ -81,7 +81,7 @@ impl PkiStore for SqliteStore {
                      VALUES (?1, ?2, ?3, ?4, ?5)",
                     params![
                         station.canonical_id,
-                        station.curve.to_string(),
+                        station.curve.name(),
                         station.public_key,
                         psids_text(&station.psids),
                         now()
@@ -305,19 +305,13 @@ fn record_rows(
     request_id: &[u8],
     outcome: &Outcome,
 ) -> Result<(), StoreError> {
+    let text = outcome_text(outcome);
     let inserted = tx
         .prepare_cached(
             "INSERT OR IGNORE INTO requests (role, request_id, received_at, outcome)
              VALUES (?1, ?2, ?3, ?4)",
         )
-        .and_then(|mut s| {
-            s.execute(params![
-                role.name(),
-                request_id,
-                now(),
-                outcome_text(outcome)
-            ])
-        })
+        .and_then(|mut s| s.execute(params![role.name(), request_id, now(), text]))
         .map_err(db)?;
     if inserted == 0 {
         return Err(StoreError::Replay(hex::encode(request_id)));
@@ -340,7 +334,7 @@ fn record_rows(
         })
         .map_err(db)?;
     }
-    write_audit(tx, &AuditLine::outcome(role, request_id, outcome))
+    write_audit(tx, &AuditLine::outcome(role, request_id, outcome, &text))
 }
 
 /// Writes `line` to the audit log.

@@ -1,6 +1,7 @@
-//! What the benchmarks measure besides the clock: the CPU time a process has used (from
-//! `/proc/PID/stat`, in clock ticks of 10 ms: what a server, or this process, spent on the
-//! work it was given), and percentiles of latencies.
+//! What the benchmarks measure besides the clock: the CPU time another process has used
+//! (from `/proc/PID/stat`, in clock ticks of 10 ms: what a server spent on the work it was
+//! given; this process's own is `vss_pki::store::process_cpu_time`, to the nanosecond), and
+//! percentiles of latencies.
 
 use std::process::Command;
 use std::sync::OnceLock;
@@ -27,11 +28,6 @@ pub fn process_cpu(pid: u32) -> Result<Duration> {
         .sum::<Result<u64, _>>()
         .with_context(|| format!("{path}: CPU times are not numbers"))?;
     Ok(Duration::from_secs_f64(ticks as f64 / ticks_per_second()))
-}
-
-/// The CPU time this process has used so far.
-pub fn own_cpu() -> Result<Duration> {
-    process_cpu(std::process::id())
 }
 
 /// Clock ticks per second of /proc's CPU times (`getconf CLK_TCK`; 100 where it cannot say).
@@ -70,7 +66,7 @@ mod tests {
             spin = spin.wrapping_add(1);
         }
         assert!(spin > 0);
-        assert!(own_cpu().expect("own CPU") >= Duration::from_millis(40));
+        assert!(process_cpu(std::process::id()).expect("own CPU") >= Duration::from_millis(40));
         let child = std::process::Command::new("sleep")
             .arg("5")
             .spawn()

@@ -77,7 +77,7 @@ pub struct HsmArgs {
     #[arg(long, value_enum, default_value_t)]
     hsm: Backend,
     /// SoftHSMv2 module for --hsm pkcs11.
-    #[arg(long, value_name = "PATH", default_value = super::hsm::DEFAULT_MODULE)]
+    #[arg(long, value_name = "PATH", default_value = vss_hsm::DEFAULT_PKCS11_MODULE)]
     module: PathBuf,
 }
 

@@ -28,13 +28,14 @@ use vss_its::ItsTime;
 
 use super::filter::{inspect, validator};
 use super::its_verify::{build_pki, Pki};
-use super::measure::{own_cpu, process_cpu};
+use super::measure::process_cpu;
 use crate::report::{progress, Report};
 use load::{split, Seen};
 use messages::Messages;
 use process::Daemon;
 use runs::{Path, Run};
 use setup::{DaemonSettings, Entity};
+use vss_pki::store::process_cpu_time;
 
 /// Options of the daemon benchmark.
 #[derive(Debug, Clone)]
@@ -143,9 +144,9 @@ impl<'a> Bench<'a> {
             self.warm_up.len(),
             "the filter",
         )?;
-        let (cpu, started) = (own_cpu()?, Instant::now());
+        let (cpu, started) = (process_cpu_time(), Instant::now());
         let valid = inspect(&filter, batch.max_batch, &set);
-        let cpu = own_cpu()? - cpu;
+        let cpu = process_cpu_time() - cpu;
         let seen = Seen {
             messages: set.len(),
             latencies: Vec::new(),
@@ -169,9 +170,9 @@ impl<'a> Bench<'a> {
         let mut runs = Vec::new();
         for &k in &self.options.clients {
             let parts = split(&self.next_set()?, k);
-            let (cpu, started) = (own_cpu()?, Instant::now());
+            let (cpu, started) = (process_cpu_time(), Instant::now());
             let seen = load::in_process(&vss, &parts)?;
-            let cpu = own_cpu()? - cpu;
+            let cpu = process_cpu_time() - cpu;
             runs.push(Run::new(Path::InProcess, k, started.elapsed(), cpu, seen));
             self.measured();
         }
@@ -199,7 +200,7 @@ impl<'a> Bench<'a> {
         for path in [Path::Unary, Path::Stream] {
             for &k in &self.options.clients {
                 let parts = split(&self.next_set()?, k);
-                let (cpu, client_cpu) = (process_cpu(daemon.pid())?, own_cpu()?);
+                let (cpu, client_cpu) = (process_cpu(daemon.pid())?, process_cpu_time());
                 let started = Instant::now();
                 let seen = match path {
                     Path::Stream => {
@@ -208,7 +209,10 @@ impl<'a> Bench<'a> {
                     _ => runtime.block_on(load::unary(&socket, parts)),
                 }?;
                 let wall = started.elapsed();
-                let (cpu, client_cpu) = (process_cpu(daemon.pid())? - cpu, own_cpu()? - client_cpu);
+                let (cpu, client_cpu) = (
+                    process_cpu(daemon.pid())? - cpu,
+                    process_cpu_time() - client_cpu,
+                );
                 runs.push(Run::new(path, k, wall, cpu, seen).with_client_cpu(client_cpu));
                 self.measured();
             }
