@@ -34,11 +34,6 @@ impl SystemDir {
         SystemDir { root: root.into() }
     }
 
-    /// The directory itself.
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
-
     /// `system.json`: the system parameters.
     pub fn system_parameters(&self) -> PathBuf {
         self.root.join("system.json")
