@@ -15,6 +15,13 @@
 //! one check; they need none of the serving dependencies (feature `serve`, on by default), so
 //! the card and the configuration take them too.
 //!
+//! [`Guarded`] wraps a connection so that a write blocked longer than the write timeout
+//! (a client that stops reading), or a read waiting too long where asked (a handshake or
+//! preface that never comes), fails and the connection closes. [`PerClient`] caps what one
+//! client may hold (connections, offers, streams) under a key the server names, and
+//! [`Throttle`] turns a warning an attacker can repeat into one line per interval with a
+//! count.
+//!
 //! [`metrics`] serves a Prometheus registry at `GET /metrics` within the same bounds, and
 //! [`logging`] sets up a process's `tracing` logs on stderr (text or JSON lines).
 
@@ -26,12 +33,20 @@ pub mod metrics;
 
 #[cfg(feature = "serve")]
 mod bounded;
+#[cfg(feature = "serve")]
+mod guarded;
+mod per_client;
+mod throttle;
 
 #[cfg(feature = "serve")]
 pub use bounded::{
     accept_bounded, busy_response, out_of_resources, raise_open_file_limit, serve_bounded,
     Accepted, ACCEPT_BACKOFF,
 };
+#[cfg(feature = "serve")]
+pub use guarded::Guarded;
 pub use limits::{
     check_timeout, LimitsError, ServeLimits, MAX_CONNECTIONS, MAX_TIMEOUT, RESERVED_DESCRIPTORS,
 };
+pub use per_client::{ClientSlot, PerClient};
+pub use throttle::{Throttle, WARN_INTERVAL};

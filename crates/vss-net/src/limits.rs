@@ -10,6 +10,7 @@
 //! | [`body_timeout`](ServeLimits::body_timeout) | 10 s (408) | — | — | — | — | — |
 //! | [`request_timeout`](ServeLimits::request_timeout) | — | 60 s (503) | — | 10 s | — | 10 s |
 //! | [`idle_timeout`](ServeLimits::idle_timeout) | 5 s (keep-alive) | 10 s | 60 s | — | 60 s | — |
+//! | [`write_timeout`](ServeLimits::write_timeout) | 10 s | 10 s | 10 s | 10 s | 10 s | 10 s |
 //! | [`max_connections`](ServeLimits::max_connections) | 4,096 | 256 | 4,096 | 256 | — | 16 |
 //! | [`retry_after`](ServeLimits::retry_after) | 1 s | 1 s | — | — | — | — |
 //!
@@ -46,6 +47,9 @@ pub struct ServeLimits {
     /// How long a connection may sit idle (answered and waiting for its next request, or
     /// with no bytes either way) before it is closed.
     pub idle_timeout: Duration,
+    /// The longest a write may stay blocked because the client does not read its answers
+    /// (its receive window full); then the connection is closed ([`crate::Guarded`]).
+    pub write_timeout: Duration,
     /// Connections served at once; one past the cap is refused (a 503 for HTTP) and closed.
     pub max_connections: usize,
     /// What a 503 past the cap tells the client to wait before it tries again (whole
@@ -60,6 +64,7 @@ impl Default for ServeLimits {
             body_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(60),
             idle_timeout: Duration::from_secs(5),
+            write_timeout: Duration::from_secs(10),
             max_connections: 4096,
             retry_after: Duration::from_secs(1),
         }
@@ -94,6 +99,7 @@ impl ServeLimits {
         check_timeout("body timeout", self.body_timeout)?;
         check_timeout("request timeout", self.request_timeout)?;
         check_timeout("idle timeout", self.idle_timeout)?;
+        check_timeout("write timeout", self.write_timeout)?;
         check_timeout("retry after", self.retry_after)?;
         if self.max_connections == 0 || self.max_connections > MAX_CONNECTIONS {
             return Err(LimitsError::MaxConnections);
@@ -146,6 +152,10 @@ mod tests {
         assert_eq!(
             with(|l| l.idle_timeout = Duration::ZERO),
             Err(LimitsError::Timeout("idle timeout"))
+        );
+        assert_eq!(
+            with(|l| l.write_timeout = MAX_TIMEOUT + Duration::from_secs(1)),
+            Err(LimitsError::Timeout("write timeout"))
         );
         assert_eq!(
             with(|l| l.retry_after = Duration::ZERO),
