@@ -8,56 +8,16 @@
 mod loopback;
 #[path = "common/made_pki.rs"]
 mod made_pki;
+#[path = "common/raw_http.rs"]
+mod raw_http;
 
-use std::io::{ErrorKind, Read, Write};
+use std::io::Write;
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use loopback::Loopback;
+use raw_http::{connect, health, read_until_closed, served};
 use vss_net::raise_open_file_limit;
 use vss_net::ServeLimits;
-
-/// A PKI served within `config`, and its `host:port`.
-fn served(config: ServeLimits) -> (Loopback, String) {
-    let mut pki = Loopback::new("bounded");
-    pki.start(config);
-    let address = pki.url.trim_start_matches("http://").to_string();
-    (pki, address)
-}
-
-fn connect(address: &str) -> TcpStream {
-    let stream = TcpStream::connect(address).expect("connect");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .expect("timeout");
-    stream
-}
-
-/// What the server sent until it closed the connection (a reset counts as a close).
-fn read_until_closed(stream: &mut TcpStream) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    let mut buffer = [0u8; 4096];
-    loop {
-        match stream.read(&mut buffer) {
-            Ok(0) => return bytes,
-            Ok(n) => bytes.extend_from_slice(&buffer[..n]),
-            Err(e) if e.kind() == ErrorKind::ConnectionReset => return bytes,
-            Err(e) => panic!("the connection stayed open: {e}"),
-        }
-    }
-}
-
-/// One `GET /health` on a new connection: the status line and how long it took.
-fn health(address: &str) -> (String, Duration) {
-    let started = Instant::now();
-    let mut stream = connect(address);
-    stream
-        .write_all(b"GET /health HTTP/1.1\r\nhost: vss\r\nconnection: close\r\n\r\n")
-        .expect("request");
-    let answer = String::from_utf8_lossy(&read_until_closed(&mut stream)).into_owned();
-    let status = answer.lines().next().unwrap_or_default().to_string();
-    (status, started.elapsed())
-}
 
 #[test]
 fn health_answers_within_a_second_under_2000_half_open_connections_that_the_header_timeout_closes()

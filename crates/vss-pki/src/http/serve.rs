@@ -1,9 +1,10 @@
 //! The authorities' routes served over HTTP/1.1 with every wait and count bounded
 //! ([`ServeLimits`], `ServeLimits::default()` the PKI's defaults): a request head must arrive
 //! within the header timeout, its body within the body timeout, a kept-alive connection is
-//! closed once idle for the idle (keep-alive) timeout, and past the connection cap a new
-//! connection is answered 503 with `Retry-After` and closed, before the process runs out of
-//! file descriptors. The request timeout is not applied.
+//! closed once idle for the idle (keep-alive) timeout, one whose client stops reading its
+//! answers once a write has stayed blocked for the write timeout ([`Guarded`]), and past the
+//! connection cap a new connection is answered 503 with `Retry-After` and closed, before the
+//! process runs out of file descriptors. The request timeout is not applied.
 //!
 //! Each answered request is logged at info and, with [`serve_with_metrics`], counted in the
 //! PKI's [`HttpMetrics`].
@@ -19,7 +20,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 use tokio::time::Instant;
-use vss_net::ServeLimits;
+use vss_net::{Guarded, ServeLimits};
 
 use super::observe::{HttpMetrics, Observed};
 use super::server::router;
@@ -103,7 +104,8 @@ impl Activity {
     }
 }
 
-/// Serves one connection until the client closes it or a timeout does.
+/// Serves one connection until the client closes it or a timeout does (a write blocked for
+/// the write timeout fails, and the connection with it).
 async fn connection(
     stream: TcpStream,
     routes: axum::Router,
@@ -135,7 +137,10 @@ async fn connection(
     let connection = http1::Builder::new()
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
-        .serve_connection(TokioIo::new(stream), service);
+        .serve_connection(
+            TokioIo::new(Guarded::new(stream, limits.write_timeout)),
+            service,
+        );
     tokio::pin!(connection);
     loop {
         // Asleep until an answer starts the keep-alive clock, or until that clock runs out.

@@ -5,13 +5,14 @@
 //! A request the authority could not open is answered 400 with the standard's response code
 //! in the `X-Its-Response-Code` header (there is no key to encrypt an answer with); a wrong
 //! content type is 415 (type and subtype compared without case, parameters ignored), an
-//! oversized body 413, a body that does not arrive within the body timeout 408; only the
-//! server's own failures are 500.
+//! oversized body 413 (at once when its declared `Content-Length` is too large, else once
+//! more than the bound has arrived), a body that does not arrive within the body timeout 408;
+//! only the server's own failures are 500.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::body::{Body, Bytes};
+use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -224,16 +225,23 @@ async fn off_the_async_threads<T: Send + 'static>(
 }
 
 /// The request body, at most [`MAX_MESSAGE_LEN`] bytes, read within `timeout`; else the
-/// answer: 413 when it is larger, 408 when it is late, 400 when the client broke it off.
+/// answer: 413 when it is larger (at once when its declared length says so), 408 when it is
+/// late, 400 when the client broke it off.
 async fn read_body(body: Body, timeout: Duration) -> Result<Bytes, Response> {
-    let limited = http_body_util::Limited::new(body, MAX_MESSAGE_LEN);
-    match tokio::time::timeout(timeout, limited.collect()).await {
-        Ok(Ok(collected)) => Ok(collected.to_bytes()),
-        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err((
+    let too_large = || {
+        (
             StatusCode::PAYLOAD_TOO_LARGE,
             format!("a request is at most {MAX_MESSAGE_LEN} bytes\n"),
         )
-            .into_response()),
+            .into_response()
+    };
+    if body.size_hint().lower() > MAX_MESSAGE_LEN as u64 {
+        return Err(too_large());
+    }
+    let limited = http_body_util::Limited::new(body, MAX_MESSAGE_LEN);
+    match tokio::time::timeout(timeout, limited.collect()).await {
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(too_large()),
         Ok(Err(e)) => Err((
             StatusCode::BAD_REQUEST,
             format!("the request body could not be read: {e}\n"),
