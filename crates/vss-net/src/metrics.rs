@@ -20,7 +20,10 @@
 //! ```
 //!
 //! The endpoint is bounded like VSS's other servers, by a [`ServeLimits`] ([`default_limits`]):
-//! a few connections at once, one request each, within its request timeout. Other paths are 404, other methods 405.
+//! a few connections at once, one request each, the whole connection (its head read and its
+//! answer written, however slowly the client sends or reads) within the request timeout, and a
+//! write the client does not read closed after the write timeout. Other paths are 404, other
+//! methods 405.
 
 use std::convert::Infallible;
 use std::io;
@@ -37,7 +40,7 @@ use prometheus_client::encoding::prometheus_text;
 pub use prometheus_client::registry::Registry;
 use tokio::net::{TcpListener, TcpStream};
 
-use crate::ServeLimits;
+use crate::{Guarded, ServeLimits};
 
 /// The path the metrics are served at.
 pub const PATH: &str = "/metrics";
@@ -49,8 +52,9 @@ pub const CONTENT_TYPE_TEXT: &str = prometheus_text::CONTENT_TYPE;
 pub const MAX_HEAD: usize = 16 * 1024;
 
 /// The endpoint's defaults: a connection is served (its request head read and the answer
-/// written) within the request timeout, 10 s, then closed; 16 connections at once, more get
-/// a 503 and are closed. [`serve`] applies no other bound.
+/// written) within the request timeout, 10 s, then closed, sooner once a write has stayed
+/// blocked for the write timeout (10 s); 16 connections at once, more get a 503 and are
+/// closed. [`serve`] applies no other bound.
 pub fn default_limits() -> ServeLimits {
     ServeLimits {
         request_timeout: Duration::from_secs(10),
@@ -68,8 +72,8 @@ pub fn render(registry: &Registry) -> String {
     text
 }
 
-/// Serves `registry` at [`PATH`] on `listener` within `limits` (their request timeout and
-/// connection cap), each connection answered once and closed; returns only when accepting
+/// Serves `registry` at [`PATH`] on `listener` within `limits` (their request timeout, write
+/// timeout and connection cap), each connection answered once and closed; returns only when accepting
 /// fails (as [`crate::serve_bounded`]), with that error. `limits` out of range are refused at
 /// once ([`std::io::ErrorKind::InvalidInput`]).
 pub async fn serve(
@@ -86,13 +90,14 @@ pub async fn serve(
         &listener,
         limits.max_connections,
         busy.as_bytes(),
-        |stream| connection(stream, registry.clone(), limits.request_timeout),
+        |stream| connection(stream, registry.clone(), limits),
     )
     .await
 }
 
-/// Answers one request on `stream`, all within `timeout`.
-async fn connection(stream: TcpStream, registry: Arc<Registry>, timeout: Duration) {
+/// Answers one request on `stream`, all within the request timeout, a write blocked for no
+/// longer than the write timeout.
+async fn connection(stream: TcpStream, registry: Arc<Registry>, limits: ServeLimits) {
     let service = hyper::service::service_fn(move |request: Request<Incoming>| {
         let response = answer(&request, &registry);
         async move { Ok::<_, Infallible>(response) }
@@ -100,9 +105,12 @@ async fn connection(stream: TcpStream, registry: Arc<Registry>, timeout: Duratio
     let served = http1::Builder::new()
         .keep_alive(false)
         .max_buf_size(MAX_HEAD)
-        .serve_connection(TokioIo::new(stream), service);
+        .serve_connection(
+            TokioIo::new(Guarded::new(stream, limits.write_timeout)),
+            service,
+        );
     // A client that is slow or gone is dropped with its connection either way.
-    let _ = tokio::time::timeout(timeout, served).await;
+    let _ = tokio::time::timeout(limits.request_timeout, served).await;
 }
 
 /// The answer to `request`: the metrics, 404 for another path, 405 for another method.
@@ -250,6 +258,59 @@ mod tests {
         );
         let answer = exchange(address, &long).await;
         assert!(answer.starts_with("HTTP/1.1 431 "), "{answer}");
+    }
+
+    #[tokio::test]
+    async fn a_client_that_never_reads_its_answer_loses_its_slot_at_the_write_timeout() {
+        let write_timeout = Duration::from_millis(500);
+        let config = ServeLimits {
+            write_timeout,
+            request_timeout: Duration::from_secs(60),
+            max_connections: 2,
+            ..default_limits()
+        };
+        // An answer far larger than what the sockets on the way back hold.
+        let mut registry = Registry::default();
+        registry.register("big", "x".repeat(16 << 20), Counter::<u64>::default());
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let address = listener.local_addr().expect("address");
+        tokio::spawn(serve(listener, Arc::new(registry), config));
+        // Twice the cap ask and never read, each with a small receive window.
+        let mut attackers = Vec::new();
+        for _ in 0..4 {
+            let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+            socket.set_recv_buffer_size(4096).expect("window");
+            let mut stream = socket.connect(address).await.expect("connect");
+            stream
+                .write_all(b"GET /metrics HTTP/1.1\r\nhost: vss\r\n\r\n")
+                .await
+                .expect("request");
+            attackers.push(stream);
+        }
+        let started = tokio::time::Instant::now();
+        let mut turned_away = false;
+        loop {
+            // Turned away, the request unread: a 503, or a reset that may come before it.
+            let mut stream = TcpStream::connect(address).await.expect("connect");
+            let mut answer = Vec::new();
+            let asked = stream
+                .write_all(b"GET /metrics HTTP/1.1\r\nhost: vss\r\n\r\n")
+                .await;
+            let read = stream.read_to_end(&mut answer).await;
+            if asked.is_ok() && read.is_ok() && answer.starts_with(b"HTTP/1.1 200 ") {
+                break;
+            }
+            let reset = read.is_err_and(|e| e.kind() == io::ErrorKind::ConnectionReset);
+            assert!(reset || answer.starts_with(b"HTTP/1.1 503 "), "{asked:?}");
+            turned_away = true;
+            assert!(
+                started.elapsed() < write_timeout + Duration::from_secs(1),
+                "not served within the write timeout + 1 s"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(turned_away, "the attackers held no slot");
+        drop(attackers);
     }
 
     #[tokio::test]
