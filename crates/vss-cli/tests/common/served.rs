@@ -3,7 +3,7 @@
 use std::ffi::OsString;
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
-use std::process::{Child, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use super::{vss, PIN};
@@ -17,6 +17,26 @@ pub struct Served {
 }
 
 impl Served {
+    /// Sends SIGTERM and waits (at most 30 s) for the process to exit: how it exited.
+    pub fn terminate(&mut self) -> ExitStatus {
+        let sent = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(sent.success(), "kill -TERM: {sent}");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "still running 30 s after SIGTERM"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Kills the process at once (SIGKILL: no clean shutdown) and reaps it.
     pub fn kill(&mut self) {
         let _ = self.child.kill();
@@ -48,13 +68,18 @@ pub fn serve(dir: &Path, extra: &[&str]) -> Served {
 
 /// `vss ARGS --listen 127.0.0.1:PORT` on a free port, once it listens.
 pub fn listening(args: &[OsString]) -> Served {
+    listening_logged(args, Stdio::null())
+}
+
+/// [`listening`], its standard error (its log) going to `log`.
+pub fn listening_logged(args: &[OsString], log: impl Into<Stdio>) -> Served {
     let listen = format!("127.0.0.1:{}", free_port());
     let child = vss()
         .args(args)
         .args(["--listen", &listen])
         .env("VSS_PIN", PIN)
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(log)
         .spawn()
         .expect("spawn vss");
     let mut served = Served {

@@ -31,6 +31,12 @@ pub struct LimitArgs {
           default_value_t = millis(ServeLimits::default().idle_timeout),
           value_parser = timeout_ms())]
     pub keep_alive_timeout_ms: u64,
+    /// The longest a write may stay blocked because the client does not read its answers;
+    /// then the connection is closed.
+    #[arg(long, value_name = "MS",
+          default_value_t = millis(ServeLimits::default().write_timeout),
+          value_parser = timeout_ms())]
+    pub write_timeout_ms: u64,
     /// Connections served at once; more are answered 503 with Retry-After and closed (at
     /// most the open-file limit less 64).
     #[arg(long, value_name = "N", default_value_t = ServeLimits::default().max_connections as u64,
@@ -53,6 +59,7 @@ impl LimitArgs {
             header_timeout: Duration::from_millis(self.header_timeout_ms),
             body_timeout: Duration::from_millis(self.body_timeout_ms),
             idle_timeout: Duration::from_millis(self.keep_alive_timeout_ms),
+            write_timeout: Duration::from_millis(self.write_timeout_ms),
             max_connections: self.max_connections as usize,
             ..ServeLimits::default()
         }

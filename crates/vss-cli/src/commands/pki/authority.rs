@@ -264,24 +264,28 @@ impl ServeArgs {
                 header_timeout_ms = limits.header_timeout_ms,
                 body_timeout_ms = limits.body_timeout_ms,
                 keep_alive_timeout_ms = limits.keep_alive_timeout_ms,
+                write_timeout_ms = limits.write_timeout_ms,
                 metrics = metrics_url,
                 "serving the PKI"
             );
-            let Some(metrics) = metrics else {
-                return serve_http(listener, services, config)
-                    .await
-                    .context("the HTTP server stopped");
-            };
-            let mut registry = Registry::default();
-            let counted = HttpMetrics::register(&mut registry);
-            tokio::select! {
-                stopped = serve_with_metrics(listener, services, config, counted) => {
-                    stopped.context("the HTTP server stopped")
+            super::until_signal(async {
+                let Some(metrics) = metrics else {
+                    return serve_http(listener, services, config)
+                        .await
+                        .context("the HTTP server stopped");
+                };
+                let mut registry = Registry::default();
+                let counted = HttpMetrics::register(&mut registry);
+                tokio::select! {
+                    stopped = serve_with_metrics(listener, services, config, counted) => {
+                        stopped.context("the HTTP server stopped")
+                    }
+                    stopped = vss_net::metrics::serve(metrics, Arc::new(registry), vss_net::metrics::default_limits()) => {
+                        stopped.context("the metrics server stopped")
+                    }
                 }
-                stopped = vss_net::metrics::serve(metrics, Arc::new(registry), vss_net::metrics::default_limits()) => {
-                    stopped.context("the metrics server stopped")
-                }
-            }
+            })
+            .await
         })?;
         Ok(ExitCode::SUCCESS)
     }

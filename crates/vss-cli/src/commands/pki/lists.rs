@@ -187,9 +187,12 @@ impl DcCommand {
                 dc: Some(Arc::new(dc)),
                 ..Services::default()
             };
-            serve_http(listener, services, config)
-                .await
-                .context("the HTTP server stopped")
+            super::until_signal(async {
+                serve_http(listener, services, config)
+                    .await
+                    .context("the HTTP server stopped")
+            })
+            .await
         })?;
         Ok(ExitCode::SUCCESS)
     }
