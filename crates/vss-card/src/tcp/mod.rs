@@ -137,7 +137,7 @@ fn accept(
     limits: ServeLimits,
     ready: &Sender<Client>,
     warnings: &Arc<Warnings>,
-) {
+) -> ! {
     let waiting = Waiting::new(limits.max_connections);
     loop {
         let (stream, peer) = match listener.accept() {
