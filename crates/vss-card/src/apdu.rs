@@ -7,7 +7,8 @@
 
 use std::fmt;
 
-/// The longest command data field: 65,535 bytes (extended `Lc`).
+/// The longest command data field: 65,535 bytes (extended `Lc`); through the 2-byte frames
+/// of vpcd and the TCP port at most [`crate::frame::MAX_FRAMED_DATA`].
 pub const MAX_DATA: usize = 65_535;
 /// The most response bytes a command may ask for: 65,536 (extended `Le` of `00 00`).
 pub const MAX_LE: usize = 65_536;
@@ -159,6 +160,15 @@ impl StatusWord {
     pub const INS_NOT_SUPPORTED: StatusWord = StatusWord(0x6D00);
     /// `6E 00`: class not supported.
     pub const CLA_NOT_SUPPORTED: StatusWord = StatusWord(0x6E00);
+
+    /// `6C xx`: wrong `Le`, fewer bytes asked for than the `available` ones, which `xx` tells
+    /// (1 to 256, `00` standing for 256); past 256, which one byte cannot tell, `67 00`.
+    pub fn wrong_le(available: usize) -> StatusWord {
+        match u8::try_from(available % 256) {
+            Ok(xx) if (1..=256).contains(&available) => StatusWord(0x6C00 | u16::from(xx)),
+            _ => StatusWord::WRONG_LENGTH,
+        }
+    }
 
     /// `63 Cx`: verification failed, `tries` (at most 15) left.
     pub fn tries_left(tries: u8) -> StatusWord {
@@ -317,5 +327,9 @@ mod tests {
         assert_eq!(StatusWord::tries_left(2).tries(), Some(2));
         assert_eq!(StatusWord::OK.tries(), None);
         assert_eq!(format!("{:?}", StatusWord::NOT_FOUND), "6A 82");
+        assert_eq!(StatusWord::wrong_le(4), StatusWord(0x6C04));
+        assert_eq!(StatusWord::wrong_le(256), StatusWord(0x6C00));
+        assert_eq!(StatusWord::wrong_le(257), StatusWord::WRONG_LENGTH);
+        assert_eq!(StatusWord::wrong_le(0), StatusWord::WRONG_LENGTH);
     }
 }

@@ -17,8 +17,15 @@
 //! Every command but SELECT needs the application selected (else `69 85`). A malformed
 //! APDU is `67 00`, a CLA other than the command's `6E 00`, an unknown INS `6D 00`, wrong
 //! P1/P2 `6A 86`, bad data `6A 80`, a missing PIN `69 82`, missing system parameters `69 85`,
-//! a state that could not be stored `65 81`. `Le` is not enforced: the card answers all its
-//! data.
+//! a state that could not be stored `65 81`.
+//!
+//! `Le` is kept as ISO/IEC 7816-4 (5.1) has it: `Ne` bytes at most are answered, `Le`
+//! absent meaning none, `00` 256 (short) and `00 00` 65,536 (extended); fewer is no error.
+//! Where the answer is longer than `Ne` the card does not truncate it (it keeps no data for
+//! GET RESPONSE, which `61 xx` would promise): it answers the checking error `6C xx` with
+//! the exact length (7816-4's "wrong Le field; SW2 encodes the exact number of available
+//! data bytes"), or `67 00` past 256 bytes, and the command is not carried out: COMMIT and
+//! RESPOND check `Le` before they touch the commitment.
 
 use crate::apdu::{Command, Response, StatusWord};
 use crate::codes::{codes_equal, pin_block, puk_block, CodeBlock, PUK_LEN};
@@ -26,7 +33,7 @@ use crate::params::{parse_base, MAX_SYSTEM_PARAMETERS};
 use crate::state::{
     CardState, Credentials, StateError, Store, Volatile, MAX_SLOT_LEN, PIN_TRIES, PUK_TRIES, SLOTS,
 };
-use vss_cred::group::{g1_to_bytes, scalar_from_bytes, scalar_to_bytes, G1};
+use vss_cred::group::{g1_to_bytes, scalar_from_bytes, scalar_to_bytes, G1, G1_LEN, SCALAR_LEN};
 use vss_cred::holder::{CardSecret, HolderError};
 use zeroize::{Zeroize, Zeroizing};
 
@@ -133,7 +140,9 @@ impl Applet {
         let response = match Command::parse(apdu) {
             Err(_) => Response::status(StatusWord::WRONG_LENGTH),
             Ok(mut command) => {
-                let answer = self.dispatch(&command);
+                let answer = self
+                    .dispatch(&command)
+                    .and_then(|data| check_le(&command, data.len()).map(|()| data));
                 command.data.zeroize();
                 match answer {
                     Ok(data) => Response::ok(data),
@@ -375,6 +384,7 @@ impl Applet {
     fn commit(&mut self, c: &Command) -> Answer {
         expect_p1p2(c, 0x00, 0x00)?;
         let scope = (!c.data.is_empty()).then_some(c.data.as_slice());
+        check_le(c, if scope.is_some() { 3 * G1_LEN } else { G1_LEN })?;
         let (secret, base) = self.ready()?;
         let commitment = secret
             .commit(&base, scope)
@@ -389,9 +399,10 @@ impl Applet {
 
     fn respond(&mut self, c: &Command) -> Answer {
         expect_p1p2(c, 0x00, 0x00)?;
-        if c.data.len() != vss_cred::group::SCALAR_LEN {
+        if c.data.len() != SCALAR_LEN {
             return Err(StatusWord::WRONG_LENGTH);
         }
+        check_le(c, SCALAR_LEN)?;
         let challenge = scalar_from_bytes(&c.data).map_err(|_| StatusWord::WRONG_DATA)?;
         let (secret, _) = self.ready()?;
         let s = secret.respond(&challenge).map_err(|e| match e {
@@ -407,6 +418,16 @@ fn set_tries(state: &mut CardState, code: Code, tries: u8) {
     match code {
         Code::Pin => state.pin_tries = tries,
         Code::Puk => state.puk_tries = tries,
+    }
+}
+
+/// Whether an answer of `len` bytes fits the command's `Ne` (none without `Le`), else the
+/// `6C xx` that tells the exact length.
+fn check_le(c: &Command, len: usize) -> Result<(), StatusWord> {
+    if len <= c.le.unwrap_or(0) {
+        Ok(())
+    } else {
+        Err(StatusWord::wrong_le(len))
     }
 }
 

@@ -3,7 +3,7 @@
 //! `pcsc`), and [`Counting`] to count what goes over one.
 
 use crate::applet::Applet;
-use crate::frame::{read_frame, write_frame, MAX_FRAME};
+use crate::frame::{read_frame, write_frame, MAX_FRAME, MAX_FRAMED_DATA};
 use std::io;
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
@@ -20,8 +20,12 @@ pub enum ChannelError {
     /// The card closed the connection.
     #[error("the card closed the connection")]
     Closed,
-    /// The command is longer than the channel carries.
-    #[error("the command is {0} bytes, longer than the channel carries")]
+    /// The command is longer than a frame of the TCP port carries ([`MAX_FRAME`] bytes,
+    /// [`MAX_FRAMED_DATA`] of them command data).
+    #[error(
+        "the command is {0} bytes, longer than a frame carries ({MAX_FRAME} bytes: at most \
+         {MAX_FRAMED_DATA} bytes of command data)"
+    )]
     TooLong(usize),
     /// No reader holds a card that answers SELECT of the application.
     #[error("no reader holds a card with the application")]

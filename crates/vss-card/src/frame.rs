@@ -20,16 +20,53 @@ pub const CTRL_GET_ATR: u8 = 0x04;
 /// bytes, and the check byte.
 pub const ATR: [u8; 5] = [0x3B, 0x80, 0x80, 0x01, 0x01];
 
+/// The most command data a frame carries: a case 3E APDU, its 4 header bytes and 3-byte
+/// `Lc` beside [`MAX_FRAME`] bytes in all (65,528; 65,526 with a 2-byte `Le`, case 4E).
+/// The APDU format allows 65,535 ([`crate::MAX_DATA`]), which no 2-byte frame holds.
+pub const MAX_FRAMED_DATA: usize = MAX_FRAME - 7;
+
+/// A frame's payload, erased when dropped.
+pub type Payload = Zeroizing<Vec<u8>>;
+
+/// A connection that frames are served on, with hooks where its waits begin: the card's
+/// TCP port bounds each wait there ([`crate::tcp`]), vpcd asks for quick ACKs.
+pub trait FrameIo: Read + Write {
+    /// Before waiting for the first byte of the next frame.
+    fn before_frame(&mut self) {}
+    /// Once a frame's first byte arrived: the rest of the frame follows.
+    fn frame_started(&mut self) {}
+    /// Before an answer is written.
+    fn before_answer(&mut self) {}
+}
+
 /// Reads one frame's payload; `None` when the peer closed the connection between frames.
-pub fn read_frame(r: &mut impl Read) -> io::Result<Option<Zeroizing<Vec<u8>>>> {
+pub fn read_frame(r: &mut impl Read) -> io::Result<Option<Payload>> {
+    read_frame_with(r, |_| ())
+}
+
+/// [`read_frame`], calling `started` once the frame's first byte arrived.
+fn read_frame_with<R: Read>(
+    r: &mut R,
+    started: impl FnOnce(&mut R),
+) -> io::Result<Option<Payload>> {
     let mut header = [0u8; 2];
     match r.read(&mut header[..1])? {
         0 => return Ok(None),
-        _ => r.read_exact(&mut header[1..])?,
+        _ => {
+            started(r);
+            r.read_exact(&mut header[1..])?
+        }
     }
     let mut payload = Zeroizing::new(vec![0u8; usize::from(u16::from_be_bytes(header))]);
     r.read_exact(&mut payload)?;
     Ok(Some(payload))
+}
+
+/// The next frame on `stream`, its hooks called: `None` when the peer closed the connection
+/// between frames.
+pub fn next_frame(stream: &mut impl FrameIo) -> io::Result<Option<Payload>> {
+    stream.before_frame();
+    read_frame_with(stream, FrameIo::frame_started)
 }
 
 /// Writes one frame, header and payload in one write.
@@ -58,19 +95,25 @@ pub fn answer(applet: &mut Applet, payload: &[u8]) -> Option<Vec<u8>> {
     }
 }
 
-/// Answers frames on `stream` until the peer closes it (`Ok`) or it fails.
-pub fn serve_frames<S: Read + Write>(
+/// Answers `first` (a frame already read, if any), then every frame on `stream` until the
+/// peer closes it (`Ok`) or it fails.
+pub fn serve_frames(
     applet: &mut Applet,
-    stream: &mut S,
-    mut before_read: impl FnMut(&S),
+    stream: &mut impl FrameIo,
+    first: Option<Payload>,
 ) -> io::Result<()> {
+    let mut next = first;
     loop {
-        before_read(stream);
-        let Some(payload) = read_frame(stream)? else {
-            return Ok(());
+        let payload = match next.take() {
+            Some(payload) => payload,
+            None => match next_frame(stream)? {
+                Some(payload) => payload,
+                None => return Ok(()),
+            },
         };
         if let Some(response) = answer(applet, &payload) {
             let response = Zeroizing::new(response);
+            stream.before_answer();
             write_frame(stream, &response)?;
         }
     }
@@ -111,10 +154,17 @@ mod tests {
         assert_eq!(ATR[1..].iter().fold(0, |x, b| x ^ b), 0);
     }
 
-    /// Reads from one buffer, writes to another.
+    /// Reads from one buffer, writes to another, counts the frames waited for.
     struct Duplex {
         input: io::Cursor<Vec<u8>>,
         output: Vec<u8>,
+        frames: usize,
+    }
+
+    impl FrameIo for Duplex {
+        fn before_frame(&mut self) {
+            self.frames += 1;
+        }
     }
 
     impl Read for Duplex {
@@ -141,12 +191,14 @@ mod tests {
         let mut stream = Duplex {
             input: io::Cursor::new(input),
             output: Vec::new(),
+            frames: 0,
         };
         let mut applet = Applet::volatile();
-        let mut reads = 0;
-        serve_frames(&mut applet, &mut stream, |_| reads += 1).expect("serve");
-        assert_eq!(reads, 4);
+        let first = Zeroizing::new(vec![CTRL_GET_ATR]);
+        serve_frames(&mut applet, &mut stream, Some(first)).expect("serve");
+        assert_eq!(stream.frames, 4);
         let mut want = Vec::new();
+        write_frame(&mut want, &ATR).expect("write");
         write_frame(&mut want, &ATR).expect("write");
         write_frame(&mut want, &[0x6A, 0x82]).expect("write");
         assert_eq!(stream.output, want);

@@ -27,7 +27,8 @@ pub fn card_binary() -> PathBuf {
 }
 
 /// The card's command: `bin --state STATE` and the `transport` arguments (`--vpcd
-/// HOST:PORT`, or `--listen ADDR` and optionally `--idle-timeout-ms MS`).
+/// HOST:PORT`, or `--listen ADDR` and optionally its bounds, `--idle-timeout-ms MS` and
+/// the others of `vss-card --help`).
 pub fn command(bin: &Path, state: &Path, transport: &[&str]) -> Command {
     let mut command = Command::new(bin);
     command.arg("--state").arg(state).args(transport);
@@ -70,7 +71,18 @@ impl CardProcess {
 
     /// Starts a card listening on a free loopback port and returns it with that address.
     pub fn start_tcp(bin: &Path, state: &Path, echo: bool) -> io::Result<(Self, SocketAddr)> {
-        let card = CardProcess::start(bin, state, &["--listen", "127.0.0.1:0"], echo)?;
+        CardProcess::start_listening(bin, state, &[], echo)
+    }
+
+    /// [`CardProcess::start_tcp`] with the port's `bounds` (`--frame-timeout-ms MS`…).
+    pub fn start_listening(
+        bin: &Path,
+        state: &Path,
+        bounds: &[&str],
+        echo: bool,
+    ) -> io::Result<(Self, SocketAddr)> {
+        let transport = [&["--listen", "127.0.0.1:0"][..], bounds].concat();
+        let card = CardProcess::start(bin, state, &transport, echo)?;
         let line = card.wait_for("listening on", START_TIMEOUT)?;
         let addr = line
             .rsplit(' ')

@@ -6,8 +6,9 @@
 //! (set before every read) each APDU would wait for the card's delayed ACK, about 40 ms.
 
 use crate::applet::Applet;
-use crate::frame::serve_frames;
+use crate::frame::{serve_frames, FrameIo};
 use socket2::SockRef;
+use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
@@ -25,7 +26,7 @@ pub fn serve(applet: &mut Applet, addr: SocketAddr) -> ! {
     let mut announced = false;
     loop {
         match TcpStream::connect(addr) {
-            Ok(mut stream) => {
+            Ok(stream) => {
                 backoff = BACKOFF_MIN;
                 announced = false;
                 eprintln!("vss-card: connected to vpcd at {addr}");
@@ -33,10 +34,7 @@ pub fn serve(applet: &mut Applet, addr: SocketAddr) -> ! {
                 if let Err(e) = stream.set_nodelay(true) {
                     eprintln!("vss-card: TCP_NODELAY: {e}");
                 }
-                let result = serve_frames(applet, &mut stream, |s| {
-                    // Best effort: a socket without quick ACKs is slower, not wrong.
-                    let _ = SockRef::from(s).set_tcp_quickack(true);
-                });
+                let result = serve_frames(applet, &mut QuickAck(stream), None);
                 applet.reset();
                 match result {
                     Ok(()) => eprintln!("vss-card: vpcd closed the connection"),
@@ -51,5 +49,30 @@ pub fn serve(applet: &mut Applet, addr: SocketAddr) -> ! {
         }
         std::thread::sleep(backoff);
         backoff = (backoff * 2).min(BACKOFF_MAX);
+    }
+}
+
+/// The connection to vpcd, `TCP_QUICKACK` set before every frame is waited for.
+struct QuickAck(TcpStream);
+
+impl Read for QuickAck {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf)
+    }
+}
+
+impl Write for QuickAck {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
+impl FrameIo for QuickAck {
+    fn before_frame(&mut self) {
+        // Best effort: a socket without quick ACKs is slower, not wrong.
+        let _ = SockRef::from(&self.0).set_tcp_quickack(true);
     }
 }

@@ -6,12 +6,12 @@
 //!
 //! | bound | `pki serve`, `pki dc serve` | `cred serve` | `tls serve` | `vssd` | card TCP port | `/metrics` |
 //! |---|---|---|---|---|---|---|
-//! | [`header_timeout`](ServeLimits::header_timeout) | 10 s | — | 10 s (handshake) | — | — | — |
+//! | [`header_timeout`](ServeLimits::header_timeout) | 10 s | — | 10 s (handshake) | — | 5 s (a frame) | — |
 //! | [`body_timeout`](ServeLimits::body_timeout) | 10 s (408) | — | — | — | — | — |
 //! | [`request_timeout`](ServeLimits::request_timeout) | — | 60 s (503) | — | 10 s | — | 10 s |
 //! | [`idle_timeout`](ServeLimits::idle_timeout) | 5 s (keep-alive) | 10 s | 60 s | — | 60 s | — |
 //! | [`write_timeout`](ServeLimits::write_timeout) | 10 s | 10 s | 10 s | 10 s | 10 s | 10 s |
-//! | [`max_connections`](ServeLimits::max_connections) | 4,096 | 256 | 4,096 | 256 | — | 16 |
+//! | [`max_connections`](ServeLimits::max_connections) | 4,096 | 256 | 4,096 | 256 | 16 (held) | 16 |
 //! | [`retry_after`](ServeLimits::retry_after) | 1 s | 1 s | — | — | — | — |
 //!
 //! `ServeLimits::default()` is the PKI's column (and 60 s for the request timeout); every

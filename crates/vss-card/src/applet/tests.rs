@@ -14,13 +14,17 @@ fn sw(response: &[u8]) -> u16 {
 }
 
 fn apdu(cla: u8, ins: u8, p1: u8, p2: u8, data: &[u8]) -> Vec<u8> {
+    apdu_le(cla, ins, p1, p2, data, None)
+}
+
+fn apdu_le(cla: u8, ins: u8, p1: u8, p2: u8, data: &[u8], le: Option<usize>) -> Vec<u8> {
     Command {
         cla,
         ins,
         p1,
         p2,
         data: data.to_vec(),
-        le: None,
+        le,
     }
     .to_bytes()
     .expect("fits")
@@ -338,10 +342,10 @@ fn card_shares_satisfy_the_schnorr_equations_once_per_commitment() {
     let mut a = ready();
     let p = public_point(&mut a);
     let c = random_scalar();
-    let respond = apdu(0x80, INS_RESPOND, 0, 0, &scalar_to_bytes(&c));
+    let respond = apdu_le(0x80, INS_RESPOND, 0, 0, &scalar_to_bytes(&c), Some(32));
     assert_eq!(sw(&a.process(&respond)), 0x6985);
 
-    let com = a.process(&apdu(0x80, INS_COMMIT, 0, 0, b"gate"));
+    let com = a.process(&apdu_le(0x80, INS_COMMIT, 0, 0, b"gate", Some(144)));
     assert_eq!((com.len(), sw(&com)), (3 * 48 + 2, 0x9000));
     let point = |i: usize| g1_nonzero_from_bytes(&com[48 * i..48 * (i + 1)]).expect("point");
     let (t, nym, t_nym) = (point(0), point(1), point(2));
@@ -369,7 +373,7 @@ fn card_shares_satisfy_the_schnorr_equations_once_per_commitment() {
 
     let long_scope = vec![7; 256];
     assert_eq!(
-        sw(&a.process(&apdu(0x80, INS_COMMIT, 0, 0, &long_scope))),
+        sw(&a.process(&apdu_le(0x80, INS_COMMIT, 0, 0, &long_scope, Some(144)))),
         0x6A80
     );
     assert_eq!(
@@ -377,7 +381,7 @@ fn card_shares_satisfy_the_schnorr_equations_once_per_commitment() {
         0x6700
     );
     assert_eq!(
-        sw(&a.process(&apdu(0x80, INS_RESPOND, 0, 0, &[0xFF; 32]))),
+        sw(&a.process(&apdu_le(0x80, INS_RESPOND, 0, 0, &[0xFF; 32], Some(32)))),
         0x6A80
     );
 }

@@ -15,11 +15,23 @@ const USAGE: &str = "usage: vss-card --state FILE (--vpcd [HOST:PORT] | --listen
   --state FILE       the card's state, encrypted under the key in FILE.key (both created
                      on first start)
   --vpcd HOST:PORT   connect to vsmartcard's vpcd driver (default 127.0.0.1:35963)
-  --listen ADDR      serve the same framing on a TCP port, one client at a time
+  --listen ADDR      serve the same framing on a TCP port, one client at a time, in the
+                     order their first commands arrive whole: a connection that sends
+                     nothing or drips a frame never delays one that sends its command
                      (the bound address is printed on stderr)
   --idle-timeout-ms MS
-                     with --listen: close a client silent this long (default 60000,
-                     1 to 3600000)
+                     with --listen: close a client silent this long, before its first
+                     frame too (default 60000, 1 to 3600000)
+  --frame-timeout-ms MS
+                     with --listen: close a client whose frame does not arrive whole
+                     this long after its first byte (default 5000, 1 to 3600000)
+  --write-timeout-ms MS
+                     with --listen: close a client that does not read an answer within
+                     this long (default 10000, 1 to 3600000)
+  --max-connections N
+                     with --listen: connections held, the one served and those waiting
+                     (default 16, 1 to 65536); when all are held a new one takes the
+                     place of the oldest without a whole first frame, else it is closed
   --help             this text";
 
 /// Where the card is reached.
@@ -47,25 +59,17 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
                 let addr = args.next().ok_or("--listen needs an ADDR")?;
                 transport = Some(Transport::Listen(addr.clone()));
             }
-            "--idle-timeout-ms" => {
-                let ms = args.next().ok_or("--idle-timeout-ms needs MS")?;
-                limits.idle_timeout = ms
-                    .parse::<u64>()
+            "--idle-timeout-ms" => limits.idle_timeout = millis(arg, args.next())?,
+            "--frame-timeout-ms" => limits.header_timeout = millis(arg, args.next())?,
+            "--write-timeout-ms" => limits.write_timeout = millis(arg, args.next())?,
+            "--max-connections" => {
+                let n = args.next().ok_or("--max-connections needs N")?;
+                limits.max_connections = n
+                    .parse()
                     .ok()
-                    .map(Duration::from_millis)
-                    .filter(|&idle_timeout| {
-                        ServeLimits {
-                            idle_timeout,
-                            ..limits
-                        }
-                        .check()
-                        .is_ok()
-                    })
+                    .filter(|n| (1..=vss_net::MAX_CONNECTIONS).contains(n))
                     .ok_or_else(|| {
-                        format!(
-                            "--idle-timeout-ms {ms:?}: 1 to {}",
-                            vss_net::MAX_TIMEOUT.as_millis()
-                        )
+                        format!("--max-connections {n:?}: 1 to {}", vss_net::MAX_CONNECTIONS)
                     })?;
             }
             "--vpcd" => {
@@ -83,6 +87,17 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
         transport: transport.ok_or("--vpcd or --listen is required (see --help)")?,
         limits,
     }))
+}
+
+/// The timeout of the flag `flag` from its value in milliseconds, 1 to
+/// [`vss_net::MAX_TIMEOUT`].
+fn millis(flag: &str, value: Option<&String>) -> Result<Duration, String> {
+    let ms = value.ok_or_else(|| format!("{flag} needs MS"))?;
+    ms.parse::<u64>()
+        .ok()
+        .map(Duration::from_millis)
+        .filter(|&d| vss_net::check_timeout("timeout", d).is_ok())
+        .ok_or_else(|| format!("{flag} {ms:?}: 1 to {}", vss_net::MAX_TIMEOUT.as_millis()))
 }
 
 /// Exits with status 0 on SIGTERM or SIGINT. Every change of the state is written to a
@@ -121,7 +136,10 @@ fn run(options: Options) -> Result<(), String> {
                 .local_addr()
                 .map_err(|e| format!("{addr:?}: {e}"))?;
             eprintln!("vss-card: listening on {local}");
-            vss_card::tcp::serve(&mut applet, &listener, &options.limits)
+            match vss_card::tcp::serve(&mut applet, &listener, &options.limits) {
+                Ok(never) => match never {},
+                Err(e) => Err(format!("{local}: {e}")),
+            }
         }
     }
 }

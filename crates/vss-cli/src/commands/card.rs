@@ -49,6 +49,24 @@ pub struct ServeArgs {
           default_value_t = vss_card::tcp::IDLE_TIMEOUT.as_millis() as u64,
           value_parser = clap::value_parser!(u64).range(1..=vss_net::MAX_TIMEOUT.as_millis() as u64))]
     idle_timeout_ms: u64,
+    /// With --listen: close a client whose frame has not arrived whole this many
+    /// milliseconds after its first byte (1–3600000).
+    #[arg(long, value_name = "MS",
+          default_value_t = vss_card::tcp::FRAME_TIMEOUT.as_millis() as u64,
+          value_parser = clap::value_parser!(u64).range(1..=vss_net::MAX_TIMEOUT.as_millis() as u64))]
+    frame_timeout_ms: u64,
+    /// With --listen: close a client that has not read an answer this many milliseconds
+    /// after it was written (1–3600000).
+    #[arg(long, value_name = "MS",
+          default_value_t = vss_card::tcp::default_limits().write_timeout.as_millis() as u64,
+          value_parser = clap::value_parser!(u64).range(1..=vss_net::MAX_TIMEOUT.as_millis() as u64))]
+    write_timeout_ms: u64,
+    /// With --listen: connections held, the one served and those waiting; past it a new one
+    /// takes the place of the oldest without a whole command, else it is closed.
+    #[arg(long, value_name = "N",
+          default_value_t = vss_card::tcp::MAX_CONNECTIONS_HELD as u64,
+          value_parser = clap::value_parser!(u64).range(1..=vss_net::MAX_CONNECTIONS as u64))]
+    max_connections: u64,
 }
 
 /// How to reach a card.
@@ -108,10 +126,21 @@ impl CardCommand {
     pub fn run(self) -> Result<ExitCode> {
         match self {
             CardCommand::Serve(args) => {
-                let idle = args.idle_timeout_ms.to_string();
+                let bounds = [
+                    ("--idle-timeout-ms", args.idle_timeout_ms.to_string()),
+                    ("--frame-timeout-ms", args.frame_timeout_ms.to_string()),
+                    ("--write-timeout-ms", args.write_timeout_ms.to_string()),
+                    ("--max-connections", args.max_connections.to_string()),
+                ];
                 let transport = match (&args.vpcd, &args.listen) {
                     (Some(vpcd), _) => vec!["--vpcd", vpcd],
-                    (None, Some(listen)) => vec!["--listen", listen, "--idle-timeout-ms", &idle],
+                    (None, Some(listen)) => {
+                        let mut transport = vec!["--listen", listen.as_str()];
+                        for (flag, value) in &bounds {
+                            transport.extend([*flag, value.as_str()]);
+                        }
+                        transport
+                    }
                     (None, None) => bail!("give --vpcd or --listen"),
                 };
                 let bin = card_binary();
