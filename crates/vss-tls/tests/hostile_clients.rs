@@ -1,6 +1,6 @@
 //! The terminator against clients that hold connections: silent ones, ones that drip their
-//! handshake a byte at a time, and ones that ask the backend for a flood of bytes and never
-//! read them. While they hold twice the connection cap, a legitimate client is served within
+//! handshake a byte at a time, ones that ask the backend for a flood of bytes and never read
+//! them, and one that sends without end to a backend that stops reading. While they hold twice the connection cap, a legitimate client is served within
 //! the timeout that cuts them plus 1 s.
 
 mod common;
@@ -10,7 +10,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{client, pki, terminator, FLOOD};
+use common::{client, pki, terminator, FLOOD, SINK};
 use rustls::pki_types::ServerName;
 use rustls::ClientConfig;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -141,6 +141,34 @@ async fn a_client_that_stops_reading_is_cut_by_the_idle_or_the_write_timeout() {
         );
         drop(attacker);
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backend_that_stops_reading_is_cut_by_the_write_timeout() {
+    let pki = pki();
+    let config = client(&pki, &[&rustls::version::TLS13]);
+    let write_timeout = Duration::from_millis(800);
+    let limits = ServeLimits {
+        write_timeout,
+        max_connections: 1,
+        ..default_limits()
+    };
+    let server = terminator(&pki, limits).await;
+    // A client that sends without end to a backend that reads nothing: the terminator's
+    // write to the backend blocks (the idle timeout, 60 s, is far off).
+    let mut tls = handshake(server.addr, &config).await.expect("the one slot");
+    tls.write_all(SINK).await.expect("write");
+    tls.flush().await.expect("flush");
+    let sender = tokio::spawn(async move {
+        let chunk = vec![0u8; 64 * 1024];
+        while tls.write_all(&chunk).await.is_ok() {}
+    });
+    served_within(server.addr, &config, write_timeout + MARGIN).await;
+    assert!(
+        server.stats.refused() >= 1,
+        "the sender held the slot for a while"
+    );
+    sender.abort();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

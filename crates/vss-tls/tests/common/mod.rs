@@ -150,8 +150,12 @@ pub fn pki() -> Pki {
 /// reads.
 pub const FLOOD: &[u8] = b"flood";
 
+/// What makes the test backend stop reading: a backend that hangs with a client sending.
+pub const SINK: &[u8] = b"sink";
+
 /// An echo server (what comes in goes back), except that a connection whose first bytes are
-/// [`FLOOD`] gets zeros without end, until the write fails.
+/// [`FLOOD`] gets zeros without end, until the write fails, and one whose first bytes are
+/// [`SINK`] is held and never read again.
 async fn echo_backend() -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
@@ -166,6 +170,10 @@ async fn echo_backend() -> SocketAddr {
                     let zeros = vec![0u8; 64 * 1024];
                     while stream.write_all(&zeros).await.is_ok() {}
                     return;
+                }
+                if first[..n].starts_with(SINK) {
+                    let _held = stream;
+                    return std::future::pending().await;
                 }
                 if stream.write_all(&first[..n]).await.is_err() {
                     return;
