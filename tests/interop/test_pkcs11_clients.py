@@ -79,6 +79,7 @@ CLIENTS: dict[str, tuple[str, str]] = {
     "p11tool": ("p11tool", "gnutls-bin"),
     "openvpn": ("openvpn", "openvpn"),
     "curl": ("curl", "curl"),
+    "ssh-keygen": ("ssh-keygen", "openssh-client"),
     "pkcs11 engine": ("/usr/lib/*/engines-3/pkcs11.so", "libengine-pkcs11-openssl"),
     "pkcs11 provider": ("/usr/lib/*/ossl-modules/pkcs11.so", "pkcs11-provider"),
 }
@@ -525,7 +526,7 @@ def file_key_cert(token: Token, cn: str) -> Path:
 
 def test_p11tool_lists_token_keys_and_certificates(token):
     """p11tool sees the token as the module describes it, lists keys and a stored
-    certificate after login, only the certificate before, and signs with both keys
+    certificate after login, the certificate and the public keys before, and signs with both keys
     (--test-sign verifies the signature with the token's public key)."""
     needs("p11tool")
     token.keypair(RSA)
@@ -554,8 +555,9 @@ def test_p11tool_lists_token_keys_and_certificates(token):
     assert re.search(r"URL: pkcs11:.*;object=vss-ca;type=cert\n", certs), certs
     anonymous = p11tool(token, "--list-all").stdout
     assert "object=vss-ca;type=cert" in anonymous, anonymous
-    assert not re.search(r"type=(private|public)", anonymous), (
-        f"key objects listed without login\n{anonymous}")
+    for kind in (RSA, EC):
+        assert f"object={kind.label};type=public" in anonymous, anonymous
+    assert "type=private" not in anonymous, f"private keys listed without login\n{anonymous}"
 
     for kind in (RSA, EC):
         proc = p11tool(token, "--login", "--test-sign", key_uri(kind))
@@ -868,7 +870,7 @@ def test_openvpn_server_key_on_token(token, engine_conf, kind):
 
 
 # --------------------------------------------------------------------------------------
-# 6. Security: no private key out, nothing before login, wrong PINs counted
+# 6. Security: no private key out, only public objects before login, wrong PINs counted
 # --------------------------------------------------------------------------------------
 
 
@@ -902,21 +904,61 @@ def test_private_keys_never_leave_the_token(token):
         assert "extractable" not in access.group(1).replace("never extractable", ""), obj
 
 
-def test_key_objects_need_login(token):
-    """Before login the token shows its public objects (the certificate) and no key objects,
-    public halves included; a read of a public key without login finds nothing."""
+def test_public_objects_before_login_private_keys_after(token):
+    """Before login the token shows its public objects, the certificate and the public halves
+    of the key pairs (CKA_PRIVATE false, readable), and no private key; after login the
+    private keys appear. The public key read without a PIN is the store's."""
     token.keypair(RSA)
+    token.keypair(EC)
     token.write_cert(file_key_cert(token, "vss-ca"), "0a", "vss-ca")
     anonymous = token.tool("--list-objects", login=False).stdout
     assert re.search(r"Certificate Object; type = X\.509 cert\n\s+label:\s+vss-ca", anonymous), (
         anonymous)
-    assert "Key Object" not in anonymous, anonymous
-    proc = token.tool("--read-object", "--type", "pubkey", "--id", RSA.key_id, "-o",
-                      str(token.work / "pub.der"), login=False, check=False)
-    assert proc.returncode != 0 and not (token.work / "pub.der").exists(), describe(proc)
+    public = [o for o in objects(anonymous) if o.startswith("Public Key Object")]
+    assert sorted(re.search(r"label:\s+(\S+)", o).group(1) for o in public) == sorted(
+        [RSA.label, EC.label]), anonymous
+    assert "Private Key Object" not in anonymous, anonymous
+    der = token.work / "pub.der"
+    token.tool("--read-object", "--type", "pubkey", "--id", RSA.key_id, "-o", str(der),
+               login=False)
+    read = serialization.load_der_public_key(der.read_bytes())
     logged_in = token.tool("--list-objects").stdout
-    assert "Private Key Object; RSA" in logged_in and "Public Key Object; RSA" in logged_in, (
-        logged_in)
+    for kind in ("RSA", "EC"):
+        assert f"Private Key Object; {kind}" in logged_in, logged_in
+        assert f"Public Key Object; {kind}" in logged_in, logged_in
+    exported = token.store.run("keys", "export-public", "--label", RSA.label).stdout
+    theirs = serialization.load_pem_public_key(exported.encode())
+    assert read.public_numbers() == theirs.public_numbers()
+
+
+def openssh_line(token: Token, label: str) -> str:
+    """The OpenSSH public-key line ("ecdsa-sha2-nistp256 AAAA…", "ssh-rsa AAAA…") of the
+    store's key `label`, from `vss keys export-public`."""
+    exported = token.store.run("keys", "export-public", "--label", label).stdout.strip()
+    if exported.startswith("-----BEGIN"):
+        key = serialization.load_pem_public_key(exported.encode())
+    else:  # an EC key: the uncompressed point in hex
+        key = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(),
+                                                           bytes.fromhex(exported))
+    return key.public_bytes(serialization.Encoding.OpenSSH,
+                            serialization.PublicFormat.OpenSSH).decode()
+
+
+def test_ssh_keygen_lists_the_public_keys_without_a_pin(token, vss_bin):
+    """`ssh-keygen -D <module>` prints the public keys of the store's key pairs, the ones
+    `vss keys generate` made and one made by pkcs11-tool, without a PIN (the module shows
+    public keys before login); each line is the key's real public key in OpenSSH form."""
+    ssh_keygen = client("ssh-keygen")
+    for algorithm in ("p256", "rsa2048"):
+        token.store.run("keys", "generate", "--algorithm", algorithm, "--label", f"ssh-{algorithm}")
+    token.keypair(EC)
+    env = {k: v for k, v in token.env.items() if k not in ("VSS_PIN", "VSS_PUK")}
+    proc = run([ssh_keygen, "-D", token.module], env=env, cwd=token.work)
+    printed = sorted(" ".join(line.split()[:2]) for line in proc.stdout.splitlines()
+                     if line.strip())
+    wanted = sorted(openssh_line(token, label) for label in ("ssh-p256", "ssh-rsa2048", EC.label))
+    assert printed == wanted, describe(proc)
+    assert "ecdsa-sha2-nistp256" in proc.stdout and "ssh-rsa" in proc.stdout, describe(proc)
 
 
 def test_wrong_pin_costs_one_try_and_shows_in_token_flags(token):

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::public_copies::WithPublicCopies;
 use crate::{atomic, Backend, Error, Hsm, Pkcs11Hsm, Result, SoftHsm, TokenPinStatus, TokenRef};
 
 /// The environment variable that names the key-store directory.
@@ -142,20 +143,23 @@ impl StoreConfig {
 }
 
 /// Opens the key store in `dir` with the user PIN, whatever its backend.
+/// The store keeps a clear copy of each key's public half ([`crate::PublicCopies`]): written
+/// when a key is generated or imported, removed with it, and the missing ones written now.
 pub fn open(dir: &Path, pin: &str) -> Result<Box<dyn Hsm>> {
-    match StoreConfig::read(dir)?.location {
-        KeyLocation::Soft => Ok(Box::new(SoftHsm::open(dir, pin)?)),
+    let inner: Box<dyn Hsm> = match StoreConfig::read(dir)?.location {
+        KeyLocation::Soft => Box::new(SoftHsm::open(dir, pin)?),
         KeyLocation::Pkcs11 {
             module,
             token_label,
-        } => Ok(Box::new(Pkcs11Hsm::open(
+        } => Box::new(Pkcs11Hsm::open(
             &TokenRef {
                 module,
                 token_label,
             },
             pin,
-        )?)),
-    }
+        )?),
+    };
+    Ok(Box::new(WithPublicCopies::new(inner, dir)))
 }
 
 /// The key-store directory when none is named explicitly: `$VSS_STORE`, else

@@ -26,6 +26,7 @@ mod label;
 mod objects;
 pub mod pin;
 mod pkcs11;
+mod public_copies;
 #[cfg(feature = "scratch")]
 pub mod scratch;
 mod soft;
@@ -48,6 +49,7 @@ pub use objects::{
     MAX_OBJECT_LEN,
 };
 pub use pkcs11::{ec as pkcs11_ec, Pkcs11Hsm, TokenPinStatus, TokenRef, DEFAULT_PKCS11_MODULE};
+pub use public_copies::{PublicCopies, PublicCopy};
 pub use soft::{
     SoftHsm, SoftStoreStatus, KDF_LANES, KDF_MEMORY_KIB, KDF_PASSES, MAX_SECRET_LEN, PIN_TRIES,
     PUK_TRIES,

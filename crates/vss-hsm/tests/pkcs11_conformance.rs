@@ -146,10 +146,28 @@ fn a_store_directory_selects_the_token() {
     assert_eq!(hsm.backend(), vss_hsm::Backend::Pkcs11);
     hsm.generate_key(&GenerateKeyRequest::new("via-store", Curve::Bp256))
         .expect("generate");
+    let key = hsm.key("via-store").expect("key");
+    assert_eq!(key.algorithm, Curve::Bp256.into());
+    // The store keeps the public half in clear beside the token's key, and drops it with it.
+    let copies = vss_hsm::PublicCopies::new(dir.path());
+    let point = hsm.public_key(&key.handle).expect("public");
     assert_eq!(
-        hsm.key("via-store").expect("key").algorithm,
-        Curve::Bp256.into()
+        copies.get("via-store").expect("copy").map(|c| c.kind),
+        Some(vss_hsm::ObjectKind::EcPublicKey {
+            curve: "bp256".into(),
+            point: point.to_sec1_uncompressed().to_vec(),
+        })
     );
+    hsm.delete_key(&key.handle).expect("delete");
+    assert_eq!(copies.get("via-store").expect("no copy"), None);
+    // A key made on the token by another program gets its copy when the store is opened.
+    Pkcs11Hsm::open(&token, softhsm::PIN)
+        .expect("open the token")
+        .generate_key(&GenerateKeyRequest::new("made-elsewhere", Curve::P256))
+        .expect("generate");
+    assert_eq!(copies.get("made-elsewhere").expect("none yet"), None);
+    drop(vss_hsm::open(dir.path(), softhsm::PIN).expect("open via the store"));
+    assert!(copies.get("made-elsewhere").expect("copy").is_some());
     assert!(matches!(
         vss_hsm::open(dir.path(), "000000"),
         Err(Error::TokenPinIncorrect)

@@ -5,10 +5,12 @@
 //! (`CKF_USER_PIN_COUNT_LOW`, `_FINAL_TRY`, `_LOCKED`).
 //!
 //! Every key of a store is a public-key and a private-key object (`CKK_EC` or `CKK_RSA`,
-//! `CKA_LABEL` the store's label, `CKA_ID` the id given at generation), visible after login;
-//! certificates and public keys made with `C_CreateObject` are public objects kept beside
-//! them. Mechanisms: EC and RSA (2048–4096) key-pair generation, ECDSA, PKCS #1 v1.5 and
-//! PSS signatures (raw and hashing), OAEP and PKCS #1 v1.5 decryption, ECDH derivation.
+//! `CKA_LABEL` the store's label, `CKA_ID` the id given at generation): the private key
+//! visible after login, the public key before too (from the store's clear copy,
+//! [`vss_hsm::PublicCopies`]); certificates and public keys made with `C_CreateObject` are
+//! public objects kept beside them. Mechanisms: EC and RSA (2048–4096) key-pair generation,
+//! ECDSA, PKCS #1 v1.5 and PSS signatures (raw and hashing), OAEP and PKCS #1 v1.5
+//! decryption, ECDH derivation.
 //! Private values are never readable. docs/OFFLOAD.md has the table and the clients.
 //!
 //! An application loads the module and asks for its function list:

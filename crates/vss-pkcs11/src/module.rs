@@ -7,7 +7,8 @@ use std::sync::{Mutex, MutexGuard, RwLock};
 use cryptoki_sys::*;
 use vss_crypto::{KeyAlgorithm, PublicKey};
 use vss_hsm::{
-    pkcs11_ec, GenerateKeyRequest, Hsm, KeyHandle, KeyInfo, ObjectKind, ObjectStore, StoredObject,
+    pkcs11_ec, GenerateKeyRequest, Hsm, KeyHandle, KeyInfo, ObjectKind, ObjectStore, PublicCopies,
+    StoredObject,
 };
 
 use crate::error::{Error, Result};
@@ -291,9 +292,31 @@ impl Module {
         }
     }
 
+    /// The public-key objects of `token`'s store that can be read without the PIN (from the
+    /// store's clear copies, [`PublicCopies`]), each with its public value.
+    fn public_copies(&self, token: &Token, stored: &[StoredObject]) -> Vec<(KeyObject, KeyPublic)> {
+        let Ok(copies) = token.dir().map(|dir| PublicCopies::new(dir).list()) else {
+            return Vec::new();
+        };
+        let ids = Self::key_ids(stored);
+        copies
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|copy| {
+                let public = KeyPublic::from_stored(&copy.kind)?;
+                let key = KeyInfo {
+                    handle: KeyHandle::new(copy.label.as_str()),
+                    label: copy.label,
+                    algorithm: public.algorithm(),
+                };
+                Some((self.key_object(&key, Class::Public, &ids), public))
+            })
+            .collect()
+    }
+
     /// Runs `f` on the object behind `handle` on `slot` and the means to read its key's
-    /// public value. Private objects exist only for the logged-in user; objects of other
-    /// slots not at all.
+    /// public value. Private objects exist only for the logged-in user (a key pair's public
+    /// key is read from its clear copy before login); objects of other slots not at all.
     fn with_object<T>(
         &self,
         slot: CK_SLOT_ID,
@@ -308,6 +331,16 @@ impl Module {
         let no_public = || Err(Error::AttributeTypeInvalid);
         let token = self.token(slot)?;
         match object {
+            // Before login a public key is read from the store's clear copy.
+            ObjectRef::Key(s, label, Class::Public) if s == slot && !token.logged_in()? => {
+                let stored = object_store(token)?.list()?;
+                let (object, public) = self
+                    .public_copies(token, &stored)
+                    .into_iter()
+                    .find(|(object, _)| object.label == label)
+                    .ok_or(Error::ObjectHandleInvalid)?;
+                f(&Object::Key(object), &|| Ok(public.clone()))
+            }
             ObjectRef::Key(s, label, class) if s == slot => {
                 let hsm = token.hsm().map_err(|_| Error::ObjectHandleInvalid)?;
                 let key = hsm.key(&label)?;
@@ -336,7 +369,8 @@ impl Module {
     }
 
     /// `C_FindObjectsInit`: the search runs now, over the store as it is. Before login it
-    /// sees the public objects only.
+    /// sees the public objects only: certificates and public keys, those of the key pairs
+    /// read from the store's clear copies.
     pub(crate) fn find_objects_init(
         &self,
         handle: CK_SESSION_HANDLE,
@@ -370,6 +404,14 @@ impl Module {
             for (&handle, secret) in self.secrets()?.iter().filter(|(_, s)| s.slot == slot) {
                 if Object::Secret(secret).matches(template, || Err(Error::AttributeTypeInvalid)) {
                     found.push(handle);
+                }
+            }
+        } else {
+            for (object, public) in self.public_copies(token, &stored) {
+                let label = object.label.clone();
+                if Object::Key(object).matches(template, || Ok(public.clone())) {
+                    let key = ObjectRef::Key(slot, label, Class::Public);
+                    found.push(self.objects()?.handle(key));
                 }
             }
         }
@@ -660,6 +702,13 @@ impl Module {
             Some(name) => {
                 let record = object_store(token)?.get(&name)?;
                 KeyPublic::from_stored(&record.kind).ok_or(Error::KeyTypeInconsistent)?
+            }
+            // Before login, a key pair's public key from its clear copy.
+            None if !token.logged_in()? => {
+                self.with_object(slot, key, |object, public| match object {
+                    Object::Key(key) if key.class == Class::Public => public(),
+                    _ => Err(Error::KeyFunctionNotPermitted),
+                })?
             }
             None => {
                 let hsm = token.hsm()?;

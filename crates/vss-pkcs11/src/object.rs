@@ -1,8 +1,10 @@
 //! Objects and their attributes.
 //!
-//! - Every key of the store is two objects, its public key and its private key, both private
-//!   to the logged-in user (the store reads no key without the PIN). `CKA_LABEL` is the
-//!   store's label; `CKA_ID` the id given when the key was made, else the label's bytes.
+//! - Every key of the store is two objects, its public key and its private key. The
+//!   private key is private to the logged-in user (the store reads no key without the PIN);
+//!   the public key (`CKA_PRIVATE` false) is readable before login from the store's clear
+//!   copy ([`vss_hsm::PublicCopies`]). `CKA_LABEL` is the store's label; `CKA_ID` the id
+//!   given when the key was made, else the label's bytes.
 //! - Certificates and public keys made with `C_CreateObject` are public token objects,
 //!   kept in the store's `objects/` ([`vss_hsm::ObjectStore`]), readable before login.
 //! - `C_DeriveKey` makes session objects: generic secrets that live until their session
@@ -84,7 +86,8 @@ pub(crate) enum KeyPublic {
 }
 
 impl KeyPublic {
-    fn algorithm(&self) -> KeyAlgorithm {
+    /// The key's algorithm and size.
+    pub(crate) fn algorithm(&self) -> KeyAlgorithm {
         match self {
             KeyPublic::Ec(key) => KeyAlgorithm::Ec(key.curve()),
             KeyPublic::Rsa(key) => KeyAlgorithm::Rsa(key.bits()),
@@ -195,7 +198,8 @@ impl KeyObject {
         Ok(match ty {
             CKA_CLASS if private => ulong(CKO_PRIVATE_KEY),
             CKA_CLASS => ulong(CKO_PUBLIC_KEY),
-            CKA_TOKEN | CKA_PRIVATE | CKA_LOCAL => bool(true),
+            CKA_TOKEN | CKA_LOCAL => bool(true),
+            CKA_PRIVATE => bool(private),
             CKA_MODIFIABLE | CKA_COPYABLE | CKA_DESTROYABLE => bool(ty == CKA_DESTROYABLE),
             CKA_DERIVE => bool(derives),
             CKA_LABEL => self.label.as_bytes().to_vec(),
@@ -602,8 +606,8 @@ pub(crate) fn key_pair_request(
             algorithm,
         };
         for a in template {
-            // CKA_PRIVATE false on a public key (pkcs11-tool asks for it) cannot be kept:
-            // the store reads no key without the PIN, so the public key stays private.
+            // CKA_PRIVATE on a public key, either way: the token decides (a public key is
+            // readable before login, from the store's clear copy).
             let token_decides = class == Class::Public && a.ty == CKA_PRIVATE;
             let given = matches!(
                 a.ty,

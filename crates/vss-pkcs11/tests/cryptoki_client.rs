@@ -303,12 +303,21 @@ fn private_keys_are_sensitive_and_their_values_refused() {
             .get_attributes(public, &[AttributeType::EcParams])
             .expect("params");
         assert_eq!(params, vec![Attribute::EcParams(P256_PARAMS.to_vec())]);
-        // Logged out, the objects are gone.
+        // Logged out, the private key is gone and the public key stays readable.
         session.logout().expect("logout");
-        assert!(session.find_objects(&[]).expect("find").is_empty());
+        assert_eq!(session.find_objects(&[]).expect("find"), vec![public]);
         assert_eq!(
-            rv(session.get_attributes(public, &[AttributeType::EcParams])),
+            rv(session.get_attributes(private, &[AttributeType::Label])),
             RvError::ObjectHandleInvalid
+        );
+        assert_eq!(
+            session
+                .get_attributes(public, &[AttributeType::EcParams, AttributeType::Private])
+                .expect("public"),
+            vec![
+                Attribute::EcParams(P256_PARAMS.to_vec()),
+                Attribute::Private(false)
+            ]
         );
     });
 }

@@ -25,6 +25,7 @@
 mod batch;
 mod error;
 mod key;
+mod pump;
 mod serve;
 
 pub use batch::{BatchConfig, BatchStats, SignBatcher, SignRequest};

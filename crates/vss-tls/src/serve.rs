@@ -1,6 +1,6 @@
 //! The terminator: accept TCP, complete the TLS handshake (TLS 1.3 and 1.2, session tickets,
 //! ALPN), connect to the backend, and pass bytes both ways until either side closes or the
-//! connection idles. Every wait is bounded; past the connection cap a client is closed at
+//! connection idles or a write stays blocked. Every wait is bounded; past the connection cap a client is closed at
 //! once.
 
 use std::future::Future;
@@ -9,19 +9,20 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tokio_rustls::TlsAcceptor;
-use vss_net::{accept_bounded, Accepted, ServeLimits, ACCEPT_BACKOFF};
+use vss_net::{accept_bounded, Accepted, Guarded, ServeLimits, ACCEPT_BACKOFF};
 
 use crate::error::{Error, Result};
 use crate::key::SniResolver;
+use crate::pump::pump;
 
 /// The defaults of a terminator's [`ServeLimits`]: the handshake completed within 10 s of
 /// accept (the header timeout), a connection with no bytes either way closed after 60 s (the
-/// idle timeout), 4,096 connections at once, more closed at accept. The body and request
-/// timeouts and Retry-After are not applied.
+/// idle timeout, which also runs while a write waits), a write to the client or the backend
+/// blocked for 10 s closes the connection (the write timeout), 4,096 connections at once,
+/// more closed at accept. The body and request timeouts and Retry-After are not applied.
 pub fn default_limits() -> ServeLimits {
     ServeLimits {
         idle_timeout: Duration::from_secs(60),
@@ -108,9 +109,10 @@ impl ServeStats {
 }
 
 /// Serves `listener` until `shutdown` completes: each connection's TLS ends here and its
-/// bytes go to `backend`, within `limits` (the header timeout bounds the handshake, the idle
-/// timeout a connection with no bytes either way, and the connection cap); `limits` or a
-/// `backend` out of range are refused at once.
+/// bytes go to `backend`, within `limits` (the header timeout bounds the handshake from
+/// accept, the idle timeout a connection with no bytes either way, blocked writes included,
+/// the write timeout a write to the client or the backend that does not read, and the
+/// connection cap); `limits` or a `backend` out of range are refused at once.
 pub async fn serve(
     listener: TcpListener,
     config: Arc<rustls::ServerConfig>,
@@ -147,6 +149,7 @@ pub async fn serve(
         tokio::spawn(async move {
             let _slot = slot;
             let _ = stream.set_nodelay(true);
+            let stream = Guarded::new(stream, limits.write_timeout);
             let tls =
                 match tokio::time::timeout(limits.header_timeout, acceptor.accept(stream)).await {
                     Ok(Ok(tls)) => tls,
@@ -163,49 +166,10 @@ pub async fn serve(
                 return;
             };
             let _ = upstream.set_nodelay(true);
+            let upstream = Guarded::new(upstream, limits.write_timeout);
             let _ = pump(tls, upstream, limits.idle_timeout).await;
         });
     }
-}
-
-/// The size of each direction's buffer: four TLS records (fewer system calls and wake-ups
-/// per MB than one). A connection holds two: 128 KiB, so 512 MiB at the default cap.
-const BUFFER: usize = 64 * 1024;
-
-/// Passes bytes both ways until both sides have closed; [`std::io::ErrorKind::TimedOut`]
-/// when neither sends for `idle`.
-async fn pump<A, B>(a: A, b: B, idle: Duration) -> std::io::Result<()>
-where
-    A: AsyncRead + AsyncWrite + Unpin,
-    B: AsyncRead + AsyncWrite + Unpin,
-{
-    let (mut a_read, mut a_write) = tokio::io::split(a);
-    let (mut b_read, mut b_write) = tokio::io::split(b);
-    let mut a_buf = vec![0u8; BUFFER];
-    let mut b_buf = vec![0u8; BUFFER];
-    let (mut a_open, mut b_open) = (true, true);
-    while a_open || b_open {
-        tokio::select! {
-            read = a_read.read(&mut a_buf), if a_open => match read? {
-                0 => {
-                    a_open = false;
-                    b_write.shutdown().await?;
-                }
-                n => b_write.write_all(&a_buf[..n]).await?,
-            },
-            read = b_read.read(&mut b_buf), if b_open => match read? {
-                0 => {
-                    b_open = false;
-                    a_write.shutdown().await?;
-                }
-                n => a_write.write_all(&b_buf[..n]).await?,
-            },
-            _ = tokio::time::sleep(idle) => {
-                return Err(std::io::ErrorKind::TimedOut.into());
-            }
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -229,34 +193,5 @@ mod tests {
                 "invalid setting: connect timeout: more than 0 and at most 3600 s"
             );
         }
-    }
-
-    #[tokio::test]
-    async fn pump_passes_bytes_both_ways_and_ends_when_both_close() {
-        let (a, mut a_peer) = tokio::io::duplex(64);
-        let (b, mut b_peer) = tokio::io::duplex(64);
-        let pumping = tokio::spawn(pump(a, b, Duration::from_secs(5)));
-        a_peer.write_all(b"GET /").await.expect("write");
-        let mut got = [0u8; 5];
-        b_peer.read_exact(&mut got).await.expect("read");
-        assert_eq!(&got, b"GET /");
-        b_peer.write_all(b"200").await.expect("write");
-        let mut got = [0u8; 3];
-        a_peer.read_exact(&mut got).await.expect("read");
-        assert_eq!(&got, b"200");
-        drop(a_peer);
-        drop(b_peer);
-        pumping.await.expect("join").expect("clean end");
-    }
-
-    #[tokio::test]
-    async fn an_idle_connection_times_out() {
-        let (a, _a_peer) = tokio::io::duplex(64);
-        let (b, _b_peer) = tokio::io::duplex(64);
-        let result = pump(a, b, Duration::from_millis(50)).await;
-        assert_eq!(
-            result.map_err(|e| e.kind()),
-            Err(std::io::ErrorKind::TimedOut)
-        );
     }
 }

@@ -60,6 +60,10 @@ pub struct ServeArgs {
     /// Milliseconds with no bytes either way before a connection is closed (1–3600000).
     #[arg(long, value_name = "MS", default_value_t = millis(default_limits().idle_timeout))]
     idle_timeout_ms: u64,
+    /// Milliseconds a write to the client (or the backend) may stay blocked because it does
+    /// not read before the connection is closed (1–3600000).
+    #[arg(long, value_name = "MS", default_value_t = millis(default_limits().write_timeout))]
+    write_timeout_ms: u64,
     /// Connections served at once; more are closed at accept (1–65536).
     #[arg(long, value_name = "N", default_value_t = default_limits().max_connections)]
     max_connections: usize,
@@ -103,6 +107,7 @@ impl ServeArgs {
         let limits = ServeLimits {
             header_timeout: Duration::from_millis(self.handshake_timeout_ms),
             idle_timeout: Duration::from_millis(self.idle_timeout_ms),
+            write_timeout: Duration::from_millis(self.write_timeout_ms),
             max_connections: self.max_connections,
             ..default_limits()
         };
@@ -135,7 +140,7 @@ impl ServeArgs {
                 .with_context(|| format!("cannot listen on {}", self.listen))?;
             eprintln!(
                 "terminating TLS on {} for {} ({} certificate{}): up to {} connections, \
-                 handshakes within {} ms, idle ones closed after {} ms",
+                 handshakes within {} ms, idle ones closed after {} ms, blocked writes after {} ms",
                 listener.local_addr()?,
                 self.backend,
                 self.certs.len(),
@@ -143,6 +148,7 @@ impl ServeArgs {
                 limits.max_connections,
                 self.handshake_timeout_ms,
                 self.idle_timeout_ms,
+                self.write_timeout_ms,
             );
             serve(
                 listener,

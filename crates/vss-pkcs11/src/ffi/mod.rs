@@ -179,7 +179,9 @@ unsafe fn structure<T: Copy>(param: *const c_void, len: CK_ULONG) -> Result<Opti
 }
 
 /// A mechanism's type and parameter, read into Rust values: the structures of the
-/// mechanisms that take one (PSS, OAEP, ECDH), each pointer inside checked and copied.
+/// mechanisms that take one (PSS, OAEP, ECDH), each pointer inside checked and copied; no
+/// parameter (length 0) is [`Param::None`], and any other shape, a NULL parameter with a
+/// length among them, [`Param::Other`], which no mechanism takes.
 ///
 /// # Safety
 /// `mechanism` is NULL or valid for reading; its `pParameter` NULL or valid for reading
@@ -192,7 +194,12 @@ unsafe fn mechanism(mechanism: *const CK_MECHANISM) -> Result<(CK_MECHANISM_TYPE
     // SAFETY: non-NULL and readable by this function's contract.
     let m = unsafe { &*mechanism };
     let (ptr, len) = (m.pParameter as *const c_void, m.ulParameterLen);
-    if ptr.is_null() || len == 0 {
+    if ptr.is_null() && len != 0 {
+        // A length with no parameter: no mechanism takes that (`CKR_MECHANISM_PARAM_INVALID`
+        // once the mechanism is known).
+        return Ok((m.mechanism, Param::Other));
+    }
+    if len == 0 {
         return Ok((m.mechanism, Param::None));
     }
     let param = match m.mechanism {
