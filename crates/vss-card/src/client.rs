@@ -88,9 +88,11 @@ impl<C: CardChannel> CardClient<C> {
             .map(drop)
     }
 
-    /// INITIALIZE with the PIN (4 to 8 digits) and the PUK (8 digits).
+    /// INITIALIZE with the PIN (4 to 8 digits) and the PUK (8 digits); a PIN over 255 bytes
+    /// is [`HolderError::InvalidCode`], sent nowhere.
     pub fn initialize(&mut self, pin: &[u8], puk: &[u8]) -> Result<(), HolderError> {
-        let mut data = Zeroizing::new(vec![pin.len() as u8]);
+        let pin_len = u8::try_from(pin.len()).map_err(|_| HolderError::InvalidCode)?;
+        let mut data = Zeroizing::new(vec![pin_len]);
         data.extend_from_slice(pin);
         data.extend_from_slice(puk);
         self.call(command(CLA_PROPRIETARY, INS_INITIALIZE, 0, 0, &data, None))
@@ -235,6 +237,12 @@ impl<C: CardChannel> Card for CardClient<Counting<C>> {
         match self.initialize(pin.as_bytes(), puk.as_bytes()) {
             Err(HolderError::Card(sw)) if sw == StatusWord::CONDITIONS_NOT_SATISFIED.0 => {
                 return Err(HolderError::AlreadySetUp)
+            }
+            // The only data of INITIALIZE are the codes: the caller's, not the card's, fault.
+            Err(HolderError::Card(sw))
+                if sw == StatusWord::WRONG_DATA.0 || sw == StatusWord::WRONG_LENGTH.0 =>
+            {
+                return Err(HolderError::InvalidCode)
             }
             other => other?,
         }

@@ -147,10 +147,12 @@ pub enum Error {
     /// The nonce names no open offer or policy: never made, already answered, or expired.
     #[error("the nonce names no open offer or policy (unknown, already used or expired)")]
     NotOpen,
-    /// [`crate::roles::MAX_OPEN`] offers or policies are already open.
+    /// This many offers or policies are already open, the most allowed
+    /// ([`crate::roles::MAX_OPEN`], or [`crate::roles::MAX_OPEN_REMOTE`] for a service); each
+    /// closes when answered or after [`crate::roles::OPEN_TTL`].
     #[cfg(feature = "service")]
-    #[error("{} offers or policies are open already", crate::roles::MAX_OPEN)]
-    TooManyOpen,
+    #[error("{0} offers or policies are open already (each closes when answered or after {ttl} s)", ttl = crate::roles::OPEN_TTL.as_secs())]
+    TooManyOpen(usize),
 
     /// The credential read back from the card is not one.
     #[error("the credential on the card: {0}")]

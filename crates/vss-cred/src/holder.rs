@@ -56,6 +56,10 @@ pub enum HolderError {
     /// Card setup on a card that is already set up (erase it first, with the PUK).
     #[error("the card is already set up (erase it with the PUK first)")]
     AlreadySetUp,
+    /// The card refused the PIN or PUK given to set it up as malformed (a length or a
+    /// character it does not take): the caller's input, not the card, is at fault.
+    #[error("the card refused the PIN or PUK as malformed (its length or characters)")]
+    InvalidCode,
     /// The PIN (or the PUK) is blocked.
     #[error("the card's PIN is blocked")]
     Blocked,

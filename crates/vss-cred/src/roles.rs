@@ -35,6 +35,12 @@ use zeroize::Zeroizing;
 pub const OPEN_TTL: Duration = Duration::from_secs(600);
 /// The most offers (or policies) open at once in one role directory.
 pub const MAX_OPEN: usize = 1024;
+/// Of [`MAX_OPEN`], what a service answering remote clients (`vss cred serve`) leaves to the
+/// local commands (`vss cred issue`, `vss cred policy`): remote clients can fill at most
+/// [`MAX_OPEN_REMOTE`], so they cannot lock the local commands out.
+pub const LOCAL_RESERVE: usize = 64;
+/// The most offers (or policies) a service opens for remote clients in one role directory.
+pub const MAX_OPEN_REMOTE: usize = MAX_OPEN - LOCAL_RESERVE;
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
     move |source| Error::Io {
@@ -119,12 +125,14 @@ impl OpenSet {
         self.dir.join(format!("{}.json", hex::encode(nonce)))
     }
 
-    fn open<T: Serialize>(&self, nonce: &[u8], item: &T) -> crate::Result<()> {
+    /// Opens the item under `nonce`, unless `cap` items (at most [`MAX_OPEN`]) are open.
+    fn open<T: Serialize>(&self, nonce: &[u8], item: &T, cap: usize) -> crate::Result<()> {
         std::fs::create_dir_all(&self.dir).map_err(io(&self.dir))?;
         self.expire()?;
         let count = std::fs::read_dir(&self.dir).map_err(io(&self.dir))?.count();
-        if count >= MAX_OPEN {
-            return Err(Error::TooManyOpen);
+        let cap = cap.min(MAX_OPEN);
+        if count >= cap {
+            return Err(Error::TooManyOpen(cap));
         }
         write_artefact(
             &self.path(nonce),
@@ -222,10 +230,20 @@ impl Issuer {
         &self.secret.parameters
     }
 
-    /// Opens an offer of the attributes.
+    /// Opens an offer of the attributes, unless [`MAX_OPEN`] are open.
     pub fn offer(&self, attributes: &[(String, String)]) -> crate::Result<IssuanceOffer> {
+        self.offer_within(attributes, MAX_OPEN)
+    }
+
+    /// Opens an offer of the attributes, unless `cap` (at most [`MAX_OPEN`]) are open: a
+    /// service for remote clients passes [`MAX_OPEN_REMOTE`].
+    pub fn offer_within(
+        &self,
+        attributes: &[(String, String)],
+        cap: usize,
+    ) -> crate::Result<IssuanceOffer> {
         let offer = self.secret.offer(attributes)?;
-        self.offers.open(&offer.nonce, &offer)?;
+        self.offers.open(&offer.nonce, &offer, cap)?;
         Ok(offer)
     }
 
@@ -256,9 +274,16 @@ impl Verifier {
         }
     }
 
-    /// Hands out the policy (whose nonce must be fresh) and keeps it open.
+    /// Hands out the policy (whose nonce must be fresh) and keeps it open, unless
+    /// [`MAX_OPEN`] are open.
     pub fn open_policy(&self, policy: &PresentationPolicy) -> crate::Result<()> {
-        self.policies.open(&policy.nonce, policy)
+        self.open_policy_within(policy, MAX_OPEN)
+    }
+
+    /// [`Verifier::open_policy`] unless `cap` (at most [`MAX_OPEN`]) are open: a service for
+    /// remote clients passes [`MAX_OPEN_REMOTE`].
+    pub fn open_policy_within(&self, policy: &PresentationPolicy, cap: usize) -> crate::Result<()> {
+        self.policies.open(&policy.nonce, policy, cap)
     }
 
     /// Verifies a token against the open policy with its nonce, which is then closed: a

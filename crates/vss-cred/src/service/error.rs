@@ -1,7 +1,9 @@
-//! The services' errors and their HTTP status codes: 400 a malformed request, 404 an
-//! unknown nonce, offer or session, 409 one already used (or a card not set up yet), 413 a
-//! body over [`MAX_BODY_LEN`], 422 a proof or credential that does not verify, 502 a card
-//! or another service that failed, 503 a bound reached, 500 the service's own storage.
+//! The services' errors and their HTTP status codes: 400 a malformed request (a PIN or PUK
+//! the card refuses too), 404 an unknown nonce, offer or session, 409 one already used (or a
+//! card not set up yet), 413 a body over [`MAX_BODY_LEN`], 415 a POST body that is not
+//! JSON, 422 a proof or credential that does not verify, 429 a client's own cap reached, 502
+//! a card or another service that failed, 503 a bound reached, 500 the service's own
+//! storage.
 //! Every error is answered as `{"error": "..."}`.
 
 use super::MAX_BODY_LEN;
@@ -25,6 +27,13 @@ pub enum ServiceError {
     /// The body is longer than [`MAX_BODY_LEN`].
     #[error("a request body is at most {MAX_BODY_LEN} bytes")]
     TooLarge,
+    /// A POST body whose Content-Type is not `application/json`.
+    #[error("a request body is application/json")]
+    UnsupportedMediaType,
+    /// The client (its address, [`super::ClientKey`]) holds this many offers or policies
+    /// open already, its cap; each closes when answered or after [`crate::roles::OPEN_TTL`].
+    #[error("this client holds {0} open offers or policies already (each closes when answered or after {ttl} s)", ttl = crate::roles::OPEN_TTL.as_secs())]
+    ClientOpenCap(usize),
     /// The body could not be read from the connection.
     #[error("the request body could not be read")]
     Body,
@@ -95,8 +104,8 @@ impl From<HolderError> for ServiceError {
     }
 }
 
-/// The HTTP status of a credential error: 400 a malformed request, 403 a wrong or blocked
-/// PIN, 404 an unknown nonce, 409 a handle that is not live, 422 what does not verify or
+/// The HTTP status of a credential error: 400 a malformed request or a PIN or PUK the card
+/// refuses as malformed, 403 a wrong or blocked PIN, 404 an unknown nonce, 409 a handle that is not live, 422 what does not verify or
 /// answer, 502 the card, 503 a bound, 500 the service's own state.
 fn credential_status(e: &Error) -> StatusCode {
     match e {
@@ -110,6 +119,7 @@ fn credential_status(e: &Error) -> StatusCode {
         | Error::AttributesMismatch
         | Error::Policy(_) => StatusCode::BAD_REQUEST,
         Error::Card(HolderError::WrongPin(_) | HolderError::Blocked) => StatusCode::FORBIDDEN,
+        Error::Card(HolderError::InvalidCode) => StatusCode::BAD_REQUEST,
         Error::Card(_) => StatusCode::BAD_GATEWAY,
         Error::UnknownNonce | Error::NotOpen => StatusCode::NOT_FOUND,
         Error::Predicate(PredicateError::UnknownHandle) => StatusCode::CONFLICT,
@@ -127,7 +137,7 @@ fn credential_status(e: &Error) -> StatusCode {
         | Error::NotRevocable
         | Error::Witness(_) => StatusCode::UNPROCESSABLE_ENTITY,
         Error::Statement { source, .. } => credential_status(source),
-        Error::TooManyOpen => StatusCode::SERVICE_UNAVAILABLE,
+        Error::TooManyOpen(_) => StatusCode::SERVICE_UNAVAILABLE,
         // The issuer's own key and parameters disagree: only opening it can find that.
         Error::KeyMismatch
         | Error::Io { .. }
@@ -150,6 +160,8 @@ impl ServiceError {
             | ServiceError::Body
             | ServiceError::UnknownChoice(_) => StatusCode::BAD_REQUEST,
             ServiceError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ServiceError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ServiceError::ClientOpenCap(_) => StatusCode::TOO_MANY_REQUESTS,
             ServiceError::UnknownNonce | ServiceError::UnknownSession => StatusCode::NOT_FOUND,
             ServiceError::Replayed
             | ServiceError::WrongStep

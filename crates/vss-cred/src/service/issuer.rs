@@ -7,13 +7,15 @@
 //! | `POST /issuance/issue` | [`IssuanceRequest`] | [`IssuanceResponse`] |
 //!
 //! An offer is answered once: a request for a nonce this process did not offer is 404, a
-//! second request for one it did is 409. When the specification is revocable the issuer
+//! second request for one it did is 409. One client holds at most
+//! [`super::MAX_OPEN_PER_CLIENT`] offers open (429 past it), all remote clients at most
+//! [`crate::roles::MAX_OPEN_REMOTE`] (503 past it). When the specification is revocable the issuer
 //! asks the revocation service (`POST /handle`) for the credential's handle and witness,
 //! after the nonce is checked.
 
-use super::{answer, artefact_body, blocking, json_body, Nonces, ServiceError};
+use super::{answer, artefact_body, blocking, json_body, ClientKey, Nonces, ServiceError};
 use crate::issuance::{IssuanceOffer, IssuanceRequest, IssuanceResponse, IssuerParameters};
-use crate::roles::Issuer;
+use crate::roles::{Issuer, MAX_OPEN_REMOTE};
 use axum::body::Body;
 use axum::extract::State;
 use axum::response::Response;
@@ -77,12 +79,13 @@ async fn parameters(State(s): State<Arc<IssuerService>>) -> Response {
     answer::<&IssuerParameters>(Ok(s.role.parameters()))
 }
 
-async fn offer(State(s): State<Arc<IssuerService>>, body: Body) -> Response {
+async fn offer(State(s): State<Arc<IssuerService>>, client: ClientKey, body: Body) -> Response {
     let result = async {
         let request: OfferRequest = json_body(body).await?;
+        let slot = s.nonces.reserve(client)?;
         blocking(move || {
-            let offer = s.role.offer(&request.attributes)?;
-            s.nonces.open(&offer.nonce);
+            let offer = s.role.offer_within(&request.attributes, MAX_OPEN_REMOTE)?;
+            s.nonces.open(&offer.nonce, slot);
             Ok(offer)
         })
         .await

@@ -4,27 +4,44 @@
 //! defaults [`default_limits`]).
 //!
 //! Bounds: a request body is at most [`MAX_BODY_LEN`] (1 MiB, the artefact bound) or is
-//! answered 413; a request (its body read and its answer) takes at most the request timeout
-//! (default [`DEFAULT_REQUEST_TIMEOUT`]) or is answered 503; a connection that sends no whole
-//! request head within the idle timeout (default [`DEFAULT_IDLE_TIMEOUT`]), on connecting or
-//! between kept-alive requests, is closed; past the connection cap (default
-//! [`DEFAULT_MAX_CONNECTIONS`]) a new connection is answered 503 with `Retry-After` and
-//! closed, and while the process is out of descriptors accepting waits [`ACCEPT_BACKOFF`].
-//! The header and body timeouts are not applied (the idle and request timeouts cover them).
+//! answered 413, at once when its declared length is over (what the client still sends is
+//! read and thrown away, at most [`DISCARD_LEN`] bytes within the idle timeout, then the
+//! connection closes); a POST body that is not `application/json` is answered 415; a
+//! request (its body read and its answer) takes at most the request timeout (default
+//! [`DEFAULT_REQUEST_TIMEOUT`]) or is answered 503; a connection that sends no whole request
+//! head within the idle timeout (default [`DEFAULT_IDLE_TIMEOUT`]), on connecting or between
+//! kept-alive requests, a byte at a time or not at all, is closed; so is one whose answer
+//! stays unread (a write blocked) for the write timeout (default 10 s); past the connection
+//! cap (default [`DEFAULT_MAX_CONNECTIONS`]) a new connection is answered 503 with
+//! `Retry-After` and closed, and while the process is out of descriptors accepting waits
+//! [`ACCEPT_BACKOFF`]. The header and body timeouts are not applied (the idle and request
+//! timeouts cover them). Every 429 and 503 carries `Retry-After` (the limits' `retry_after`).
+//!
+//! Open offers (issuer) and policies (verifier): one client ([`ClientKey`]: its IPv4 address
+//! or IPv6 /64) holds at most [`MAX_OPEN_PER_CLIENT`] open at once, one more is answered 429;
+//! all remote clients together at most [`crate::roles::MAX_OPEN_REMOTE`] per role directory,
+//! one more is answered 503, so that [`crate::roles::LOCAL_RESERVE`] stay for the local
+//! commands (`vss cred issue`, `vss cred policy`).
 //!
 //! Errors are answered as `{"error": "..."}` with the status of [`ServiceError::status`].
 //! The services have no authentication of their own: the revocation authority's `/handle`
 //! and `/revoke`, the issuer's `/issuance/offer` and the user service are meant for a
 //! loopback or private network.
 
+mod client;
+mod connection;
 pub mod error;
 pub mod inspector;
 pub mod issuer;
+mod nonces;
 pub mod revocation;
 pub mod user;
 pub mod verifier;
 
+pub use client::ClientKey;
+pub use connection::DISCARD_LEN;
 pub use error::ServiceError;
+pub use nonces::MAX_OPEN_PER_CLIENT;
 pub use vss_net::ACCEPT_BACKOFF;
 
 use crate::codec::{self, CodecError, Versioned};
@@ -34,15 +51,12 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use http_body_util::BodyExt;
-use hyper::body::Incoming;
-use hyper::server::conn::http1;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use nonces::Nonces;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
-use tokio::net::{TcpListener, TcpStream};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+use tokio::net::TcpListener;
 use vss_net::ServeLimits;
 
 /// The largest request body read, in bytes: the artefact bound, 1 MiB.
@@ -58,8 +72,8 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
 pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The defaults of [`serve`]: [`DEFAULT_REQUEST_TIMEOUT`], [`DEFAULT_IDLE_TIMEOUT`] and
-/// [`DEFAULT_MAX_CONNECTIONS`], the rest `ServeLimits::default()` (a 503 says to retry after
-/// 1 s).
+/// [`DEFAULT_MAX_CONNECTIONS`], the rest `ServeLimits::default()` (a write blocked 10 s
+/// closes the connection; a 429 or 503 says to retry after 1 s).
 pub fn default_limits() -> ServeLimits {
     ServeLimits {
         request_timeout: DEFAULT_REQUEST_TIMEOUT,
@@ -107,7 +121,7 @@ pub async fn serve(role: Role, listener: TcpListener, limits: ServeLimits) -> cr
         &listener,
         limits.max_connections,
         busy.as_bytes(),
-        |stream| connection(stream, routes.clone(), limits),
+        |stream| connection::connection(stream, routes.clone(), limits),
     )
     .await
     .map_err(Error::Accept)
@@ -120,28 +134,6 @@ fn busy_response(retry_after: Duration) -> String {
         "application/json",
         "{\"error\":\"too many connections\"}",
     )
-}
-
-/// Serves one connection until the client closes it or the idle timeout does; each request
-/// is answered within the request timeout.
-async fn connection(stream: TcpStream, routes: axum::Router, limits: ServeLimits) {
-    let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
-        let mut routes = routes.clone();
-        async move {
-            let call = tower_service::Service::call(&mut routes, request);
-            match tokio::time::timeout(limits.request_timeout, call).await {
-                Ok(response) => response,
-                Err(_) => Ok(ServiceError::Timeout.into_response()),
-            }
-        }
-    });
-    // hyper's header read timeout runs from the moment the connection waits for a request
-    // head: on connecting, and again once each answer is written.
-    let _ = http1::Builder::new()
-        .timer(TokioTimer::new())
-        .header_read_timeout(limits.idle_timeout)
-        .serve_connection(TokioIo::new(stream), service)
-        .await;
 }
 
 /// The request body, at most [`MAX_BODY_LEN`] bytes.
@@ -232,91 +224,10 @@ fn call<T: DeserializeOwned>(
     serde_json::from_slice(&bytes).map_err(|e| upstream(e.to_string()))
 }
 
-/// What [`Nonces::take`] found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum NonceState {
-    /// Open, and now taken.
-    Open,
-    /// Taken before.
-    Spent,
-    /// Never opened here, or expired.
-    Unknown,
-}
-
-/// The nonces of the offers or policies this process opened, and those it saw answered, so
-/// a request for an unknown nonce is refused before any work and a replay is told from an
-/// unknown nonce. Both sets hold at most [`crate::roles::MAX_OPEN`] nonces of the last
-/// [`crate::roles::OPEN_TTL`].
-#[derive(Default)]
-struct Nonces {
-    inner: Mutex<NonceSets>,
-}
-
-#[derive(Default)]
-struct NonceSets {
-    open: HashMap<Vec<u8>, Instant>,
-    spent: HashMap<Vec<u8>, Instant>,
-}
-
-impl NonceSets {
-    fn expire(&mut self) {
-        let live = |at: &mut Instant| at.elapsed() <= crate::roles::OPEN_TTL;
-        self.open.retain(|_, at| live(at));
-        self.spent.retain(|_, at| live(at));
-    }
-}
-
-impl Nonces {
-    fn sets(&self) -> std::sync::MutexGuard<'_, NonceSets> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Records a nonce opened; the role bounds the number open, so this set needs no more.
-    fn open(&self, nonce: &[u8]) {
-        let mut sets = self.sets();
-        sets.expire();
-        if sets.open.len() < crate::roles::MAX_OPEN {
-            sets.open.insert(nonce.to_vec(), Instant::now());
-        }
-    }
-
-    /// Takes a nonce: the first caller finds it [`NonceState::Open`], later ones `Spent`.
-    fn take(&self, nonce: &[u8]) -> NonceState {
-        let mut sets = self.sets();
-        sets.expire();
-        if sets.open.remove(nonce).is_some() {
-            if sets.spent.len() >= crate::roles::MAX_OPEN {
-                let oldest = sets
-                    .spent
-                    .iter()
-                    .min_by_key(|(_, at)| **at)
-                    .map(|(n, _)| n.clone());
-                if let Some(oldest) = oldest {
-                    sets.spent.remove(&oldest);
-                }
-            }
-            sets.spent.insert(nonce.to_vec(), Instant::now());
-            NonceState::Open
-        } else if sets.spent.contains_key(nonce) {
-            NonceState::Spent
-        } else {
-            NonceState::Unknown
-        }
-    }
-
-    /// [`Nonces::take`] as a result.
-    fn take_open(&self, nonce: &[u8]) -> Result<(), ServiceError> {
-        match self.take(nonce) {
-            NonceState::Open => Ok(()),
-            NonceState::Spent => Err(ServiceError::Replayed),
-            NonceState::Unknown => Err(ServiceError::UnknownNonce),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Instant;
 
     #[test]
     fn limits_out_of_range_are_refused_with_their_name() {
@@ -349,15 +260,6 @@ mod tests {
     }
 
     #[test]
-    fn a_nonce_is_taken_once() {
-        let nonces = Nonces::default();
-        nonces.open(b"a");
-        assert_eq!(nonces.take(b"b"), NonceState::Unknown);
-        assert_eq!(nonces.take(b"a"), NonceState::Open);
-        assert_eq!(nonces.take(b"a"), NonceState::Spent);
-    }
-
-    #[test]
     fn a_slow_request_is_answered_503_at_the_request_timeout() {
         use std::io::{Read, Write};
         let runtime = tokio::runtime::Runtime::new().expect("runtime");
@@ -377,7 +279,7 @@ mod tests {
             let addr = listener.local_addr().expect("address");
             tokio::spawn(async move {
                 let (stream, _) = listener.accept().await.expect("accept");
-                connection(stream, slow, config).await;
+                connection::connection(stream, slow, config).await;
             });
             addr
         });

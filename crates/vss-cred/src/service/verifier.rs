@@ -9,14 +9,16 @@
 //! When a revocation service is configured and the issuer's specification is revocable,
 //! `/policy` puts the accumulator's current state in the policy (replacing the template's).
 //! A token for a nonce this process did not hand out is 404, a second token for one it did
-//! is 409, a token whose proofs do not verify 422.
+//! is 409, a token whose proofs do not verify 422. One client holds at most
+//! [`super::MAX_OPEN_PER_CLIENT`] policies open (429 past it), all remote clients at most
+//! [`crate::roles::MAX_OPEN_REMOTE`] (503 past it).
 
-use super::{answer, artefact_body, blocking, read_body, Nonces, ServiceError};
+use super::{answer, artefact_body, blocking, read_body, ClientKey, Nonces, ServiceError};
 use crate::codec::{self, CodecError};
 use crate::group::G1;
 use crate::issuance::IssuerParameters;
 use crate::presentation::{PresentationPolicy, PresentationToken};
-use crate::roles::Verifier;
+use crate::roles::{Verifier, MAX_OPEN_REMOTE};
 use axum::body::Body;
 use axum::extract::State;
 use axum::response::Response;
@@ -25,6 +27,7 @@ use axum::Router;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::sync::Arc;
+use vss_net::ClientSlot;
 
 /// What a verified token showed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,9 +69,11 @@ impl VerifierService {
             .ok_or(ServiceError::UnknownIssuer)
     }
 
+    /// Opens the policy, held against the client's cap by `slot`.
     fn open_policy(
         &self,
         mut policy: PresentationPolicy,
+        slot: ClientSlot<ClientKey>,
     ) -> Result<PresentationPolicy, ServiceError> {
         let issuer = self.issuer(&policy)?;
         policy.nonce = PresentationPolicy::new(issuer).nonce;
@@ -76,8 +81,8 @@ impl VerifierService {
             policy.revocation = Some(super::revocation::fetch_info(url)?);
         }
         policy.check(&issuer.specification)?;
-        self.role.open_policy(&policy)?;
-        self.nonces.open(&policy.nonce);
+        self.role.open_policy_within(&policy, MAX_OPEN_REMOTE)?;
+        self.nonces.open(&policy.nonce, slot);
         Ok(policy)
     }
 
@@ -116,10 +121,11 @@ fn template(bytes: &[u8]) -> Result<PresentationPolicy, ServiceError> {
     Ok(policy)
 }
 
-async fn policy(State(s): State<Arc<VerifierService>>, body: Body) -> Response {
+async fn policy(State(s): State<Arc<VerifierService>>, client: ClientKey, body: Body) -> Response {
     let result = async {
         let policy = template(&read_body(body).await?)?;
-        blocking(move || s.open_policy(policy)).await
+        let slot = s.nonces.reserve(client)?;
+        blocking(move || s.open_policy(policy, slot)).await
     };
     answer(result.await)
 }

@@ -61,6 +61,10 @@ pub struct ServeArgs {
     /// Milliseconds a connection may wait for a request (1–3600000).
     #[arg(long, value_name = "MS", default_value_t = default_limits().idle_timeout.as_millis() as u64)]
     idle_timeout_ms: u64,
+    /// Milliseconds a write may stay blocked by a client that does not read its answers,
+    /// then the connection is closed (1–3600000).
+    #[arg(long, value_name = "MS", default_value_t = default_limits().write_timeout.as_millis() as u64)]
+    write_timeout_ms: u64,
     /// Connections served at once (1–65536).
     #[arg(long, value_name = "N", default_value_t = default_limits().max_connections)]
     max_connections: usize,
@@ -115,6 +119,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
     let config = ServeLimits {
         request_timeout: std::time::Duration::from_millis(args.request_timeout_ms),
         idle_timeout: std::time::Duration::from_millis(args.idle_timeout_ms),
+        write_timeout: std::time::Duration::from_millis(args.write_timeout_ms),
         max_connections: args.max_connections,
         ..default_limits()
     };
