@@ -7,7 +7,8 @@
 //! - [`service`]: the RPCs on the entity; [`batcher`]: `VerifyStream`'s batches;
 //! - [`reply`]: the entity's results as statuses and responses;
 //! - [`events`]: identifier changes broadcast to subscribers;
-//! - [`listen`]: the sockets and the connection cap; [`notify`]: `sd_notify`;
+//! - [`listen`]: the sockets, the caps, the handshake and preface timeouts, HTTP/2 serving;
+//!   [`notify`]: `sd_notify`;
 //! - [`metrics`]: Prometheus metrics; [`stop`]: the stop signal; [`error`]: [`DaemonError`].
 
 pub mod batcher;

@@ -50,6 +50,8 @@ struct Inner {
     signed: AtomicU64,
     started: Instant,
     shutdown: watch::Receiver<bool>,
+    request_timeout: Duration,
+    stream_timeout: Duration,
 }
 
 /// Runs `call` on the blocking pool.
@@ -93,17 +95,27 @@ impl Entity {
                 signed: AtomicU64::new(0),
                 started: Instant::now(),
                 shutdown,
+                request_timeout: config.request_timeout,
+                stream_timeout: config.stream_timeout,
             }),
         }
     }
 
-    /// Runs `call` as `method`, counting it by its status code.
+    /// Runs `call` as `method` within `request_timeout` (then `DEADLINE_EXCEEDED`; a
+    /// stream's call is its start), counting it by its status code.
     async fn observe<T>(
         &self,
         method: &'static str,
         call: impl Future<Output = Result<T, Status>>,
     ) -> Result<Response<T>, Status> {
-        let result = call.await;
+        let timeout = self.inner.request_timeout;
+        let result = tokio::time::timeout(timeout, call)
+            .await
+            .unwrap_or_else(|_| {
+                Err(Status::deadline_exceeded(format!(
+                    "no answer within request_timeout ({timeout:?})"
+                )))
+            });
         let code = result.as_ref().map_or_else(Status::code, |_| Code::Ok);
         self.inner.metrics.request(method, code);
         if let Err(e) = &result {
@@ -193,6 +205,12 @@ enum Pending {
     End(Status),
 }
 
+fn stream_expired(limit: Duration) -> Status {
+    Status::deadline_exceeded(format!(
+        "the stream reached stream_timeout ({limit:?}): later requests were not read"
+    ))
+}
+
 fn shutting_down() -> Status {
     Status::unavailable("vssd is shutting down: later requests of this stream were not read")
 }
@@ -262,11 +280,14 @@ impl SecurityEntity for Entity {
             let (pending, answers) = mpsc::channel(STREAM_WINDOW);
             let this = self.clone();
             let mut shutdown = self.inner.shutdown.clone();
+            let limit = self.inner.stream_timeout;
             tokio::spawn(async move {
+                let mut deadline = std::pin::pin!(tokio::time::sleep(limit));
                 let end = loop {
                     let next = tokio::select! {
                         biased;
                         _ = until_stopped(&mut shutdown) => break Some(shutting_down()),
+                        _ = deadline.as_mut() => break Some(stream_expired(limit)),
                         next = requests.message() => next,
                     };
                     let request = match next {
