@@ -13,13 +13,16 @@ use vss_core::config::DaemonConfig;
 pub const STREAM_WINDOW_BYTES: u32 = 64 * 1024;
 /// The window of a connection: request bytes all its streams together may send before the
 /// daemon reads them.
-pub const CONNECTION_WINDOW_BYTES: u32 = 256 * 1024;
+pub const CONNECTION_WINDOW_BYTES: u32 = 128 * 1024;
 /// The largest HTTP/2 frame the daemon accepts (the protocol's least).
 pub const MAX_FRAME_BYTES: u32 = 16 * 1024;
 /// The largest header list of a request.
 pub const MAX_HEADER_LIST_BYTES: u32 = 16 * 1024;
 /// Answer bytes of one stream buffered beyond what the client's window lets through.
 pub const SEND_BUFFER_BYTES: usize = 16 * 1024;
+/// What a connection costs beside its window and its streams: its HTTP/2 state and read
+/// and write buffers, its tasks.
+pub const CONNECTION_STATE_BYTES: u64 = 256 * 1024;
 /// What a stream costs beside its send buffer, its request bytes within the connection
 /// window aside: its state in HTTP/2 and gRPC, its tasks, and the answers of a
 /// `VerifyStream` in flight (`service::STREAM_WINDOW` of them, small messages).
@@ -49,10 +52,11 @@ pub fn builder(config: &DaemonConfig) -> Builder<TokioExecutor> {
 
 /// The most one connection holding its every stream, with full windows and answers that it
 /// does not read, adds to the daemon's resident memory (small messages: a request or
-/// answer of `n` bytes in flight adds up to `n`): the connection window plus, per stream,
-/// its send buffer and its state.
+/// answer of `n` bytes in flight adds up to `n`): the connection window and state plus,
+/// per stream, its send buffer and its state. At the defaults (16 streams) 2,432 KiB.
 pub fn connection_memory(config: &DaemonConfig) -> u64 {
     u64::from(CONNECTION_WINDOW_BYTES)
+        + CONNECTION_STATE_BYTES
         + u64::from(config.max_streams_per_connection)
             * (SEND_BUFFER_BYTES as u64 + STREAM_STATE_BYTES)
 }
@@ -61,4 +65,16 @@ pub fn connection_memory(config: &DaemonConfig) -> u64 {
 /// most the daemon's resident memory grows under attack.
 pub fn memory_bound(config: &DaemonConfig, listeners: u64) -> u64 {
     listeners * config.max_connections as u64 * connection_memory(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_documented_bounds_at_the_defaults() {
+        let config = DaemonConfig::default();
+        assert_eq!(connection_memory(&config), 2432 * 1024);
+        assert_eq!(memory_bound(&config, 1), 608 * 1024 * 1024);
+    }
 }
