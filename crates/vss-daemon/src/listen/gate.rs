@@ -7,11 +7,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::Semaphore;
 use vss_core::config::DaemonConfig;
-use vss_net::{ClientSlot, PerClient};
+use vss_net::PerClient;
 
-use super::wait::{Closed, Handshakes, Wait};
+use super::wait::{Handshakes, Place, Wait};
 use super::ClientKey;
 
 /// A listener's caps and the connections still in their handshake.
@@ -21,30 +21,6 @@ pub struct Gate {
     clients: Arc<PerClient<ClientKey>>,
     handshakes: Arc<Handshakes>,
     header_timeout: Duration,
-}
-
-/// What an admitted connection holds: its permit, and once past its preface its client's
-/// place; given back when dropped.
-#[derive(Debug)]
-pub struct Place {
-    _permit: OwnedSemaphorePermit,
-    client: ClientKey,
-    clients: Arc<PerClient<ClientKey>>,
-    slot: Option<ClientSlot<ClientKey>>,
-}
-
-impl Place {
-    /// Takes the client's place; `ClientCap` when it holds all of its own already.
-    pub fn established(&mut self) -> Result<(), Closed> {
-        if self.slot.is_none() {
-            self.slot = Some(
-                self.clients
-                    .try_take(self.client)
-                    .ok_or(Closed::ClientCap)?,
-            );
-        }
-        Ok(())
-    }
 }
 
 impl Gate {
@@ -71,12 +47,7 @@ impl Gate {
                 self.permits.clone().acquire_owned().await.ok()?
             }
         };
-        let place = Place {
-            _permit: permit,
-            client,
-            clients: self.clients.clone(),
-            slot: None,
-        };
+        let place = Place::new(permit, client, self.clients.clone());
         Some((place, self.handshakes.enter(self.header_timeout)))
     }
 }

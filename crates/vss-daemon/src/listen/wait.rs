@@ -11,10 +11,11 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, OwnedSemaphorePermit};
 use tokio::time::{Instant, Sleep};
+use vss_net::{ClientSlot, PerClient};
 
-use super::gate::Place;
+use super::ClientKey;
 
 /// The client preface of HTTP/2 (RFC 9113 §3.4): its bytes must all arrive in time.
 pub const PREFACE_LEN: usize = 24;
@@ -139,6 +140,44 @@ impl Wait {
 impl Drop for Wait {
     fn drop(&mut self) {
         self.finish();
+    }
+}
+
+/// What an admitted connection holds: its permit, and once past its preface its client's
+/// place; given back when dropped.
+#[derive(Debug)]
+pub struct Place {
+    _permit: OwnedSemaphorePermit,
+    client: ClientKey,
+    clients: Arc<PerClient<ClientKey>>,
+    slot: Option<ClientSlot<ClientKey>>,
+}
+
+impl Place {
+    /// The place of `permit`, for a connection of `client` under `clients`.
+    pub fn new(
+        permit: OwnedSemaphorePermit,
+        client: ClientKey,
+        clients: Arc<PerClient<ClientKey>>,
+    ) -> Place {
+        Place {
+            _permit: permit,
+            client,
+            clients,
+            slot: None,
+        }
+    }
+
+    /// Takes the client's place; `ClientCap` when it holds all of its own already.
+    pub fn established(&mut self) -> Result<(), Closed> {
+        if self.slot.is_none() {
+            self.slot = Some(
+                self.clients
+                    .try_take(self.client)
+                    .ok_or(Closed::ClientCap)?,
+            );
+        }
+        Ok(())
     }
 }
 
