@@ -63,11 +63,19 @@ impl Listening {
                 tracing::warn!(listener = name, count, reason = %error, "connections closed before they were served (handshake or preface)");
             }
         } else if error.kind() == io::ErrorKind::TimedOut {
-            if let Some(count) = self.stalled.hit() {
-                tracing::warn!(listener = name, count, "connections closed: the client did not read within write_timeout or answer a ping");
-            }
+            self.stalled_one();
         } else {
             tracing::debug!(listener = name, error = %error, "connection ended");
+        }
+    }
+
+    fn stalled_one(&self) {
+        if let Some(count) = self.stalled.hit() {
+            tracing::warn!(
+                listener = self.name,
+                count,
+                "connections closed: the client did not read within write_timeout or answer a ping"
+            );
         }
     }
 
@@ -147,8 +155,14 @@ pub async fn serve<L, H, F, S>(
                     connection.await
                 }
             };
-            if let Some(e) = served.as_ref().err().and_then(|e| io_error(e)) {
-                this.ended(e, false);
+            match served {
+                Err(e) if e.is_timeout() => this.stalled_one(),
+                Err(e) => {
+                    if let Some(e) = io_error(&e) {
+                        this.ended(e, false);
+                    }
+                }
+                Ok(()) => {}
             }
         });
     }
