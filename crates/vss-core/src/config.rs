@@ -68,8 +68,13 @@
 //! batch_max = 64                 # VerifyStream: messages per engine batch (1-4096) …
 //! batch_deadline = "2ms"         # … or what arrived within this (at most 1s)
 //! max_message_bytes = 65536      # largest payload or message in a request (at most 16 MiB)
-//! max_connections = 256          # clients served at once (1-65536)
+//! max_connections = 256          # connections at once, per listener (1-65536)
+//! max_connections_per_client = 128 # per Unix uid / TCP peer address, per listener
+//! max_streams_per_connection = 16 # HTTP/2 streams (calls) at once per connection (1-1024)
+//! header_timeout = "10s"         # from accept: TLS handshake and HTTP/2 preface (at most 1h)
+//! write_timeout = "10s"          # a write blocked by a client that does not read (at most 1h)
 //! request_timeout = "10s"        # a unary call's limit (at most 1h)
+//! stream_timeout = "1h"          # a VerifyStream's limit (at most 1h)
 //! shutdown_grace = "10s"         # SIGTERM: in-flight calls get this long (at most 10m)
 //!
 //! [daemon.tcp]                   # optional: gRPC over TCP with mutual TLS
@@ -672,6 +677,17 @@ mod tests {
             (
                 "[daemon]\nrequest_timeout = \"61m\"",
                 "daemon.request_timeout",
+            ),
+            ("[daemon]\nheader_timeout = \"0s\"", "daemon.header_timeout"),
+            ("[daemon]\nwrite_timeout = \"61m\"", "daemon.write_timeout"),
+            ("[daemon]\nstream_timeout = \"0s\"", "daemon.stream_timeout"),
+            (
+                "[daemon]\nmax_connections_per_client = 0",
+                "daemon.max_connections_per_client",
+            ),
+            (
+                "[daemon]\nmax_streams_per_connection = 1025",
+                "daemon.max_streams_per_connection",
             ),
             ("[daemon]\nmetrics = \"nowhere\"", "metrics"),
         ] {

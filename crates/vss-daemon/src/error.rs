@@ -34,7 +34,4 @@ pub enum DaemonError {
     /// The TCP listener's TLS could not be set up.
     #[error("[daemon.tcp]: {0}")]
     Tls(String),
-    /// The server failed while serving.
-    #[error("serving: {0}")]
-    Serve(#[from] tonic::transport::Error),
 }

@@ -4,10 +4,12 @@
 //! optionally over TCP with mutual TLS (docs/DAEMON.md).
 //!
 //! - [`server`]: loading, serving, signals (SIGTERM/SIGINT stop, SIGHUP reloads);
-//! - [`service`]: the RPCs on the entity; [`batcher`]: `VerifyStream`'s batches;
+//! - [`service`]: the RPCs on the entity; [`streams`]: their streams; [`batcher`]:
+//!   `VerifyStream`'s batches;
 //! - [`reply`]: the entity's results as statuses and responses;
 //! - [`events`]: identifier changes broadcast to subscribers;
-//! - [`listen`]: the sockets and the connection cap; [`notify`]: `sd_notify`;
+//! - [`listen`]: the sockets, the caps, the handshake and preface timeouts, HTTP/2 serving;
+//!   [`notify`]: `sd_notify`;
 //! - [`metrics`]: Prometheus metrics; [`stop`]: the stop signal; [`error`]: [`DaemonError`].
 
 pub mod batcher;
@@ -20,5 +22,6 @@ pub mod reply;
 pub mod server;
 pub mod service;
 pub mod stop;
+pub mod streams;
 
 pub use error::DaemonError;

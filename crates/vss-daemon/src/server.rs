@@ -8,16 +8,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tokio::signal::unix::{signal, SignalKind};
-use tokio::sync::{watch, Semaphore};
-use tonic::transport::server::Server;
-use tonic::transport::{Certificate, Identity, ServerTlsConfig};
-use vss_core::config::{DaemonConfig, DaemonTcpConfig};
+use tokio::sync::watch;
+use tonic::service::Routes;
+use vss_core::config::DaemonConfig;
 use vss_core::{Config, Vss};
-use vss_net::ServeLimits;
 use vss_proto::proto::security_entity_server::SecurityEntityServer;
 
 use crate::error::DaemonError;
-use crate::listen::{bind_unix, incoming, SocketFile};
+use crate::listen::serve::{serve as serve_listener, Listening};
+use crate::listen::{bind_unix, tls, SocketFile};
 use crate::metrics::Metrics;
 use crate::notify::notify;
 use crate::service::Entity;
@@ -25,8 +24,6 @@ use crate::stop::until_stopped;
 
 /// Room beside the largest field in one request (tags, other fields, framing).
 pub const MESSAGE_SLACK: usize = 4096;
-/// HTTP/2 streams (calls) at once on one connection.
-pub const MAX_STREAMS_PER_CONNECTION: u32 = 256;
 
 /// What `vssd` was started with.
 #[derive(Debug, Clone)]
@@ -59,36 +56,13 @@ fn net(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> DaemonError {
     move |source| DaemonError::Net { what, source }
 }
 
-/// A gRPC server within the daemon's bounds (the request timeout of `limits`).
-fn server(limits: &ServeLimits) -> Server {
-    Server::builder()
-        .timeout(limits.request_timeout)
-        .max_concurrent_streams(MAX_STREAMS_PER_CONNECTION)
-}
-
 fn service(entity: Entity, config: &DaemonConfig) -> SecurityEntityServer<Entity> {
     SecurityEntityServer::new(entity)
         .max_decoding_message_size(config.max_message_bytes + MESSAGE_SLACK)
 }
 
-/// The server TLS of `[daemon.tcp]`: its identity, and client certificates required from
-/// its CA.
-fn tls(tcp: &DaemonTcpConfig) -> Result<ServerTlsConfig, DaemonError> {
-    let read = |path: &Path| {
-        std::fs::read(path).map_err(|source| DaemonError::Io {
-            path: path.to_path_buf(),
-            source,
-        })
-    };
-    Ok(ServerTlsConfig::new()
-        .identity(Identity::from_pem(read(&tcp.certificate)?, read(&tcp.key)?))
-        .client_ca_root(Certificate::from_pem(read(&tcp.client_ca)?))
-        .client_auth_optional(false))
-}
-
 async fn serve(config: &Config, path: &Path, vss: Arc<Vss>) -> Result<(), DaemonError> {
     let daemon = &config.daemon;
-    let limits = daemon.limits();
     let mut terminate = signal(SignalKind::terminate()).map_err(net("SIGTERM"))?;
     let mut interrupt = signal(SignalKind::interrupt()).map_err(net("SIGINT"))?;
     let mut hangup = signal(SignalKind::hangup()).map_err(net("SIGHUP"))?;
@@ -105,36 +79,28 @@ async fn serve(config: &Config, path: &Path, vss: Arc<Vss>) -> Result<(), Daemon
     }
     let (stop, stopping) = watch::channel(false);
     let entity = Entity::new(vss.clone(), daemon, metrics, stopping.clone());
-    let permits = Arc::new(Semaphore::new(limits.max_connections));
-    let stopped = |mut stopping: watch::Receiver<bool>| async move {
-        until_stopped(&mut stopping).await;
-    };
+    let routes = Routes::new(service(entity.clone(), daemon));
 
     let unix = bind_unix(&daemon.socket)?;
     let _socket_file = SocketFile(daemon.socket.clone());
     let mut servers = tokio::task::JoinSet::new();
-    servers.spawn(
-        server(&limits)
-            .add_service(service(entity.clone(), daemon))
-            .serve_with_incoming_shutdown(
-                incoming(unix, permits.clone(), stopping.clone()),
-                stopped(stopping.clone()),
-            ),
-    );
+    servers.spawn(serve_listener(
+        unix,
+        |io| std::future::ready(Ok(io)),
+        Listening::new("unix", daemon, routes.clone()),
+        stopping.clone(),
+    ));
     if let Some(tcp) = &daemon.tcp {
+        let acceptor = tls::acceptor(tcp)?;
         let listener = tokio::net::TcpListener::bind(tcp.listen)
             .await
             .map_err(net(format!("[daemon.tcp] listen {}", tcp.listen)))?;
-        servers.spawn(
-            server(&limits)
-                .tls_config(tls(tcp)?)
-                .map_err(|e| DaemonError::Tls(e.to_string()))?
-                .add_service(service(entity.clone(), daemon))
-                .serve_with_incoming_shutdown(
-                    incoming(listener, permits.clone(), stopping.clone()),
-                    stopped(stopping.clone()),
-                ),
-        );
+        servers.spawn(serve_listener(
+            listener,
+            move |io| acceptor.accept(io),
+            Listening::new("tcp", daemon, routes),
+            stopping.clone(),
+        ));
     }
     drop(entity);
     if let Some(update) = &config.trust.update {
@@ -155,13 +121,8 @@ async fn serve(config: &Config, path: &Path, vss: Arc<Vss>) -> Result<(), Daemon
             _ = terminate.recv() => break,
             _ = interrupt.recv() => break,
             _ = hangup.recv() => reload(path, &vss).await,
-            ended = servers.join_next() => {
-                // A server stopped before any signal: report why.
-                if let Some(Ok(Err(e))) = ended {
-                    return Err(DaemonError::Serve(e));
-                }
-                break;
-            }
+            // A listener stops only when the daemon does.
+            _ = servers.join_next() => break,
         }
     }
     tracing::info!("stopping: no new calls, in-flight calls finish");

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::sync::{broadcast, mpsc, oneshot, watch};
+use tokio::sync::{mpsc, watch};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Code, Request, Response, Status, Streaming};
 use vss_core::config::DaemonConfig;
@@ -18,11 +18,11 @@ use vss_its::{Cert, HashedId3};
 use vss_proto::proto::security_entity_server::SecurityEntity;
 use vss_proto::proto::*;
 
-use crate::batcher::{Answer, Batcher};
+use crate::batcher::Batcher;
 use crate::events::IdChanges;
 use crate::metrics::Metrics;
 use crate::reply::{bounded, response, status};
-use crate::stop::until_stopped;
+use crate::streams;
 
 /// The longest SSP a request may ask for (IEEE 1609.2 bounds a bitmap SSP at 31 octets).
 pub const MAX_SSP: usize = 32;
@@ -30,10 +30,8 @@ pub const MAX_SSP: usize = 32;
 pub const MAX_LABEL: usize = 64;
 /// The longest SN-ID-LOCK, in seconds.
 pub const MAX_LOCK_SECONDS: u32 = 255;
-/// Answers of one `VerifyStream` in flight before its reading waits.
-pub const STREAM_WINDOW: usize = 256;
-/// Events buffered per subscriber before the broadcast buffer fills up.
-const SUBSCRIBER_QUEUE: usize = 16;
+pub use crate::streams::STREAM_WINDOW;
+use crate::streams::SUBSCRIBER_QUEUE;
 
 /// The entity behind the API (cheap to clone).
 #[derive(Clone)]
@@ -50,6 +48,8 @@ struct Inner {
     signed: AtomicU64,
     started: Instant,
     shutdown: watch::Receiver<bool>,
+    request_timeout: Duration,
+    stream_timeout: Duration,
 }
 
 /// Runs `call` on the blocking pool.
@@ -93,17 +93,27 @@ impl Entity {
                 signed: AtomicU64::new(0),
                 started: Instant::now(),
                 shutdown,
+                request_timeout: config.request_timeout,
+                stream_timeout: config.stream_timeout,
             }),
         }
     }
 
-    /// Runs `call` as `method`, counting it by its status code.
+    /// Runs `call` as `method` within `request_timeout` (then `DEADLINE_EXCEEDED`; a
+    /// stream's call is its start), counting it by its status code.
     async fn observe<T>(
         &self,
         method: &'static str,
         call: impl Future<Output = Result<T, Status>>,
     ) -> Result<Response<T>, Status> {
-        let result = call.await;
+        let timeout = self.inner.request_timeout;
+        let result = tokio::time::timeout(timeout, call)
+            .await
+            .unwrap_or_else(|_| {
+                Err(Status::deadline_exceeded(format!(
+                    "no answer within request_timeout ({timeout:?})"
+                )))
+            });
         let code = result.as_ref().map_or_else(Status::code, |_| Code::Ok);
         self.inner.metrics.request(method, code);
         if let Err(e) = &result {
@@ -163,38 +173,6 @@ impl Entity {
         };
         Kem::new(scheme, curve, &params).map_err(|e| invalid(e.to_string()))
     }
-
-    /// A stream that ends with `end` after the answers of `answers`, in their order.
-    fn answer_in_order(
-        mut answers: mpsc::Receiver<Pending>,
-    ) -> ReceiverStream<Result<VerifyResponse, Status>> {
-        let (sender, receiver) = mpsc::channel(STREAM_WINDOW);
-        tokio::spawn(async move {
-            while let Some(pending) = answers.recv().await {
-                let answer = match pending {
-                    Pending::Answer(answer) => answer
-                        .await
-                        .unwrap_or_else(|_| Err(Status::internal("the batch was lost"))),
-                    Pending::End(status) => Err(status),
-                };
-                let last = answer.is_err();
-                if sender.send(answer).await.is_err() || last {
-                    break;
-                }
-            }
-        });
-        ReceiverStream::new(receiver)
-    }
-}
-
-/// What a stream's writer waits for next.
-enum Pending {
-    Answer(oneshot::Receiver<Answer>),
-    End(Status),
-}
-
-fn shutting_down() -> Status {
-    Status::unavailable("vssd is shutting down: later requests of this stream were not read")
 }
 
 #[tonic::async_trait]
@@ -258,39 +236,15 @@ impl SecurityEntity for Entity {
         request: Request<Streaming<VerifyRequest>>,
     ) -> Result<Response<Self::VerifyStreamStream>, Status> {
         self.observe("VerifyStream", async {
-            let mut requests = request.into_inner();
             let (pending, answers) = mpsc::channel(STREAM_WINDOW);
-            let this = self.clone();
-            let mut shutdown = self.inner.shutdown.clone();
-            tokio::spawn(async move {
-                let end = loop {
-                    let next = tokio::select! {
-                        biased;
-                        _ = until_stopped(&mut shutdown) => break Some(shutting_down()),
-                        next = requests.message() => next,
-                    };
-                    let request = match next {
-                        Ok(Some(request)) => request,
-                        Ok(None) => break None,
-                        Err(status) => break Some(status),
-                    };
-                    if let Err(status) = this.bounded("data", &request.data) {
-                        break Some(status);
-                    }
-                    let answer = match this.inner.batcher.submit(request.data, request.tag).await {
-                        Ok(answer) => answer,
-                        Err(status) => break Some(status),
-                    };
-                    if pending.send(Pending::Answer(answer)).await.is_err() {
-                        break None;
-                    }
-                };
-                if let Some(status) = end {
-                    // The writer is gone when the caller is.
-                    let _ = pending.send(Pending::End(status)).await;
-                }
-            });
-            Ok(Self::answer_in_order(answers))
+            tokio::spawn(streams::read_requests(
+                (self.inner.batcher.clone(), self.inner.max_message_bytes),
+                request.into_inner(),
+                pending,
+                self.inner.shutdown.clone(),
+                self.inner.stream_timeout,
+            ));
+            Ok(streams::answer_in_order(answers))
         })
         .await
     }
@@ -410,32 +364,13 @@ impl SecurityEntity for Entity {
         _: Request<SubscribeIdChangeRequest>,
     ) -> Result<Response<Self::SubscribeIdChangeStream>, Status> {
         self.observe("SubscribeIdChange", async {
-            let mut events = self.inner.events.subscribe();
-            let mut shutdown = self.inner.shutdown.clone();
+            let events = self.inner.events.subscribe();
             let (sender, receiver) = mpsc::channel(SUBSCRIBER_QUEUE);
-            tokio::spawn(async move {
-                loop {
-                    let event = tokio::select! {
-                        _ = until_stopped(&mut shutdown) => {
-                            Err(Status::unavailable("vssd is shutting down"))
-                        }
-                        _ = sender.closed() => break,
-                        event = events.recv() => match event {
-                            Ok(event) => Ok(event),
-                            Err(broadcast::error::RecvError::Lagged(missed)) => {
-                                Err(Status::resource_exhausted(format!(
-                                    "this subscriber fell {missed} events behind: subscribe again"
-                                )))
-                            }
-                            Err(broadcast::error::RecvError::Closed) => break,
-                        },
-                    };
-                    let last = event.is_err();
-                    if sender.send(event).await.is_err() || last {
-                        break;
-                    }
-                }
-            });
+            tokio::spawn(streams::forward_events(
+                events,
+                sender,
+                self.inner.shutdown.clone(),
+            ));
             Ok(ReceiverStream::new(receiver))
         })
         .await

@@ -6,7 +6,7 @@
 //!
 //! | bound | `pki serve`, `pki dc serve` | `cred serve` | `tls serve` | `vssd` | card TCP port | `/metrics` |
 //! |---|---|---|---|---|---|---|
-//! | [`header_timeout`](ServeLimits::header_timeout) | 10 s | — | 10 s (handshake) | — | 5 s (a frame) | — |
+//! | [`header_timeout`](ServeLimits::header_timeout) | 10 s | — | 10 s (handshake) | 10 s (handshake and preface) | 5 s (a frame) | — |
 //! | [`body_timeout`](ServeLimits::body_timeout) | 10 s (408) | — | — | — | — | — |
 //! | [`request_timeout`](ServeLimits::request_timeout) | — | 60 s (503) | — | 10 s | — | 10 s |
 //! | [`idle_timeout`](ServeLimits::idle_timeout) | 5 s (keep-alive) | 10 s | 60 s | — | 60 s | — |

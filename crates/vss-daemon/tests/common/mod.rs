@@ -180,3 +180,85 @@ pub fn stats_lines(dir: &Path, function: &str) -> usize {
         })
         .sum()
 }
+
+fn openssl(dir: &Path, args: &[&str]) -> bool {
+    Command::new("openssl")
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// A CA, a server certificate for localhost and a client certificate, PEM files in `dir`;
+/// false when the openssl command is missing or fails.
+pub fn certificates(dir: &Path) -> bool {
+    let key = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+    ];
+    let ca = [
+        &["req", "-x509"][..],
+        &key,
+        &[
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.pem",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=vssd test CA",
+        ],
+        &["-addext", "basicConstraints=critical,CA:TRUE"],
+        &["-addext", "keyUsage=critical,keyCertSign"],
+    ]
+    .concat();
+    if !openssl(dir, &ca) {
+        return false;
+    }
+    for (name, usage) in [("server", "serverAuth"), ("client", "clientAuth")] {
+        let ext = format!("{name}.ext");
+        std::fs::write(
+            dir.join(&ext),
+            format!(
+                "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage={usage}\n"
+            ),
+        )
+        .expect("ext");
+        let (keyfile, csr, pem) = (
+            format!("{name}.key"),
+            format!("{name}.csr"),
+            format!("{name}.pem"),
+        );
+        let request = [
+            &["req"][..],
+            &key,
+            &["-keyout", &keyfile, "-out", &csr, "-subj", "/CN=localhost"],
+        ]
+        .concat();
+        let sign = [
+            "x509",
+            "-req",
+            "-in",
+            &csr,
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            &pem,
+            "-days",
+            "1",
+            "-extfile",
+            &ext,
+        ];
+        if !openssl(dir, &request) || !openssl(dir, &sign) {
+            return false;
+        }
+    }
+    true
+}

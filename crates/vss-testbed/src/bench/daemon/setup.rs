@@ -80,6 +80,8 @@ impl Entity {
                 batch_max: daemon.batch_max,
                 batch_deadline: daemon.batch_deadline,
                 max_connections: daemon.max_connections,
+                // Every client of the bench is this user.
+                max_connections_per_client: daemon.max_connections,
                 ..Default::default()
             },
         };
