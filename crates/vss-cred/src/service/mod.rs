@@ -34,7 +34,9 @@ pub mod error;
 pub mod inspector;
 pub mod issuer;
 mod nonces;
+mod rate;
 pub mod revocation;
+mod sessions;
 pub mod user;
 pub mod verifier;
 
@@ -42,6 +44,7 @@ pub use client::ClientKey;
 pub use connection::DISCARD_LEN;
 pub use error::ServiceError;
 pub use nonces::MAX_OPEN_PER_CLIENT;
+pub use rate::MAX_COUNTED_CLIENTS;
 pub use vss_net::ACCEPT_BACKOFF;
 
 use crate::codec::{self, CodecError, Versioned};
