@@ -3,13 +3,18 @@
 //! [`LOOPBACK_SESSIONS`] of the table to the loopback ones.
 
 use super::client::ClientKey;
-use super::user::{MAX_SESSIONS, SESSION_ID_LEN, SESSION_TTL};
 use super::ServiceError;
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use vss_net::{ClientSlot, PerClient};
 
+/// The most sessions open at once.
+pub const MAX_SESSIONS: usize = 64;
+/// How long a session waits for its next step.
+pub const SESSION_TTL: Duration = Duration::from_secs(300);
+/// Octets of randomness in a session identifier.
+pub const SESSION_ID_LEN: usize = 16;
 /// The most sessions one client ([`ClientKey`]: its IPv4 address or IPv6 /64) holds open at
 /// once; one more is answered 429. Each ends with its last step or after [`SESSION_TTL`].
 pub const MAX_SESSIONS_PER_CLIENT: usize = 8;

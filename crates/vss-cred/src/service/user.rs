@@ -30,7 +30,9 @@
 //! addresses: the user service trusts its own host).
 
 use super::sessions::Sessions;
-pub use super::sessions::{LOOPBACK_SESSIONS, MAX_SESSIONS_PER_CLIENT};
+pub use super::sessions::{
+    LOOPBACK_SESSIONS, MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT, SESSION_ID_LEN, SESSION_TTL,
+};
 use super::{answer, artefact_body, blocking, json_body, read_body, ClientKey, ServiceError};
 use crate::codec::{self, CodecError};
 use crate::holder::{Card, HolderError, Traffic};
@@ -50,17 +52,10 @@ use axum::routing::post;
 use axum::Router;
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
-/// The most sessions open at once.
-pub const MAX_SESSIONS: usize = 64;
-/// How long a session waits for its next step.
-pub const SESSION_TTL: Duration = Duration::from_secs(300);
 /// The card slots the user service keeps credentials in (the IoT card has 16).
 pub const CARD_SLOTS: u8 = 16;
-/// Octets of randomness in a session identifier.
-pub const SESSION_ID_LEN: usize = 16;
 /// The header with the command APDUs of the call.
 pub const APDUS_HEADER: &str = "x-card-apdus";
 /// The header with the bytes of the call's commands and responses.
