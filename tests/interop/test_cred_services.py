@@ -355,8 +355,9 @@ def test_each_service_exits_0_on_sigterm(services):
             code = proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             pytest.fail(f"{role} still runs 10 s after SIGTERM")
-        assert code == 0, (f"{role} exited {code} on SIGTERM\n"
-                           + services.logs[role].read_text(errors="replace"))
+        log = services.logs[role].read_text(errors="replace")
+        assert code == 0, f"{role} exited {code} on SIGTERM\n{log}"
+        assert "stopped by a signal" in log, f"{role}: no line on SIGTERM\n{log}"
 
 
 def test_the_user_service_opens_its_card_again_after_the_card_drops_it(vss_bin, tmp_path):

@@ -32,7 +32,7 @@ struct LogArgs {
     log_format: LogFormat,
     /// Which log events are written, in RUST_LOG syntax: a level (error, warn, info, debug,
     /// trace, off) or TARGET=LEVEL, comma-separated, at most 1,024 bytes [default: info for
-    /// `pki serve`, warn for the other commands].
+    /// `pki serve`, `pki dc serve` and `cred serve`, warn for the other commands].
     #[arg(long, global = true, value_name = "FILTER", env = "VSS_LOG")]
     log_level: Option<LogFilter>,
 }
@@ -108,6 +108,7 @@ impl Command {
     fn default_log_filter(&self) -> &'static str {
         match self {
             Command::Pki(pki) if pki.serves() => "info",
+            Command::Cred(commands::cred::CredCommand::Serve(_)) => "info",
             _ => "warn",
         }
     }

@@ -1,7 +1,7 @@
 //! `vss tls serve` in front of a plain HTTP backend, reached by real clients: curl (TLS 1.3)
 //! and `openssl s_client` (TLS 1.2), with an RSA-2048 key made by `vss keys generate` and a
-//! certificate an `openssl` CA issued for its exported public key. Bad arguments are
-//! one-line errors.
+//! certificate an `openssl` CA issued for its exported public key; SIGTERM stops it with its
+//! `stopped:` line and exit 0. Bad arguments are one-line errors.
 
 mod common;
 
@@ -104,7 +104,22 @@ fn certificate(dir: &Path, store: &Path, label: &str) {
     );
 }
 
-struct Server(Child);
+/// The server and its standard error, kept open so that its last line can be written.
+struct Server(Child, BufReader<std::process::ChildStderr>);
+
+impl Server {
+    /// Sends SIGTERM; the exit status and what the server wrote on stderr since its start.
+    fn terminate(mut self) -> (std::process::ExitStatus, String) {
+        let sent = Command::new("kill")
+            .args(["-TERM", &self.0.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(sent.success(), "kill -TERM: {sent}");
+        let mut rest = String::new();
+        self.1.read_to_string(&mut rest).expect("stderr");
+        (self.0.wait().expect("wait"), rest)
+    }
+}
 
 impl Drop for Server {
     fn drop(&mut self) {
@@ -131,17 +146,15 @@ fn serve(store: &Path, dir: &Path, label: &str, backend: std::net::SocketAddr) -
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
-    let stderr = child.stderr.take().expect("stderr");
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
     let mut line = String::new();
-    BufReader::new(stderr)
-        .read_line(&mut line)
-        .expect("first line");
+    stderr.read_line(&mut line).expect("first line");
     let port = line
         .split_whitespace()
         .find_map(|w| w.strip_prefix("127.0.0.1:"))
         .and_then(|p| p.parse().ok())
         .unwrap_or_else(|| panic!("no port in {line:?}"));
-    (Server(child), port)
+    (Server(child, stderr), port)
 }
 
 #[test]
@@ -167,7 +180,7 @@ fn curl_and_openssl_reach_the_backend_through_an_rsa_key_in_the_store() {
     .json();
     assert_eq!(listed[0]["algorithm"], "rsa2048");
     certificate(dir.path(), &store, "web");
-    let (_server, port) = serve(&store, dir.path(), "web", backend("hello from the backend"));
+    let (server, port) = serve(&store, dir.path(), "web", backend("hello from the backend"));
 
     let curl = Command::new("curl")
         .args(["-sS", "--max-time", "20", "--cacert"])
@@ -219,6 +232,10 @@ fn curl_and_openssl_reach_the_backend_through_an_rsa_key_in_the_store() {
         "{stdout} {}",
         String::from_utf8_lossy(&out.stderr)
     );
+
+    let (status, log) = server.terminate();
+    assert_eq!(status.code(), Some(0), "{status}: {log}");
+    assert!(log.contains("stopped: "), "{log}");
 }
 
 #[test]

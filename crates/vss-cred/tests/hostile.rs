@@ -2,8 +2,9 @@
 //! (silent, a head a byte at a time, a body a byte at a time, never reading the answers, an
 //! oversized declared body) twice the connection cap of attackers hold their connections
 //! while a legitimate client is served within the bound that ends the attack plus 1 s; one
-//! address flooding the issuer with offers is refused 429 while another is served, and the
-//! local commands keep their reserve. Also the 413 at once and the 415.
+//! address flooding the issuer with offers, the user service with sessions or the revocation
+//! authority with handles is refused 429 while another is served, and the local commands
+//! keep their reserve of offers. Also the 413 at once and the 415.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -279,3 +280,9 @@ fn a_post_body_that_is_not_json_is_answered_415() {
 
 #[path = "hostile/offers.rs"]
 mod offers;
+
+#[path = "hostile/sessions.rs"]
+mod sessions;
+
+#[path = "hostile/handles.rs"]
+mod handles;

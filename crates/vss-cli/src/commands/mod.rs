@@ -13,6 +13,7 @@ pub mod kem;
 pub mod keys;
 pub mod pki;
 pub mod selftest;
+pub(crate) mod signal;
 pub mod station;
 pub mod station_trust;
 pub mod stats;

@@ -156,7 +156,7 @@ impl ServeArgs {
                 backend,
                 limits,
                 Arc::clone(&stats),
-                shutdown_signal(),
+                crate::commands::signal::shutdown_signal(),
             )
             .await
             .context("the TLS server stopped")
@@ -173,21 +173,5 @@ impl ServeArgs {
             signed.largest()
         );
         Ok(ExitCode::SUCCESS)
-    }
-}
-
-/// Completes on SIGINT or SIGTERM.
-pub(crate) async fn shutdown_signal() {
-    use tokio::signal::unix::{signal, SignalKind};
-    match signal(SignalKind::terminate()) {
-        Ok(mut term) => {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-        }
-        Err(_) => {
-            let _ = tokio::signal::ctrl_c().await;
-        }
     }
 }

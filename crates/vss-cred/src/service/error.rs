@@ -1,9 +1,9 @@
 //! The services' errors and their HTTP status codes: 400 a malformed request (a PIN or PUK
 //! the card refuses too), 404 an unknown nonce, offer or session, 409 one already used (or a
-//! card not set up yet), 413 a body over [`MAX_BODY_LEN`], 415 a POST body that is not
-//! JSON, 422 a proof or credential that does not verify, 429 a client's own cap reached, 502
-//! a card or another service that failed, 503 a bound reached, 500 the service's own
-//! storage.
+//! card not set up yet, or set up already), 413 a body over [`MAX_BODY_LEN`], 415 a POST
+//! body that is not JSON, 422 a proof or credential that does not verify, 429 a client's own
+//! cap or rate reached, 502 a card or another service that failed, 503 a bound reached, 500
+//! the service's own storage.
 //! Every error is answered as `{"error": "..."}`.
 
 use super::MAX_BODY_LEN;
@@ -11,7 +11,8 @@ use crate::codec::CodecError;
 use crate::holder::HolderError;
 use crate::predicates::PredicateError;
 use crate::Error;
-use axum::http::StatusCode;
+use axum::http::header::RETRY_AFTER;
+use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
@@ -34,6 +35,18 @@ pub enum ServiceError {
     /// open already, its cap; each closes when answered or after [`crate::roles::OPEN_TTL`].
     #[error("this client holds {0} open offers or policies already (each closes when answered or after {ttl} s)", ttl = crate::roles::OPEN_TTL.as_secs())]
     ClientOpenCap(usize),
+    /// The client (its address, [`super::ClientKey`]) holds this many sessions of the user
+    /// service open already, its cap; each ends with its last step or after
+    /// [`super::user::SESSION_TTL`].
+    #[error("this client holds {0} open sessions already (each ends with its last step or after {ttl} s)", ttl = super::user::SESSION_TTL.as_secs())]
+    ClientSessionCap(usize),
+    /// The client asked for more than its rate allows (the revocation authority's handles);
+    /// it may ask again after this many seconds.
+    #[error("this client is over its rate: ask again in {0} s")]
+    ClientRate(u64),
+    /// The service counts the rate of as many clients as it keeps; a new one waits.
+    #[error("too many clients are asking at once")]
+    TooManyClients,
     /// The body could not be read from the connection.
     #[error("the request body could not be read")]
     Body,
@@ -52,7 +65,8 @@ pub enum ServiceError {
     /// The choice is not one of the session's choices.
     #[error("choice {0} is not offered")]
     UnknownChoice(usize),
-    /// Too many sessions are open; the oldest expire after the session lifetime.
+    /// Too many sessions are open (or the share of the clients off loopback); the oldest
+    /// expire after the session lifetime.
     #[error("too many sessions are open")]
     TooManySessions,
     /// The user service has no card yet (`/createSmartcard` or `/initIoTsmartcard` first).
@@ -105,8 +119,9 @@ impl From<HolderError> for ServiceError {
 }
 
 /// The HTTP status of a credential error: 400 a malformed request or a PIN or PUK the card
-/// refuses as malformed, 403 a wrong or blocked PIN, 404 an unknown nonce, 409 a handle that is not live, 422 what does not verify or
-/// answer, 502 the card, 503 a bound, 500 the service's own state.
+/// refuses as malformed, 403 a wrong or blocked PIN, 404 an unknown nonce, 409 a handle that
+/// is not live or a card set up already, 422 what does not verify or answer, 502 the card,
+/// 503 a bound, 500 the service's own state.
 fn credential_status(e: &Error) -> StatusCode {
     match e {
         Error::Value(_)
@@ -120,6 +135,7 @@ fn credential_status(e: &Error) -> StatusCode {
         | Error::Policy(_) => StatusCode::BAD_REQUEST,
         Error::Card(HolderError::WrongPin(_) | HolderError::Blocked) => StatusCode::FORBIDDEN,
         Error::Card(HolderError::InvalidCode) => StatusCode::BAD_REQUEST,
+        Error::Card(HolderError::AlreadySetUp) => StatusCode::CONFLICT,
         Error::Card(_) => StatusCode::BAD_GATEWAY,
         Error::UnknownNonce | Error::NotOpen => StatusCode::NOT_FOUND,
         Error::Predicate(PredicateError::UnknownHandle) => StatusCode::CONFLICT,
@@ -161,7 +177,9 @@ impl ServiceError {
             | ServiceError::UnknownChoice(_) => StatusCode::BAD_REQUEST,
             ServiceError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ServiceError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            ServiceError::ClientOpenCap(_) => StatusCode::TOO_MANY_REQUESTS,
+            ServiceError::ClientOpenCap(_)
+            | ServiceError::ClientSessionCap(_)
+            | ServiceError::ClientRate(_) => StatusCode::TOO_MANY_REQUESTS,
             ServiceError::UnknownNonce | ServiceError::UnknownSession => StatusCode::NOT_FOUND,
             ServiceError::Replayed
             | ServiceError::WrongStep
@@ -173,9 +191,9 @@ impl ServiceError {
             | ServiceError::UnknownIssuer
             | ServiceError::Revoked
             | ServiceError::NoRevocationService => StatusCode::UNPROCESSABLE_ENTITY,
-            ServiceError::TooManySessions | ServiceError::Timeout => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
+            ServiceError::TooManySessions
+            | ServiceError::TooManyClients
+            | ServiceError::Timeout => StatusCode::SERVICE_UNAVAILABLE,
             ServiceError::Credential(e) => credential_status(e),
             ServiceError::Handler => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -191,6 +209,11 @@ impl IntoResponse for ServiceError {
         } else {
             self.to_string()
         };
-        (status, Json(serde_json::json!({ "error": text }))).into_response()
+        let mut response = (status, Json(serde_json::json!({ "error": text }))).into_response();
+        if let ServiceError::ClientRate(seconds) = self {
+            let headers = response.headers_mut();
+            headers.insert(RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        response
     }
 }

@@ -21,7 +21,12 @@
 //! or IPv6 /64) holds at most [`MAX_OPEN_PER_CLIENT`] open at once, one more is answered 429;
 //! all remote clients together at most [`crate::roles::MAX_OPEN_REMOTE`] per role directory,
 //! one more is answered 503, so that [`crate::roles::LOCAL_RESERVE`] stay for the local
-//! commands (`vss cred issue`, `vss cred policy`).
+//! commands (`vss cred issue`, `vss cred policy`). The user service's sessions: one client
+//! holds at most [`user::MAX_SESSIONS_PER_CLIENT`] (429), the clients off loopback leave
+//! [`user::LOOPBACK_SESSIONS`] to the loopback ones (503). The revocation authority's
+//! handles, never given back: one client takes [`revocation::HANDLE_BURST`] at once, then one
+//! per [`revocation::HANDLE_INTERVAL`] (429), the rates of at most [`MAX_COUNTED_CLIENTS`]
+//! clients counted at once (503).
 //!
 //! Errors are answered as `{"error": "..."}` with the status of [`ServiceError::status`].
 //! The services have no authentication of their own: the revocation authority's `/handle`
@@ -34,7 +39,9 @@ pub mod error;
 pub mod inspector;
 pub mod issuer;
 mod nonces;
+mod rate;
 pub mod revocation;
+mod sessions;
 pub mod user;
 pub mod verifier;
 
@@ -42,6 +49,7 @@ pub use client::ClientKey;
 pub use connection::DISCARD_LEN;
 pub use error::ServiceError;
 pub use nonces::MAX_OPEN_PER_CLIENT;
+pub use rate::MAX_COUNTED_CLIENTS;
 pub use vss_net::ACCEPT_BACKOFF;
 
 use crate::codec::{self, CodecError, Versioned};

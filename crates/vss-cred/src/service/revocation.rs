@@ -6,10 +6,22 @@
 //! | `POST /handle` | | [`HandleGrant`]: a fresh handle and its witness |
 //! | `POST /revoke` | [`RevokeRequest`] | the new [`RevocationInfo`] |
 //! | `GET /removals?since=EPOCH` | | the [`RemovalEntry`]s after `EPOCH` |
+//!
+//! A handle is never given back: it stays live (32 octets in the state, which is written
+//! whole on every change) until it is revoked, and at most [`MAX_MEMBERS`] are live. So that
+//! one client cannot take them all, `/handle` allows one client ([`ClientKey`]: its IPv4
+//! address or IPv6 /64) [`HANDLE_BURST`] handles at once, then one per [`HANDLE_INTERVAL`]
+//! (16, then one a second: the 2^20 would take one address twelve days); one more is
+//! answered 429 with `Retry-After`. The issuer asks for one handle per revocable credential
+//! it issues. Many addresses together can still take them: `/handle` and `/revoke` are for a
+//! loopback or private network.
 
-use super::{answer, blocking, json_body, ServiceError};
+use super::rate::PerClientRate;
+use super::{answer, blocking, json_body, ClientKey, ServiceError};
 use crate::codec;
 use crate::group::Scalar;
+#[cfg(doc)]
+use crate::predicates::revocation::MAX_MEMBERS;
 use crate::predicates::revocation::{MembershipWitness, RemovalEntry, RevocationInfo};
 use crate::roles::Revocation;
 use axum::body::Body;
@@ -21,6 +33,12 @@ use axum::Router;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+/// The handles one client may take at once from `POST /handle`.
+pub const HANDLE_BURST: u32 = 16;
+/// After its burst, one client takes one handle per this interval.
+pub const HANDLE_INTERVAL: Duration = Duration::from_secs(1);
 
 /// A fresh revocation handle for a credential being issued, with its witness.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,9 +58,11 @@ pub struct RevokeRequest {
     pub handle: Scalar,
 }
 
-/// The revocation authority as a service: its role, one request at a time.
+/// The revocation authority as a service: its role, one request at a time, and the rate of
+/// each client's handles.
 pub struct RevocationService {
     role: Mutex<Revocation>,
+    handles: PerClientRate,
 }
 
 impl RevocationService {
@@ -50,6 +70,7 @@ impl RevocationService {
     pub fn open(dir: &Path, pin: &str) -> crate::Result<Self> {
         Ok(RevocationService {
             role: Mutex::new(Revocation::open(dir, pin)?),
+            handles: PerClientRate::new(HANDLE_BURST, HANDLE_INTERVAL),
         })
     }
 
@@ -72,7 +93,10 @@ async fn info(State(s): State<Arc<RevocationService>>) -> Response {
     answer(blocking(move || Ok(s.role().info())).await)
 }
 
-async fn handle(State(s): State<Arc<RevocationService>>) -> Response {
+async fn handle(State(s): State<Arc<RevocationService>>, client: ClientKey) -> Response {
+    if let Err(e) = s.handles.hit(client) {
+        return answer::<HandleGrant>(Err(e));
+    }
     answer(
         blocking(move || {
             let (handle, witness) = s.role().issue_handle()?;

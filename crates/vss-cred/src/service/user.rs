@@ -22,9 +22,18 @@
 //! `/createSmartcard`), else the configured one (`VSS_PIN`), kept in memory zeroized on drop.
 //! The issuer parameters the user accepts are configured at start. Sessions are at most
 //! [`MAX_SESSIONS`], each [`SESSION_TTL`] long; a session ends with its last step, refused
-//! or not.
+//! or not. One client ([`ClientKey`]: its IPv4 address or IPv6 /64) holds at most
+//! [`MAX_SESSIONS_PER_CLIENT`] (8) open, one more is answered 429, before any card work;
+//! the clients off loopback together at most [`MAX_SESSIONS`] − [`LOOPBACK_SESSIONS`] (48),
+//! one more is answered 503, so that a service listening beyond loopback keeps 16 for the
+//! user's own loopback clients (a local process can take sessions from several loopback
+//! addresses: the user service trusts its own host).
 
-use super::{answer, artefact_body, blocking, json_body, read_body, ServiceError};
+use super::sessions::Sessions;
+pub use super::sessions::{
+    LOOPBACK_SESSIONS, MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT, SESSION_ID_LEN, SESSION_TTL,
+};
+use super::{answer, artefact_body, blocking, json_body, read_body, ClientKey, ServiceError};
 use crate::codec::{self, CodecError};
 use crate::holder::{Card, HolderError, Traffic};
 use crate::issuance::{
@@ -42,19 +51,11 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
-/// The most sessions open at once.
-pub const MAX_SESSIONS: usize = 64;
-/// How long a session waits for its next step.
-pub const SESSION_TTL: Duration = Duration::from_secs(300);
 /// The card slots the user service keeps credentials in (the IoT card has 16).
 pub const CARD_SLOTS: u8 = 16;
-/// Octets of randomness in a session identifier.
-pub const SESSION_ID_LEN: usize = 16;
 /// The header with the command APDUs of the call.
 pub const APDUS_HEADER: &str = "x-card-apdus";
 /// The header with the bytes of the call's commands and responses.
@@ -193,7 +194,7 @@ pub struct UserService {
     issuers: Vec<IssuerParameters>,
     revocation: Option<String>,
     card: Mutex<CardState>,
-    sessions: Mutex<HashMap<String, (Instant, Session)>>,
+    sessions: Sessions<Session>,
 }
 
 impl UserService {
@@ -208,16 +209,12 @@ impl UserService {
                 address: config.card,
                 pin: config.pin,
             }),
-            sessions: Mutex::new(HashMap::new()),
+            sessions: Sessions::default(),
         }
     }
 
     fn card_state(&self) -> MutexGuard<'_, CardState> {
         self.card.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn sessions(&self) -> MutexGuard<'_, HashMap<String, (Instant, Session)>> {
-        self.sessions.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Opens the card at `address` and sets it up; the setup's traffic.
@@ -289,39 +286,18 @@ impl UserService {
             .ok_or(ServiceError::UnknownIssuer)
     }
 
-    /// Opens a session, its identifier fresh.
-    fn open_session(&self, session: Session) -> Result<String, ServiceError> {
-        let mut sessions = self.sessions();
-        sessions.retain(|_, (at, _)| at.elapsed() <= SESSION_TTL);
-        if sessions.len() >= MAX_SESSIONS {
-            return Err(ServiceError::TooManySessions);
-        }
-        let mut id = [0u8; SESSION_ID_LEN];
-        rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut id);
-        let id = hex::encode(id);
-        sessions.insert(id.clone(), (Instant::now(), session));
-        Ok(id)
-    }
-
-    /// Takes a session out: its step is being answered.
-    fn take_session(&self, id: &str) -> Result<Session, ServiceError> {
-        let mut sessions = self.sessions();
-        sessions.retain(|_, (at, _)| at.elapsed() <= SESSION_TTL);
-        sessions
-            .remove(id)
-            .map(|(_, s)| s)
-            .ok_or(ServiceError::UnknownSession)
-    }
-
-    fn offered(&self, offer: IssuanceOffer) -> Result<Choices, ServiceError> {
+    fn offered(&self, offer: IssuanceOffer, client: ClientKey) -> Result<Choices, ServiceError> {
         let issuer = self.issuer_of_offer(&offer)?.clone();
+        let held = self.sessions.reserve(client)?;
         let choice = Choice {
             choice: 0,
             slot: None,
             specification_id: offer.specification_id.clone(),
             attributes: offer.attributes.clone(),
         };
-        let session = self.open_session(Session::Offered { offer, issuer })?;
+        let session = self
+            .sessions
+            .open(held, Session::Offered { offer, issuer })?;
         Ok(Choices {
             session,
             choices: vec![choice],
@@ -329,8 +305,8 @@ impl UserService {
     }
 
     fn issuance_ui(&self, ui: &UiChoice) -> (Result<IssuanceRequest, ServiceError>, Traffic) {
-        let (offer, issuer) = match self.take_session(&ui.session) {
-            Ok(Session::Offered { offer, issuer }) => (offer, issuer),
+        let (offer, issuer, held) = match self.sessions.take(&ui.session) {
+            Ok((Session::Offered { offer, issuer }, held)) => (offer, issuer, held),
             Ok(_) => return (Err(ServiceError::WrongStep), Traffic::default()),
             Err(e) => return (Err(e), Traffic::default()),
         };
@@ -345,20 +321,9 @@ impl UserService {
             Ok(issuance::request(card, &point, &issuer, &offer)?)
         });
         let result = made.and_then(|(request, pending)| {
-            let mut sessions = self.sessions();
-            if sessions.len() >= MAX_SESSIONS {
-                return Err(ServiceError::TooManySessions);
-            }
-            sessions.insert(
-                ui.session.clone(),
-                (
-                    Instant::now(),
-                    Session::Issuing {
-                        pending: Box::new(pending),
-                        issuer,
-                    },
-                ),
-            );
+            let pending = Box::new(pending);
+            let issuing = Session::Issuing { pending, issuer };
+            self.sessions.put_back(&ui.session, held, issuing)?;
             Ok(request)
         });
         (result, traffic)
@@ -369,8 +334,8 @@ impl UserService {
         session: &str,
         response: &IssuanceResponse,
     ) -> (Result<Stored, ServiceError>, Traffic) {
-        let credential = match self.take_session(session) {
-            Ok(Session::Issuing { pending, issuer }) => pending
+        let credential = match self.sessions.take(session) {
+            Ok((Session::Issuing { pending, issuer }, _)) => pending
                 .complete(&issuer, response)
                 .map_err(ServiceError::from),
             Ok(_) => Err(ServiceError::WrongStep),
@@ -391,7 +356,15 @@ impl UserService {
         })
     }
 
-    fn presentation(&self, policy: PresentationPolicy) -> (Result<Choices, ServiceError>, Traffic) {
+    fn presentation(
+        &self,
+        policy: PresentationPolicy,
+        client: ClientKey,
+    ) -> (Result<Choices, ServiceError>, Traffic) {
+        let held = match self.sessions.reserve(client) {
+            Ok(held) => held,
+            Err(e) => return (Err(e), Traffic::default()),
+        };
         let (found, traffic) = self.with_card(|card| {
             let mut found = Vec::new();
             for slot in 0..CARD_SLOTS {
@@ -421,18 +394,17 @@ impl UserService {
                     attributes: disclosed(c, &policy),
                 })
                 .collect();
-            let session = self.open_session(Session::Presenting {
-                policy: Box::new(policy),
-                candidates,
-            })?;
+            let policy = Box::new(policy);
+            let presenting = Session::Presenting { policy, candidates };
+            let session = self.sessions.open(held, presenting)?;
             Ok(Choices { session, choices })
         });
         (result, traffic)
     }
 
     fn presentation_ui(&self, ui: &UiChoice) -> (Result<PresentationToken, ServiceError>, Traffic) {
-        let (policy, mut candidates) = match self.take_session(&ui.session) {
-            Ok(Session::Presenting { policy, candidates }) => (policy, candidates),
+        let (policy, mut candidates) = match self.sessions.take(&ui.session) {
+            Ok((Session::Presenting { policy, candidates }, _)) => (policy, candidates),
             Ok(_) => return (Err(ServiceError::WrongStep), Traffic::default()),
             Err(e) => return (Err(e), Traffic::default()),
         };
@@ -568,7 +540,11 @@ async fn init_iot_smartcard(State(s): State<Arc<UserService>>, body: Body) -> Re
     }
 }
 
-async fn issuance_step(State(s): State<Arc<UserService>>, body: Body) -> Response {
+async fn issuance_step(
+    State(s): State<Arc<UserService>>,
+    client: ClientKey,
+    body: Body,
+) -> Response {
     let step: IssuanceStep = match json_body(body).await {
         Ok(step) => step,
         Err(e) => return e.into_response(),
@@ -578,7 +554,7 @@ async fn issuance_step(State(s): State<Arc<UserService>>, body: Body) -> Respons
             if offer.version != codec::VERSION {
                 return ServiceError::Malformed(CodecError::Version(offer.version)).into_response();
             }
-            with_traffic(s.offered(offer), Traffic::default())
+            with_traffic(s.offered(offer, client), Traffic::default())
         }
         IssuanceStep::Response { session, response } => {
             if response.version != codec::VERSION {
@@ -604,12 +580,16 @@ async fn issuance_step_ui(State(s): State<Arc<UserService>>, body: Body) -> Resp
     }
 }
 
-async fn create_presentation_token(State(s): State<Arc<UserService>>, body: Body) -> Response {
+async fn create_presentation_token(
+    State(s): State<Arc<UserService>>,
+    client: ClientKey,
+    body: Body,
+) -> Response {
     let policy: PresentationPolicy = match artefact_body(body).await {
         Ok(policy) => policy,
         Err(e) => return e.into_response(),
     };
-    match blocking(move || Ok(s.presentation(policy))).await {
+    match blocking(move || Ok(s.presentation(policy, client))).await {
         Ok((result, traffic)) => with_traffic(result, traffic),
         Err(e) => e.into_response(),
     }

@@ -18,6 +18,7 @@ use vss_net::ServeLimits;
 
 use super::{DirArgs, RolePinArgs};
 use crate::commands::card::pin;
+use crate::commands::signal::until_signal;
 
 /// The roles `vss cred serve` runs.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -113,7 +114,7 @@ fn role(args: &ServeArgs) -> Result<Role> {
     })
 }
 
-/// Runs `vss cred serve` until the service stops or a signal ends it.
+/// Runs `vss cred serve` until the service stops or a signal ends it (then a line says so).
 pub fn run(args: ServeArgs) -> Result<ExitCode> {
     let role = role(&args)?;
     let config = ServeLimits {
@@ -127,12 +128,12 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         .enable_all()
         .build()?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(args.listen).await.with_context(|| format!("listen on {}", args.listen))?;
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .with_context(|| format!("listen on {}", args.listen))?;
         eprintln!("vss cred: listening on {}", listener.local_addr()?);
-        tokio::select! {
-            served = vss_cred::service::serve(role, listener, config) => served.context("the service stopped"),
-            () = crate::commands::tls::shutdown_signal() => Ok(()),
-        }
+        let serving = vss_cred::service::serve(role, listener, config);
+        until_signal(async { serving.await.context("the service stopped") }).await
     })?;
     Ok(ExitCode::SUCCESS)
 }

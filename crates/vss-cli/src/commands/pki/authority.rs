@@ -268,7 +268,7 @@ impl ServeArgs {
                 metrics = metrics_url,
                 "serving the PKI"
             );
-            super::until_signal(async {
+            crate::commands::signal::until_signal(async {
                 let Some(metrics) = metrics else {
                     return serve_http(listener, services, config)
                         .await

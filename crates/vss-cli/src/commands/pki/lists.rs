@@ -187,7 +187,7 @@ impl DcCommand {
                 dc: Some(Arc::new(dc)),
                 ..Services::default()
             };
-            super::until_signal(async {
+            crate::commands::signal::until_signal(async {
                 serve_http(listener, services, config)
                     .await
                     .context("the HTTP server stopped")

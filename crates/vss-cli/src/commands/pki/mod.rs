@@ -8,7 +8,6 @@ mod show;
 
 pub use args::GivenStore;
 
-use std::future::Future;
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -53,18 +52,6 @@ impl PkiCommand {
             PkiCommand::Crl(command) => command.run(),
             PkiCommand::Dc(command) => command.run(),
             PkiCommand::Trust(args) => args.run(),
-        }
-    }
-}
-
-/// Runs `serving` (`vss pki serve`, `vss pki dc serve`) until it stops, with its error, or
-/// until SIGTERM or SIGINT ends it: then one line says so, and it is a success.
-async fn until_signal(serving: impl Future<Output = Result<()>>) -> Result<()> {
-    tokio::select! {
-        stopped = serving => stopped,
-        () = crate::commands::tls::shutdown_signal() => {
-            tracing::info!("stopped by a signal");
-            Ok(())
         }
     }
 }
