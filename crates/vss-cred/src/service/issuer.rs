@@ -50,8 +50,11 @@ impl IssuerService {
         })
     }
 
+    /// Issues on an open offer. The revocation handle is fetched before the offer's nonce is
+    /// spent, so a refused fetch (the authority's rate, a network error) leaves the offer
+    /// open for a retry.
     fn issue(&self, request: &IssuanceRequest) -> Result<IssuanceResponse, ServiceError> {
-        self.nonces.take_open(&request.nonce)?;
+        self.nonces.check_open(&request.nonce)?;
         let revocation = if self.role.parameters().specification.revocable {
             let url = self
                 .revocation
@@ -62,6 +65,7 @@ impl IssuerService {
         } else {
             None
         };
+        self.nonces.take_open(&request.nonce)?;
         Ok(self.role.issue(request, revocation)?)
     }
 }

@@ -106,6 +106,20 @@ impl Nonces {
         }
     }
 
+    /// Whether `nonce` is open, leaving it so: the errors of [`Nonces::take_open`], for a
+    /// check before work that may fail and should not spend the nonce.
+    pub(super) fn check_open(&self, nonce: &[u8]) -> Result<(), ServiceError> {
+        let mut sets = self.sets();
+        sets.expire();
+        if sets.open.contains_key(nonce) {
+            Ok(())
+        } else if sets.spent.contains_key(nonce) {
+            Err(ServiceError::Replayed)
+        } else {
+            Err(ServiceError::UnknownNonce)
+        }
+    }
+
     /// [`Nonces::take`] as a result.
     pub(super) fn take_open(&self, nonce: &[u8]) -> Result<(), ServiceError> {
         match self.take(nonce) {
@@ -123,6 +137,18 @@ mod tests {
 
     fn client(last: u8) -> ClientKey {
         ClientKey::of(IpAddr::V4(Ipv4Addr::new(192, 0, 2, last)))
+    }
+
+    #[test]
+    fn checking_a_nonce_leaves_it_open() {
+        let nonces = Nonces::default();
+        assert!(matches!(nonces.check_open(b"n"), Err(ServiceError::UnknownNonce)));
+        let slot = nonces.reserve(client(1)).expect("slot");
+        nonces.open(b"n", slot);
+        assert!(nonces.check_open(b"n").is_ok());
+        assert!(nonces.check_open(b"n").is_ok());
+        assert!(nonces.take_open(b"n").is_ok());
+        assert!(matches!(nonces.check_open(b"n"), Err(ServiceError::Replayed)));
     }
 
     #[test]
