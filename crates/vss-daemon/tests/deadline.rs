@@ -1,7 +1,7 @@
 //! vssd honours the client's deadline (the `grpc-timeout` request header): a call ends with
 //! DEADLINE_EXCEEDED at the earlier of the client's deadline and the daemon's own limit, a
 //! `VerifyStream` during its answers, a subscription, a unary call while its request is
-//! still being read; a malformed deadline is ignored.
+//! still being read (which `request_timeout` bounds too); a malformed deadline is ignored.
 
 mod common;
 
@@ -19,6 +19,8 @@ use vss_proto::proto::{StatusRequest, SubscribeIdChangeRequest, VerifyRequest};
 const DEADLINE: Duration = Duration::from_millis(200);
 /// `stream_timeout` in these tests.
 const STREAM_TIMEOUT: Duration = Duration::from_secs(2);
+/// `request_timeout` in these tests.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(1);
 /// What a deadline may be late by on a loaded machine.
 const MARGIN: Duration = Duration::from_secs(1);
 
@@ -66,10 +68,12 @@ async fn held_stream(
     (tags, end, started.elapsed(), sender)
 }
 
-/// A station whose vssd has the test's `stream_timeout` and one stream per connection.
+/// A station whose vssd has the test's `stream_timeout` and `request_timeout`, and one
+/// stream per connection.
 fn station() -> Station {
     Station::new(&["A"], 1, |c| {
         c.daemon.stream_timeout = STREAM_TIMEOUT;
+        c.daemon.request_timeout = REQUEST_TIMEOUT;
         c.daemon.max_streams_per_connection = 1;
     })
 }
@@ -152,22 +156,23 @@ fn a_subscription_with_a_deadline_ends_at_it() {
     });
 }
 
-/// The `grpc-status` of a unary `Status` call with `grpc-timeout: timeout` over a bare
-/// HTTP/2 client (tonic's client enforces a deadline itself), and when it came: with its
-/// (empty) message when `finished`, else with a request that never ends.
-async fn status_call(daemon: &Daemon, timeout: &str, finished: bool) -> (String, Duration) {
+/// The `grpc-status` of a unary `Status` call over a bare HTTP/2 client (tonic's client
+/// enforces a deadline itself) with `grpc-timeout: timeout` (none if `None`), and when it
+/// came: with its (empty) message when `finished`, else with a request that never ends.
+async fn status_call(daemon: &Daemon, timeout: Option<&str>, finished: bool) -> (String, Duration) {
     let io = tokio::net::UnixStream::connect(&daemon.socket)
         .await
         .expect("connect");
     let (client, connection) = h2::client::handshake(io).await.expect("handshake");
     tokio::spawn(connection);
     let mut client = client.ready().await.expect("ready");
-    let request = hyper::Request::post("http://localhost/vss.v1.SecurityEntity/Status")
+    let mut request = hyper::Request::post("http://localhost/vss.v1.SecurityEntity/Status")
         .header("content-type", "application/grpc")
-        .header("te", "trailers")
-        .header("grpc-timeout", timeout)
-        .body(())
-        .expect("request");
+        .header("te", "trailers");
+    if let Some(timeout) = timeout {
+        request = request.header("grpc-timeout", timeout);
+    }
+    let request = request.body(()).expect("request");
     let started = Instant::now();
     let (response, mut body) = client.send_request(request, false).expect("sent");
     if finished {
@@ -186,7 +191,7 @@ async fn status_call(daemon: &Daemon, timeout: &str, finished: bool) -> (String,
         let status = head.or_else(|| trailers?.get("grpc-status").cloned());
         status.map(|s| String::from_utf8_lossy(s.as_bytes()).into_owned())
     };
-    let status = tokio::time::timeout(DEADLINE + MARGIN, answer)
+    let status = tokio::time::timeout(REQUEST_TIMEOUT + MARGIN, answer)
         .await
         .expect("an answer in time")
         .expect("a grpc-status");
@@ -194,21 +199,30 @@ async fn status_call(daemon: &Daemon, timeout: &str, finished: bool) -> (String,
 }
 
 #[test]
-fn a_unary_call_still_reading_its_request_ends_at_the_clients_deadline() {
+fn a_unary_call_still_reading_its_request_ends_at_the_earlier_deadline() {
     let station = station();
     let daemon = Daemon::start(&station, &[]);
     run(async {
         let deadline_exceeded = (Code::DeadlineExceeded as i32).to_string();
-        let (status, elapsed) = status_call(&daemon, "200m", false).await;
+        let (status, elapsed) = status_call(&daemon, Some("200m"), false).await;
         assert_eq!(status, deadline_exceeded);
         assert!(
             elapsed >= DEADLINE && elapsed <= DEADLINE + MARGIN,
             "{elapsed:?}"
         );
+        // Without a deadline, or with a later one, request_timeout ends the reading.
+        for timeout in [None, Some("30S")] {
+            let (status, elapsed) = status_call(&daemon, timeout, false).await;
+            assert_eq!(status, deadline_exceeded, "grpc-timeout {timeout:?}");
+            assert!(
+                elapsed >= REQUEST_TIMEOUT && elapsed <= REQUEST_TIMEOUT + MARGIN,
+                "grpc-timeout {timeout:?}: {elapsed:?}"
+            );
+        }
         // A whole request is answered; a malformed deadline is ignored, as tonic's server
         // does.
         for timeout in ["5S", "5s", "123456789m", "-1S", ""] {
-            let (status, _) = status_call(&daemon, timeout, true).await;
+            let (status, _) = status_call(&daemon, Some(timeout), true).await;
             assert_eq!(status, "0", "grpc-timeout {timeout:?}");
         }
     });

@@ -1,23 +1,30 @@
-//! The client's deadline, as the gRPC over HTTP/2 protocol gives it (the `grpc-timeout`
-//! request header, [`timeout`]): a call still running when that time has passed since its
-//! arrival ends with `DEADLINE_EXCEEDED`, before its answer began (reading its request
-//! included) or during it (a stream's answers end with that status, [`body`]). The
-//! daemon's own limits (`request_timeout` and `stream_timeout`) are the service's, so a call
-//! ends at the earlier of the two. A malformed value is ignored, as tonic's server did.
+//! The deadlines of a call that the service cannot see. The client's, as gRPC over HTTP/2
+//! gives it (the `grpc-timeout` request header, [`timeout`]): a call still running when that
+//! time has passed since its arrival ends with `DEADLINE_EXCEEDED`, before its answer began
+//! (the reading of its request included) or during it (a stream's answers end with that
+//! status, [`body`]); a malformed value is ignored, as tonic's server did. And the reading
+//! of a request: one not read to its end within `request_timeout` of its arrival, and not
+//! answered meanwhile, ends with `DEADLINE_EXCEEDED` too ([`read`]; a stream is answered at
+//! once, so this bounds a unary request). The service bounds the rest (`request_timeout`
+//! from the end of the reading, `stream_timeout`), so a call ends at the earliest of them.
 
 pub mod body;
+pub mod read;
 pub mod timeout;
 
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use hyper::{HeaderMap, Request, Response};
 use tokio::time::Instant;
 use tonic::body::Body;
+use tonic::Status;
 use tower_service::Service;
 
 use body::UntilDeadline;
+use read::Watched;
 use timeout::GrpcTimeout;
 
 /// The request header that carries the client's deadline.
@@ -31,25 +38,49 @@ fn client_timeout(headers: &HeaderMap) -> Option<GrpcTimeout> {
         .ok()
 }
 
-/// `inner` (the gRPC routes) with each call bounded by its client's deadline.
-#[derive(Debug, Clone)]
-pub struct ClientDeadline<S> {
-    inner: S,
+/// The status of a call at the client's deadline `client`; never without one.
+async fn client_expired(client: Option<(GrpcTimeout, Instant)>) -> Status {
+    match client {
+        Some((timeout, at)) => {
+            tokio::time::sleep_until(at).await;
+            timeout.expired()
+        }
+        None => std::future::pending().await,
+    }
 }
 
-impl<S> ClientDeadline<S> {
-    /// `inner` within the deadlines of its clients.
-    pub fn new(inner: S) -> ClientDeadline<S> {
-        ClientDeadline { inner }
+/// The status of a call whose request was not read within `request_timeout`.
+fn unread(request_timeout: Duration) -> Status {
+    Status::deadline_exceeded(format!(
+        "the request was not read within request_timeout ({request_timeout:?})"
+    ))
+}
+
+/// `inner` (the gRPC routes) with each call bounded by its client's deadline and its
+/// request's reading by `request_timeout`.
+#[derive(Debug, Clone)]
+pub struct Deadlines<S> {
+    inner: S,
+    request_timeout: Duration,
+}
+
+impl<S> Deadlines<S> {
+    /// `inner` within the deadlines of its clients, its requests read within
+    /// `request_timeout`.
+    pub fn new(inner: S, request_timeout: Duration) -> Deadlines<S> {
+        Deadlines {
+            inner,
+            request_timeout,
+        }
     }
 }
 
 /// The answer of a call: its head, and its body bounded by the deadline.
 type Answer<E> = Pin<Box<dyn Future<Output = Result<Response<Body>, E>> + Send>>;
 
-impl<S, B> Service<Request<B>> for ClientDeadline<S>
+impl<S, B> Service<Request<B>> for Deadlines<S>
 where
-    S: Service<Request<B>, Response = Response<Body>>,
+    S: Service<Request<Watched<B>>, Response = Response<Body>>,
     S::Future: Send + 'static,
 {
     type Response = Response<Body>;
@@ -61,20 +92,27 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Answer<S::Error> {
-        let timeout = client_timeout(request.headers());
-        let answer = self.inner.call(request);
+        let arrived = Instant::now();
+        let read_by = arrived + self.request_timeout;
+        let request_timeout = self.request_timeout;
         // A deadline too far to represent is none.
-        let bound = timeout.and_then(|t| Some((t, Instant::now().checked_add(t.duration())?)));
-        let Some((timeout, deadline)) = bound else {
-            return Box::pin(answer);
-        };
+        let client = client_timeout(request.headers())
+            .and_then(|t| Some((t, arrived.checked_add(t.duration())?)));
+        let (request, reading) = read::watched(request);
+        let answer = self.inner.call(request);
         Box::pin(async move {
-            match tokio::time::timeout_at(deadline, answer).await {
-                Ok(answer) => {
-                    Ok(answer?.map(|body| Body::new(UntilDeadline::new(body, deadline, timeout))))
+            let head = tokio::select! {
+                biased;
+                head = answer => head?,
+                status = client_expired(client) => return Ok(status.into_http()),
+                _ = reading.unread_at(read_by) => return Ok(unread(request_timeout).into_http()),
+            };
+            Ok(match client {
+                Some((timeout, at)) => {
+                    head.map(|body| Body::new(UntilDeadline::new(body, at, timeout)))
                 }
-                Err(_) => Ok(timeout.expired().into_http()),
-            }
+                None => head,
+            })
         })
     }
 }
