@@ -35,6 +35,9 @@ START_TIMEOUT = 60
 STOP_TIMEOUT = 30
 # Every call's deadline.
 CALL_TIMEOUT = 30
+# A deadline a call is meant to reach, and how late it may end on a loaded machine.
+DEADLINE = 0.2
+DEADLINE_MARGIN = 2
 # grpcio names a Unix socket's path as :authority, which vssd (hyper) refuses: the client
 # names a host instead (docs/DAEMON.md; test_the_socket_path_as_authority_is_refused).
 AUTHORITY = [("grpc.default_authority", "localhost")]
@@ -181,6 +184,33 @@ def test_verify_stream_answers_in_order(stub, pb):
     for i, a in enumerate(answers):
         want = messages.REPORT_CODE_SUCCESS if i % 3 else messages.REPORT_CODE_FALSE_SIGNATURE
         assert a.report == want, (i, a)
+
+
+def test_a_client_deadline_ends_a_verify_stream_long_before_stream_timeout(stub, pb):
+    """grpcio's `timeout=` sends the deadline as `grpc-timeout`: a stream whose requests stay
+    open ends with DEADLINE_EXCEEDED then (stream_timeout is 1 h here), after the answers
+    that came before it, and the daemon serves on."""
+    messages, _ = pb
+    release = threading.Event()
+
+    def requests():
+        yield messages.VerifyRequest(data=b"not a message", tag=1)
+        # Held open: no more requests and no end of the stream.
+        release.wait(STOP_TIMEOUT)
+
+    started = time.monotonic()
+    tags = []
+    try:
+        with pytest.raises(grpc.RpcError) as ended:
+            for answer in stub.VerifyStream(requests(), timeout=DEADLINE):
+                tags.append(answer.tag)
+        elapsed = time.monotonic() - started
+    finally:
+        release.set()
+    assert ended.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED, ended.value
+    assert tags == [1], "the answer before the deadline arrives"
+    assert DEADLINE <= elapsed < DEADLINE + DEADLINE_MARGIN, elapsed
+    stub.Status(messages.StatusRequest(), timeout=CALL_TIMEOUT)
 
 
 class Events:

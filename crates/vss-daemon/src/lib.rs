@@ -9,10 +9,12 @@
 //! - [`reply`]: the entity's results as statuses and responses;
 //! - [`events`]: identifier changes broadcast to subscribers;
 //! - [`listen`]: the sockets, the caps, the handshake and preface timeouts, HTTP/2 serving;
+//!   [`deadline`]: each call within its client's deadline (`grpc-timeout`);
 //!   [`notify`]: `sd_notify`;
 //! - [`metrics`]: Prometheus metrics; [`stop`]: the stop signal; [`error`]: [`DaemonError`].
 
 pub mod batcher;
+pub mod deadline;
 pub mod error;
 pub mod events;
 pub mod listen;

@@ -6,7 +6,8 @@
 //! - `vssd_verify_batch_size`: messages per engine batch of `VerifyStream`;
 //! - `vssd_pool_level`: unused tickets valid now;
 //! - `vssd_hsm_operations_total{operation}`: key-store operations (`sign`, `ecdh`);
-//! - `vssd_requests_total{method,code}`: calls by RPC and gRPC status code.
+//! - `vssd_requests_total{method,code}`: calls by RPC and gRPC status code, counted when
+//!   their handler ends (not one that [`crate::deadline`] cut off before).
 
 use std::time::Duration;
 

@@ -100,7 +100,8 @@ impl Entity {
     }
 
     /// Runs `call` as `method` within `request_timeout` (then `DEADLINE_EXCEEDED`; a
-    /// stream's call is its start), counting it by its status code.
+    /// stream's call is its start), counting it by its status code. The reading of the
+    /// request before it and the client's deadline are bounded by [`crate::deadline`].
     async fn observe<T>(
         &self,
         method: &'static str,

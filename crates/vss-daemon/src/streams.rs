@@ -38,7 +38,8 @@ fn shutting_down() -> Status {
 
 /// Reads `requests` (each at most `max_bytes`) into `batcher`, each answer's receiver to
 /// `pending` in order, until the caller ends the stream, a request is refused, `limit` has
-/// passed since the start, or `shutdown` turns true; then the end's status.
+/// passed since the start, or `shutdown` turns true; then the end's status. Stops at once
+/// when the answers are no longer read, and so lets the requests go.
 pub async fn read_requests(
     (batcher, max_bytes): (Batcher, usize),
     mut requests: Streaming<VerifyRequest>,
@@ -52,6 +53,8 @@ pub async fn read_requests(
             biased;
             _ = until_stopped(&mut shutdown) => break Some(shutting_down()),
             _ = deadline.as_mut() => break Some(stream_expired(limit)),
+            // The answers are dropped (the caller gone, or its deadline passed).
+            _ = pending.closed() => break None,
             next = requests.message() => next,
         };
         let request = match next {
@@ -76,13 +79,21 @@ pub async fn read_requests(
     }
 }
 
-/// A stream that ends with `end` after the answers of `answers`, in their order.
+/// A stream that ends with `end` after the answers of `answers`, in their order; when it
+/// is dropped, `answers` is too.
 pub fn answer_in_order(
     mut answers: mpsc::Receiver<Pending>,
 ) -> ReceiverStream<Result<VerifyResponse, Status>> {
     let (sender, receiver) = mpsc::channel(STREAM_WINDOW);
     tokio::spawn(async move {
-        while let Some(pending) = answers.recv().await {
+        loop {
+            let pending = tokio::select! {
+                _ = sender.closed() => break,
+                pending = answers.recv() => match pending {
+                    Some(pending) => pending,
+                    None => break,
+                },
+            };
             let answer = match pending {
                 Pending::Answer(answer) => answer
                     .await

@@ -1,8 +1,10 @@
 //! One listener served: each connection admitted by the listener's [`Gate`], its writes
 //! bounded by `write_timeout` ([`vss_net::Guarded`]), its TLS handshake (on TCP) and HTTP/2
 //! preface within `header_timeout`, then served by HTTP/2 within [`super::http2`]'s
-//! bounds. What an attacker can repeat (refused, unserved and stalled connections) is
-//! logged at most once per [`vss_net::WARN_INTERVAL`] per kind, with a count.
+//! bounds, each call within its client's deadline and its request read within
+//! `request_timeout` ([`crate::deadline`]). What an attacker can repeat (refused, unserved
+//! and stalled connections) is logged at most once per [`vss_net::WARN_INTERVAL`] per
+//! kind, with a count.
 
 use std::future::Future;
 use std::io;
@@ -21,6 +23,7 @@ use vss_net::{Guarded, Throttle, WARN_INTERVAL};
 use super::gate::Gate;
 use super::wait::{Admitted, Closed};
 use super::{http2, Accept};
+use crate::deadline::Deadlines;
 use crate::stop::until_stopped;
 
 /// What a listener serves with: its name in logs (`unix`, `tcp`), its caps, the API, the
@@ -31,6 +34,7 @@ pub struct Listening {
     routes: Routes,
     http2: Builder<TokioExecutor>,
     write_timeout: std::time::Duration,
+    request_timeout: std::time::Duration,
     refused: Throttle,
     unserved: Throttle,
     stalled: Throttle,
@@ -45,6 +49,7 @@ impl Listening {
             routes,
             http2: http2::builder(config),
             write_timeout: config.write_timeout,
+            request_timeout: config.request_timeout,
             refused: Throttle::new(WARN_INTERVAL),
             unserved: Throttle::new(WARN_INTERVAL),
             stalled: Throttle::new(WARN_INTERVAL),
@@ -146,7 +151,8 @@ pub async fn serve<L, H, F, S>(
                 Err(e) => return this.ended(&e, true),
             };
             let io = TokioIo::new(Admitted::new(io, wait, place));
-            let service = TowerToHyperService::new(this.routes.clone());
+            let routes = Deadlines::new(this.routes.clone(), this.request_timeout);
+            let service = TowerToHyperService::new(routes);
             let mut connection = std::pin::pin!(this.http2.serve_connection(io, service));
             let served = tokio::select! {
                 served = connection.as_mut() => served,
