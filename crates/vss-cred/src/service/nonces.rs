@@ -142,13 +142,19 @@ mod tests {
     #[test]
     fn checking_a_nonce_leaves_it_open() {
         let nonces = Nonces::default();
-        assert!(matches!(nonces.check_open(b"n"), Err(ServiceError::UnknownNonce)));
+        assert!(matches!(
+            nonces.check_open(b"n"),
+            Err(ServiceError::UnknownNonce)
+        ));
         let slot = nonces.reserve(client(1)).expect("slot");
         nonces.open(b"n", slot);
         assert!(nonces.check_open(b"n").is_ok());
         assert!(nonces.check_open(b"n").is_ok());
         assert!(nonces.take_open(b"n").is_ok());
-        assert!(matches!(nonces.check_open(b"n"), Err(ServiceError::Replayed)));
+        assert!(matches!(
+            nonces.check_open(b"n"),
+            Err(ServiceError::Replayed)
+        ));
     }
 
     #[test]
