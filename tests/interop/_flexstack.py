@@ -15,6 +15,10 @@ stdout carries one JSON object a line, and nothing else (FlexStack's own prints 
   {"event": "sent", "type": "denm", "station_id": 1, "sequence": 0, "time": ...}
   {"event": "received", "type": "cam", "station_id": 2, "time": ...}
   {"event": "received", "type": "denm", "station_id": 2, "sequence": 0, "time": ...}
+  {"event": "thread-died", "thread": "Thread-1 (receive)", "error": "ValueError(...)", ...}
+(the last when one of FlexStack's threads ends on an exception: its receive thread does so on
+the first packet it cannot parse, other than an unknown Basic Header next header of 0 or a
+version other than 1; the station is then deaf.)
 stdin takes commands, one a line: `denm` sends one DENM (a collision-risk warning, GBC to a
 circle of 100 m round the station); `quit` or end of input stops the station.
 
@@ -215,6 +219,15 @@ def main(argv: list[str]) -> int:
               else os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8"))
     sys.stdout = sys.stderr  # FlexStack prints its diagnostics: keep them off the JSON lines
     out = Output(stream)
+
+    def thread_died(hook: threading.ExceptHookArgs) -> None:
+        # FlexStack's receive thread ends on the first exception other than
+        # NotImplementedError (an unknown next header, a truncated packet...): say so.
+        out.write(event="thread-died", thread=hook.thread.name if hook.thread else None,
+                  error=repr(hook.exc_value))
+        threading.__excepthook__(hook)
+
+    threading.excepthook = thread_died
     station = Station(args, out)
     station.start()
     for line in sys.stdin:

@@ -100,13 +100,18 @@ class JsonLinesProcess:
             ["ip", "netns", "exec", ns, *argv], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
         threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self._stderr_reader.start()
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError:
+                event = {"event": "unparsed", "line": line}
             with self._new:
-                self.events.append(json.loads(line))
+                self.events.append(event)
                 self._new.notify_all()
         with self._new:
             self._new.notify_all()
@@ -117,6 +122,9 @@ class JsonLinesProcess:
             self._stderr.put(line)
 
     def stderr(self) -> str:
+        """What the process wrote on stderr since the last call (all of it once it ended)."""
+        if self.proc.poll() is not None:
+            self._stderr_reader.join(1)
         lines = []
         while not self._stderr.empty():
             lines.append(self._stderr.get())
@@ -125,7 +133,8 @@ class JsonLinesProcess:
     def wait_for(self, what: str, match: Callable[[dict], bool], timeout: float,
                  count: int = 1) -> list[dict]:
         """The first `count` events that match, waiting up to `timeout` seconds for them."""
-        deadline = time.monotonic() + timeout
+        start = time.monotonic()
+        deadline = start + timeout
         with self._new:
             while True:
                 found = [e for e in self.events if match(e)]
@@ -134,7 +143,8 @@ class JsonLinesProcess:
                 left = deadline - time.monotonic()
                 if left <= 0 or self.proc.poll() is not None:
                     raise AssertionError(
-                        f"{self.name}: {what}: {len(found)} of {count} after {timeout} s "
+                        f"{self.name}: {what}: {len(found)} of {count} after "
+                        f"{time.monotonic() - start:.1f} s of {timeout} s "
                         f"(exit {self.proc.poll()}); stderr: {self.stderr()[-2000:]}")
                 self._new.wait(min(left, 0.2))
 

@@ -81,6 +81,8 @@ def test_flexstack_stations_talk_unsecured_gn_on_the_radio(direct_net, fs_python
 
     for station in (a, b):
         station.stop()
+        died = [e for e in station.events if e.get("event") == "thread-died"]
+        assert not died, f"{station.name}: {died}"
     capture.stop()
     frames = [GnFrame.parse(f) for f in capture.frames()]
     others = [f for f in frames if f.ethertype != ETHERTYPE_GN]
@@ -95,3 +97,33 @@ def test_flexstack_stations_talk_unsecured_gn_on_the_radio(direct_net, fs_python
                                                             f.btp_dst_port) == (4, 0, 2002)]
         assert len(cams) >= 3, f"station {name}: {len(cams)} CAMs (SHB, BTP-B 2001) captured"
         assert denms, f"station {name}: no DENM (GBC circle, BTP-B 2002) captured"
+
+
+@pytest.fixture
+def bridged_net():
+    require_netns()
+    net = network_up(f"vsb{os.getpid() % 100000}", direct=False)
+    try:
+        yield net
+    finally:
+        net.down()
+
+
+def test_bridged_network_has_no_path_but_the_bridge(bridged_net, fs_python, running):
+    """With no bridge process running, stack A's frames reach its bridge's namespace and
+    nothing reaches the radio: the bridge is the only way across."""
+    at_bridge = Capture(bridged_net.ns("bridge-a"), "stack")
+    on_air = Capture(bridged_net.ns("radio"), "air")
+    for capture in (at_bridge, on_air):
+        running(capture)
+        capture.wait_for("ready", lambda e: e.get("event") == "ready", 10)
+    a = Station(fs_python, bridged_net.ns("stack-a"), "gn0", 1, LAT, LON, cam_rate=5)
+    running(a)
+    a.wait_for("ready", lambda e: e.get("event") == "ready", START_S)
+    at_bridge.wait_for("CAMs from stack A", lambda e: e.get("event") == "frame", ARRIVE_S, 3)
+    a.stop()
+    for capture in (at_bridge, on_air):
+        capture.stop()
+    frames = [GnFrame.parse(f) for f in at_bridge.frames()]
+    assert all(f.ethertype == ETHERTYPE_GN and f.btp_dst_port == 2001 for f in frames), frames
+    assert on_air.frames() == [], "frames crossed to the radio with no bridge running"
