@@ -57,6 +57,17 @@ def _psids(cert_bytes: bytes) -> set[int]:
     return {p["psid"] for p in permissions}
 
 
+def _ssp(cert_bytes: bytes, psid: int):
+    """The SSP of `psid` in a certificate's appPermissions, as pycrate decodes it."""
+    permissions = ref.decode_cert(cert_bytes)["toBeSigned"].get("appPermissions", [])
+    [ssp] = [p.get("ssp") for p in permissions if p["psid"] == psid]
+    return ssp
+
+
+def _etsi(name: str) -> bytes:
+    return (Path(__file__).resolve().parents[1] / "vectors/its/etsi-ats" / name).read_bytes()
+
+
 def _point(pub) -> bytes:
     return pub.public_bytes(Encoding.X962, PublicFormat.CompressedPoint)
 
@@ -72,6 +83,11 @@ def test_served_pki_issues_certificates_that_verify_independently(served, key_st
         assert _issuer_digest(sub) == ref.hashed_id8(root)
     assert health["ea"] == ref.hashed_id8(ea)
     assert health["aa"] == ref.hashed_id8(aa)
+    # Their PSID 623 SSPs (TS 102 941 §B.4) are the bytes of ETSI's conformance-test EA and AA.
+    assert _ssp(ea, 623) == ("bitmapSsp", bytes.fromhex("010E"))
+    assert _ssp(ea, 623) == _ssp(_etsi("CERT_TS_A_EA.oer"), 623)
+    assert _ssp(aa, 623) == ("bitmapSsp", bytes.fromhex("0132"))
+    assert _ssp(aa, 623) == _ssp(_etsi("CERT_TS_A_AA.oer"), 623)
 
     key_store.run("station", "enroll", "--canonical-id", "car-1", "--canonical-key",
                   "canonical", "--ea", url, "--ea-cert", str(pki / "ea.cert"))
@@ -103,6 +119,8 @@ def test_served_pki_issues_certificates_that_verify_independently(served, key_st
             assert _psids(cert) == set(PSIDS)
         else:
             assert identity == ("name", "car-1")
+            assert _ssp(cert, 623) == ("bitmapSsp", bytes.fromhex("01C0"))
+            assert _ssp(cert, 623) == _ssp(_etsi("CERT_TS_A_EC.oer"), 623)
 
 
 def _compressed_hex(sec1_hex: str) -> str:

@@ -20,6 +20,9 @@ use crate::keys::{
     hash_for_curve, public_encryption_key, public_verification_key, signature_to_asn,
 };
 use crate::permissions::check_granted;
+use crate::request_ssp::{
+    ca_request_range, SSP_AA_CERT_REQUEST, SSP_EA_CERT_REQUEST, SSP_EC_CERT_REQUEST,
+};
 use crate::{codec, Cert, Error, ItsTime, Psid, Result, Signer, Validity};
 
 /// The certificate profiles of TS 103 097.
@@ -232,7 +235,8 @@ fn profile_permissions(
     let both = EndEntityType::APP | EndEntityType::ENROLL;
     let (own, issue) = match request.profile {
         // Two groups: EA and AA certificates (chains of two below the root), and the
-        // authorities' own permission to sign certificate requests (one below).
+        // authorities' own permission to sign certificate requests (one below), in the EU
+        // root CA's range of PSID 623 SSPs for CAs.
         Profile::Root => (
             vec![
                 Permission::bitmap(Psid::CRL, &SSP_ROOT_CRL),
@@ -240,11 +244,15 @@ fn profile_permissions(
             ],
             vec![
                 group(SubjectPermissions::All(()), 2, both),
-                group(explicit_psids(&[Psid::CERT_REQUEST]), 1, both),
+                group(
+                    SubjectPermissions::Explicit(SequenceOfPsidSspRange(vec![ca_request_range()])),
+                    1,
+                    both,
+                ),
             ],
         ),
         Profile::Ea => (
-            vec![Permission::psid(Psid::CERT_REQUEST)],
+            vec![Permission::bitmap(Psid::CERT_REQUEST, &SSP_EA_CERT_REQUEST)],
             vec![group(SubjectPermissions::All(()), 1, both)],
         ),
         Profile::Aa => {
@@ -254,11 +262,14 @@ fn profile_permissions(
                 explicit_psids(&request.issue_psids)
             };
             (
-                vec![Permission::psid(Psid::CERT_REQUEST)],
+                vec![Permission::bitmap(Psid::CERT_REQUEST, &SSP_AA_CERT_REQUEST)],
                 vec![group(subject, 1, EndEntityType::APP)],
             )
         }
-        Profile::Ec => (vec![Permission::psid(Psid::CERT_REQUEST)], Vec::new()),
+        Profile::Ec => (
+            vec![Permission::bitmap(Psid::CERT_REQUEST, &SSP_EC_CERT_REQUEST)],
+            Vec::new(),
+        ),
         Profile::At => (Vec::new(), Vec::new()),
         // The ECTL only; it issues no certificates.
         Profile::Tlm => (

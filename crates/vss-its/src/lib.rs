@@ -58,6 +58,7 @@ mod keys;
 mod permissions;
 mod psid;
 pub mod region;
+mod request_ssp;
 mod signed_data;
 mod signer;
 pub mod text;
@@ -91,6 +92,10 @@ pub use keys::{
 };
 pub use permissions::allows_psid;
 pub use psid::Psid;
+pub use request_ssp::{
+    permits_cert_request, CertRequestPermission, SSP_AA_CERT_REQUEST, SSP_EA_CERT_REQUEST,
+    SSP_EC_CERT_REQUEST,
+};
 pub use signed_data::{sign_data, unsecured, SignedDataRequest, SignedMessage, SignerKind};
 pub use signer::{HsmKey, KeyAgreement, Signer};
 pub use time::{duration_from_seconds, duration_micros, ItsTime, TimeError, Validity};

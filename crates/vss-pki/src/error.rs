@@ -68,6 +68,17 @@ pub enum Error {
         /// The standard's name of the response code.
         code: String,
     },
+    /// An authority's certificate whose PSID 623 SSP (TS 102 941 §B.4) does not let it sign
+    /// the message the protocol needs from it.
+    #[error("the {authority} certificate {certificate} does not permit {permission}")]
+    NotPermitted {
+        /// `EA` or `AA`.
+        authority: &'static str,
+        /// The certificate's HashedId8.
+        certificate: vss_its::HashedId8,
+        /// The permission it lacks.
+        permission: vss_its::CertRequestPermission,
+    },
     /// A trust list or CRL whose signature, signer or validity does not check out.
     #[error("the {list} is not trusted ({verdict}): {reason}")]
     UntrustedList {

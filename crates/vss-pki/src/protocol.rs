@@ -96,6 +96,44 @@ pub(crate) fn signed_by(message: &SignedMessage, cert: &Cert) -> Result<bool> {
             .verify_digest(&message.signed_digest(Some(cert))?, &signature))
 }
 
+/// Checks that the `authority`'s certificate `cert` lets it sign what `permission` names.
+pub(crate) fn require(
+    cert: &Cert,
+    authority: &'static str,
+    permission: vss_its::CertRequestPermission,
+) -> Result<()> {
+    if vss_its::permits_cert_request(cert.tbs(), permission) {
+        Ok(())
+    } else {
+        Err(Error::NotPermitted {
+            authority,
+            certificate: cert.hashed_id8(),
+            permission,
+        })
+    }
+}
+
+/// Why the holder of `cert` may not sign what `permission` names (TS 102 941 §B.4); `None`
+/// when it may.
+pub(crate) fn lacks(cert: &Cert, permission: vss_its::CertRequestPermission) -> Option<String> {
+    (!vss_its::permits_cert_request(cert.tbs(), permission)).then(|| {
+        format!(
+            "certificate {} does not permit {permission}",
+            cert.hashed_id8()
+        )
+    })
+}
+
+/// The certificate that signed `message`, when the message carries it in full.
+pub(crate) fn full_signer(message: &SignedMessage) -> Option<Cert> {
+    match &message.signed().signer {
+        vss_its::asn::SignerIdentifier::Certificate(certs) => {
+            certs.0.first().and_then(|c| Cert::from_asn(c.clone()).ok())
+        }
+        _ => None,
+    }
+}
+
 /// The signed message inside decoded bytes, or why not.
 pub(crate) fn signed_message(data: Ieee1609Dot2Data) -> Result<SignedMessage> {
     Ok(SignedMessage::from_asn(data)?)

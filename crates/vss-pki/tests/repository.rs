@@ -14,8 +14,8 @@ fn root() -> (Cert, PrivateKey) {
     (issue_certificate(&r, None, &key).expect("root"), key)
 }
 
-/// An AA under `root` and a ticket it issued, valid for `hours`.
-fn ticket(root: &(Cert, PrivateKey), hours: u16) -> Cert {
+/// An AA under `root`, with its key.
+fn aa(root: &(Cert, PrivateKey)) -> (Cert, PrivateKey) {
     let aa_key = PrivateKey::generate(Curve::P256).expect("key");
     let mut aa =
         CertificateRequest::new(Profile::Aa, aa_key.public_key().clone(), Duration::Years(1));
@@ -26,7 +26,15 @@ fn ticket(root: &(Cert, PrivateKey), hours: u16) -> Cert {
             .public_key()
             .clone(),
     );
-    let aa = issue_certificate(&aa, Some(&root.0), &root.1).expect("aa");
+    (
+        issue_certificate(&aa, Some(&root.0), &root.1).expect("aa"),
+        aa_key,
+    )
+}
+
+/// A ticket issued by a new AA under `root`, valid for `hours`.
+fn ticket(root: &(Cert, PrivateKey), hours: u16) -> Cert {
+    let (aa, aa_key) = aa(root);
     let key = PrivateKey::generate(Curve::P256).expect("key");
     let mut r = CertificateRequest::new(
         Profile::At,
@@ -126,6 +134,7 @@ fn ticket_batches_out_of_range_are_refused_before_anything_is_sent() {
     vss_hsm::SoftHsm::init(&keys, "1234", "12345678").expect("init");
     let hsm = vss_hsm::SoftHsm::open(&keys, "1234").expect("open");
     let root = root();
+    let (aa, _) = aa(&root);
     // The AA "at" a port nothing listens on, and no enrolment credential: a batch that got
     // past its checks would fail on those instead.
     let ask = |batch| {
@@ -133,7 +142,7 @@ fn ticket_batches_out_of_range_are_refused_before_anything_is_sent() {
             &hsm,
             &repo,
             "http://127.0.0.1:9",
-            &root.0,
+            &aa,
             &root.0,
             &[Psid::CAM],
             batch,

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use vss_hsm::Hsm;
 use vss_its::asn::{Duration, Ieee1609Dot2Content, SignerIdentifier};
 use vss_its::{
-    issue_certificate, Cert, CertificateRequest, DataEncryptionKey, HashedId8, HsmKey, ItsTime,
-    Permission, Profile, Psid, Recipient, SignedMessage,
+    issue_certificate, Cert, CertRequestPermission, CertificateRequest, DataEncryptionKey,
+    HashedId8, HsmKey, ItsTime, Permission, Profile, Psid, Recipient, SignedMessage,
 };
 
 use super::conclude::{conclude, respond};
@@ -203,6 +203,10 @@ impl Aa {
         let Some(ea) = self.eas.iter().find(|e| e.cert.hashed_id8() == ea_id) else {
             return refuse(Code::ItsAaUnknownEa, format!("EA {ea_id} is not trusted"));
         };
+        let answers = CertRequestPermission::AuthorizationValidationResponse;
+        if let Some(why) = protocol::lacks(&ea.cert, answers) {
+            return refuse(Code::ItsAaInvalidEa, why);
+        }
         let confirmed = self.validation(&inner, ea, now)?;
         let permissions = confirmed
             .app_permissions

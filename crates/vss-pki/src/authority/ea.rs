@@ -11,8 +11,8 @@ use vss_crypto::PublicKey;
 use vss_hsm::Hsm;
 use vss_its::asn::{Duration, SignerIdentifier};
 use vss_its::{
-    issue_certificate, Cert, CertificateRequest, Decryptor, HashedId8, HsmKey, ItsTime, Profile,
-    Psid, SignedMessage, TrustAnchors, Validator, Verdict,
+    issue_certificate, Cert, CertRequestPermission, CertificateRequest, Decryptor, HashedId8,
+    HsmKey, ItsTime, Profile, Psid, SignedMessage, TrustAnchors, Validator, Verdict,
 };
 
 use super::conclude::{conclude, respond};
@@ -238,6 +238,12 @@ impl Ea {
     ) -> std::result::Result<CertificateSubjectAttributes, Refusal<VCode>> {
         let outer = protocol::signed_message(outer)
             .or_else(|_| refuse(VCode::BadContentType, "the decrypted data is not signed"))?;
+        // Checked before validation, so the validator never caches an AA certificate that
+        // fails it: a signer named by digest is then one that passed.
+        let asks = CertRequestPermission::AuthorizationValidationRequest;
+        if let Some(why) = protocol::full_signer(&outer).and_then(|aa| protocol::lacks(&aa, asks)) {
+            return refuse(VCode::InvalidAa, why);
+        }
         let report = self
             .authorities
             .lock()
@@ -301,6 +307,9 @@ impl Ea {
                 VCode::InvalidSignature,
                 format!("EC {ec_id} is not valid now"),
             );
+        }
+        if let Some(why) = protocol::lacks(ec, CertRequestPermission::AuthorizationRequest) {
+            return refuse(VCode::DeniedPermissions, why);
         }
         let payload = messages::encode("SharedAtRequest", shared)
             .or_else(|e| refuse(VCode::CantParse, e.to_string()))?;
@@ -459,6 +468,9 @@ impl Ea {
                     .or_else(|e| refuse(Code::DeniedRequest, e.to_string()))?;
                 if !ec.validity().contains(now) {
                     return refuse(Code::BadItsStatus, format!("EC {id} is not valid now"));
+                }
+                if let Some(why) = protocol::lacks(&ec, CertRequestPermission::EnrolmentRequest) {
+                    return refuse(Code::DeniedPermissions, why);
                 }
                 protocol::signed_by(outer, &ec).unwrap_or(false)
             }

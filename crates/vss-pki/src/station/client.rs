@@ -4,13 +4,13 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use vss_hsm::{GenerateKeyRequest, Hsm};
-use vss_its::{Cert, HsmKey, ItsTime, Psid, Signer};
+use vss_its::{Cert, CertRequestPermission, HsmKey, ItsTime, Psid, Signer};
 
 use super::{
     authorization_request, enrolment_request, CertKind, Entry, Outer, Repository, TicketKeys,
 };
 use crate::messages::{code_name, AuthorizationResponseCode, EnrolmentResponseCode};
-use crate::{http, Error, Result};
+use crate::{http, protocol, Error, Result};
 
 /// A fresh key label with `prefix`: `<prefix>-<16 hex digits>`.
 fn fresh_label(prefix: &str) -> Result<String> {
@@ -36,7 +36,9 @@ fn with_new_key<T>(
 }
 
 /// Enrols (or re-enrols, with the newest stored enrolment credential) station `its_id`
-/// at the EA at `ea_url`; the credential goes to `repository` beside its key label.
+/// at the EA at `ea_url`; the credential goes to `repository` beside its key label. An EA
+/// whose certificate does not permit enrolment responses is refused before anything is
+/// sent ([`Error::NotPermitted`]).
 pub fn enroll(
     hsm: &dyn Hsm,
     repository: &Repository,
@@ -45,6 +47,7 @@ pub fn enroll(
     ea_url: &str,
     ea: &Cert,
 ) -> Result<Entry> {
+    protocol::require(ea, "EA", CertRequestPermission::EnrolmentResponse)?;
     let current = repository.list(CertKind::Enrolment)?.pop();
     with_new_key(hsm, "ec", |label| {
         let new_signer = HsmKey::new(hsm, label)?;
@@ -101,7 +104,8 @@ impl TicketBatch {
 /// requests at a time, with the newest stored enrolment credential from `ea`; each ticket
 /// goes to `repository` beside its key. Both numbers are checked against their ranges
 /// before anything is sent. Returns the stored tickets; the first failure, if any, after
-/// all requests ended.
+/// all requests ended. An AA whose certificate does not permit authorization responses is
+/// refused before anything is sent ([`Error::NotPermitted`]).
 pub fn pseudonyms(
     hsm: &dyn Hsm,
     repository: &Repository,
@@ -112,6 +116,7 @@ pub fn pseudonyms(
     batch: TicketBatch,
 ) -> Result<Vec<Entry>> {
     let TicketBatch { count, concurrency } = batch;
+    protocol::require(aa, "AA", CertRequestPermission::AuthorizationResponse)?;
     if !(1..=MAX_TICKETS).contains(&count) {
         return Err(Error::InvalidRequest(format!(
             "{count} tickets: ask for 1 to {MAX_TICKETS} at a time"

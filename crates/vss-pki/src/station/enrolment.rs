@@ -3,7 +3,7 @@
 //! the current enrolment credential), encrypted to the EA — and the reading of the answer.
 
 use vss_crypto::PublicKey;
-use vss_its::{Cert, DataEncryptionKey, ItsTime, Recipient, Signer};
+use vss_its::{Cert, DataEncryptionKey, ItsTime, Recipient, Signer, SSP_EC_CERT_REQUEST};
 
 use crate::messages::{
     self, CertificateSubjectAttributes, EnrolmentResponseCode, EtsiTs102941Data,
@@ -48,7 +48,9 @@ pub fn enrolment_request(
         CertificateSubjectAttributes::with_app_permissions(vss_its::asn::SequenceOfPsidSsp(vec![
             vss_its::asn::PsidSsp {
                 psid: vss_its::Psid::CERT_REQUEST.to_asn(),
-                ssp: None,
+                ssp: Some(vss_its::asn::ServiceSpecificPermissions::BitmapSsp(
+                    vss_its::asn::BitmapSsp(SSP_EC_CERT_REQUEST.to_vec().into()),
+                )),
             },
         ])),
     );
