@@ -21,6 +21,7 @@
 
 pub mod config;
 pub mod entity;
+pub mod events;
 mod error;
 pub mod filter;
 pub mod frame;

@@ -25,12 +25,10 @@ pub enum DaemonError {
         /// Why.
         source: std::io::Error,
     },
-    /// Another `vssd` answers on the socket.
-    #[error("{0}: another vssd is serving this socket")]
-    AlreadyServed(PathBuf),
-    /// The socket path holds something other than a socket.
-    #[error("{0}: exists and is not a socket")]
-    NotASocket(PathBuf),
+    /// The Unix socket could not be bound (another `vssd` serves it, the path holds
+    /// something else, the file system refused).
+    #[error(transparent)]
+    Socket(#[from] vss_net::UnixSocketError),
     /// The TCP listener's TLS could not be set up.
     #[error("[daemon.tcp]: {0}")]
     Tls(String),

@@ -19,6 +19,7 @@
 //! (a client that stops reading), or a read waiting too long where asked (a handshake or
 //! preface that never comes), fails and the connection closes. [`PerClient`] caps what one
 //! client may hold (connections, offers, streams) under a key the server names, and
+//! [`bind_unix`] binds a server's Unix socket (a stale one replaced, never a live one), and
 //! [`Throttle`] turns a warning an attacker can repeat into one line per interval with a
 //! count.
 //!
@@ -37,6 +38,7 @@ mod bounded;
 mod guarded;
 mod per_client;
 mod throttle;
+mod unix_socket;
 
 #[cfg(feature = "serve")]
 pub use bounded::{
@@ -50,3 +52,4 @@ pub use limits::{
 };
 pub use per_client::{ClientSlot, PerClient};
 pub use throttle::{Throttle, WARN_INTERVAL};
+pub use unix_socket::{bind_unix, SocketFile, UnixSocketError};

@@ -13,8 +13,7 @@ pub mod wait;
 
 use std::io;
 use std::net::IpAddr;
-use std::os::unix::fs::{FileTypeExt, PermissionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, UnixListener};
@@ -24,41 +23,18 @@ use crate::error::DaemonError;
 /// The mode of the socket: owner and group may connect.
 pub const SOCKET_MODE: u32 = 0o660;
 
-/// Binds the Unix socket at `path`.
+/// Binds the Unix socket at `path` (mode [`SOCKET_MODE`]).
 pub fn bind_unix(path: &Path) -> Result<UnixListener, DaemonError> {
+    let listener = vss_net::bind_unix(path, SOCKET_MODE)?;
     let io = |source| DaemonError::Io {
         path: path.to_path_buf(),
         source,
     };
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|source| DaemonError::Io {
-            path: parent.to_path_buf(),
-            source,
-        })?;
-    }
-    if let Ok(meta) = std::fs::symlink_metadata(path) {
-        if !meta.file_type().is_socket() {
-            return Err(DaemonError::NotASocket(path.to_path_buf()));
-        }
-        if std::os::unix::net::UnixStream::connect(path).is_ok() {
-            return Err(DaemonError::AlreadyServed(path.to_path_buf()));
-        }
-        std::fs::remove_file(path).map_err(io)?;
-    }
-    let listener = UnixListener::bind(path).map_err(io)?;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(SOCKET_MODE)).map_err(io)?;
-    Ok(listener)
+    listener.set_nonblocking(true).map_err(io)?;
+    UnixListener::from_std(listener).map_err(io)
 }
 
-/// Removes the socket file when dropped (the daemon's exit).
-pub struct SocketFile(pub PathBuf);
-
-impl Drop for SocketFile {
-    fn drop(&mut self) {
-        // Gone already, or replaced: nothing to clean.
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
+pub use vss_net::SocketFile;
 
 /// What names a client for `[daemon] max_connections_per_client`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
