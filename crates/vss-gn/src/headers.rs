@@ -32,7 +32,7 @@ impl Lifetime {
     pub fn from_millis(ms: u32) -> Self {
         let exact = Self::BASES_MS
             .iter()
-            .position(|&b| ms % b == 0 && ms / b < 64);
+            .position(|&b| ms.is_multiple_of(b) && ms / b < 64);
         let base = exact.unwrap_or_else(|| {
             Self::BASES_MS
                 .iter()

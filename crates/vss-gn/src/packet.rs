@@ -214,3 +214,150 @@ impl GnPacket {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{CommonNextHeader, GnAddress, Lifetime, TrafficClass};
+
+    fn shb(payload: &[u8]) -> GnPacket {
+        let source = LongPositionVector {
+            address: GnAddress::from_mac([2, 1, 2, 3, 4, 5], 5),
+            timestamp: 7,
+            latitude: 1,
+            longitude: -1,
+            accurate: true,
+            speed: 0,
+            heading: 0,
+        };
+        let body = Unsecured {
+            common: CommonHeader {
+                next_header: CommonNextHeader::BtpB,
+                traffic_class: TrafficClass(2),
+                flags: crate::FLAG_MOBILE,
+                max_hop_limit: 1,
+            },
+            extended: ExtendedHeader::SingleHop {
+                source,
+                media_dependent: [0; 4],
+            },
+            payload: payload.to_vec(),
+        };
+        let basic = BasicHeader {
+            lifetime: Lifetime::from_millis(1_000),
+            remaining_hop_limit: 1,
+        };
+        GnPacket::unsecured(basic, body).expect("hops fit")
+    }
+
+    fn wire() -> Vec<u8> {
+        shb(&[0x07, 0xd1, 0, 0, 0xaa, 0xbb])
+            .encode()
+            .expect("encodes")
+    }
+
+    fn decode(bytes: &[u8]) -> Result<GnPacket, GnError> {
+        GnPacket::decode(bytes, &Limits::default())
+    }
+
+    #[test]
+    fn a_packet_round_trips_and_every_prefix_is_truncated() {
+        let bytes = wire();
+        assert_eq!(bytes.len(), 4 + 8 + 28 + 6);
+        assert_eq!(decode(&bytes), Ok(shb(&[0x07, 0xd1, 0, 0, 0xaa, 0xbb])));
+        for cut in 0..bytes.len() - 6 {
+            let err = decode(&bytes[..cut]);
+            assert!(
+                matches!(err, Err(GnError::Truncated { .. })),
+                "cut at {cut}: {err:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn lengths_that_disagree_are_refused() {
+        let bytes = wire();
+        let over = decode(&bytes[..bytes.len() - 1]);
+        assert_eq!(
+            over,
+            Err(GnError::PayloadOverPacket {
+                declared: 6,
+                available: 5
+            })
+        );
+        let mut longer = bytes.clone();
+        longer.push(0);
+        let trailing = decode(&longer);
+        assert_eq!(
+            trailing,
+            Err(GnError::TrailingBytes {
+                declared: 6,
+                actual: 7
+            })
+        );
+    }
+
+    #[test]
+    fn the_size_limit_holds_for_every_entry_point() {
+        let bytes = wire();
+        let tight = Limits {
+            max_packet_len: bytes.len() - 1,
+            ..Limits::default()
+        };
+        let too_long = GnError::TooLong {
+            len: bytes.len(),
+            max: bytes.len() - 1,
+        };
+        assert_eq!(GnPacket::decode(&bytes, &tight), Err(too_long.clone()));
+        let basic = shb(&[]).basic;
+        let from_payload = GnPacket::from_signed_payload(basic, &bytes[4..], &tight);
+        assert_eq!(from_payload, Err(too_long));
+        let huge = vec![0u8; DEFAULT_MAX_PACKET_LEN + 1];
+        assert!(matches!(decode(&huge), Err(GnError::TooLong { .. })));
+    }
+
+    #[test]
+    fn next_headers_hop_limits_and_empty_secured_packets() {
+        let mut bytes = wire();
+        bytes[0] = 0x13;
+        assert_eq!(decode(&bytes), Err(GnError::UnknownBasicNextHeader(3)));
+        bytes[0] = 0x10;
+        assert_eq!(decode(&bytes), Err(GnError::UnknownBasicNextHeader(0)));
+        bytes[0] = 0x21;
+        assert_eq!(decode(&bytes), Err(GnError::BadVersion(2)));
+        let mut hops = wire();
+        hops[3] = 2;
+        assert_eq!(
+            decode(&hops),
+            Err(GnError::HopLimit {
+                remaining: 2,
+                maximum: 1
+            })
+        );
+        assert_eq!(decode(&[0x12, 0, 5, 1]), Err(GnError::EmptySecured));
+        let empty = GnPacket::secured(shb(&[]).basic, Vec::new());
+        assert_eq!(empty.encode(), Err(GnError::EmptySecured));
+    }
+
+    #[test]
+    fn btp_and_its_aid_come_from_the_payload() {
+        let Body::Unsecured(body) = shb(&[0x07, 0xd2, 0, 0]).body else {
+            panic!("unsecured")
+        };
+        assert_eq!(body.its_aid(), Some(37));
+        let Body::Unsecured(short) = shb(&[0x07]).body else {
+            panic!("unsecured")
+        };
+        assert!(matches!(short.btp(), Err(GnError::Truncated { .. })));
+        assert_eq!(short.its_aid(), None);
+    }
+
+    #[test]
+    fn a_payload_over_sixty_four_kib_does_not_encode() {
+        let big = shb(&vec![0; 65_536]);
+        assert!(matches!(
+            big.encode(),
+            Err(GnError::OutOfRange { value: 65_536, .. })
+        ));
+    }
+}
