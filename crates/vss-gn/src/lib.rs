@@ -32,5 +32,5 @@ pub use headers::{
 pub use packet::{Body, GnPacket, Limits, Unsecured, DEFAULT_MAX_PACKET_LEN};
 pub use position::{LongPositionVector, ShortPositionVector};
 
-/// The ethertype of GeoNetworking frames (IEEE registry; EN 302 636-4-1 annex).
+/// The EtherType of GeoNetworking frames (the IEEE EtherType registry).
 pub const ETHERTYPE_GN: u16 = 0x8947;

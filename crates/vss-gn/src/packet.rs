@@ -5,7 +5,7 @@
 use crate::headers::{RawCommon, NH_COMMON, NH_SECURED};
 use crate::wire::Reader;
 use crate::{
-    its_aid_for_port, BasicHeader, BtpHeader, CommonHeader, ExtendedHeader, GnError,
+    its_aid_for_port, BasicHeader, BtpHeader, CommonHeader, ExtendedHeader, GnAddress, GnError,
     LongPositionVector,
 };
 
@@ -123,9 +123,15 @@ impl Unsecured {
         self.extended.source()
     }
 
-    /// Replaces the source's position vector (address included), as a pseudonym change does.
+    /// Replaces the source's position vector (address included).
     pub fn set_source(&mut self, source: LongPositionVector) {
         *self.extended.source_mut() = source;
+    }
+
+    /// Replaces the source's GN address only (its MID is the radio-side MAC), as a pseudonym
+    /// change does.
+    pub fn set_source_address(&mut self, address: GnAddress) {
+        self.extended.source_mut().address = address;
     }
 }
 
@@ -218,7 +224,7 @@ impl GnPacket {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{CommonNextHeader, GnAddress, Lifetime, TrafficClass};
+    use crate::{CommonNextHeader, Lifetime, TrafficClass};
 
     fn shb(payload: &[u8]) -> GnPacket {
         let source = LongPositionVector {

@@ -243,9 +243,8 @@ fn a_pseudonym_change_rewrites_the_source() {
     let Body::Unsecured(body) = &mut packet.body else {
         panic!("unsecured")
     };
-    let mut source = *body.source();
-    source.address = GnAddress::from_mac([0x06, 1, 2, 3, 4, 5], source.address.station_type);
-    body.set_source(source);
+    let station_type = body.source().address.station_type;
+    body.set_source_address(GnAddress::from_mac([0x06, 1, 2, 3, 4, 5], station_type));
     let out = packet.encode().expect("encodes");
     // SO PV's GN_ADDR starts after Basic (4) and Common (8) Headers; the MID is its last 6.
     assert_eq!(out[14..20], [0x06, 1, 2, 3, 4, 5]);
