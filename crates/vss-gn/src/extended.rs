@@ -195,9 +195,10 @@ impl ExtendedHeader {
             2 => Some(AreaShape::Ellipse),
             _ => None,
         };
+        let (header_type, subtype) = (ht, hst);
         let unknown = GnError::UnknownHeaderType {
-            header_type: ht,
-            subtype: hst,
+            header_type,
+            subtype,
         };
         Ok(match (ht, hst, shape) {
             (1, 0, _) => Self::Beacon {
