@@ -421,3 +421,63 @@ fn bad_addresses_and_anchors_are_one_line_errors() {
         assert!(out.stderr.contains(flag), "{flag} {value}: {}", out.stderr);
     }
 }
+
+#[test]
+fn every_dropped_datagram_is_told_on_the_events_socket_and_valid_ones_are_not() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let trusted = Authority::new("trusted");
+    let honest = trusted.ticket(Psid::CAM, ItsTime::now());
+    let socket = dir.path().join("events.sock");
+    let socket_arg = socket.to_str().expect("UTF-8 path");
+    let invalid: Vec<_> = invalid_messages(&trusted).into_iter().take(10).collect();
+    let (child, listen, _receiver) = start_filter(
+        dir.path(),
+        &trusted,
+        invalid.len() + 1,
+        &["--events", socket_arg, "--batch", "1"],
+    );
+    let events = std::os::unix::net::UnixStream::connect(&socket).expect("events socket");
+    events
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    // The hub takes the client on its own thread: give it a moment before anything drops.
+    std::thread::sleep(Duration::from_millis(200));
+    let sender = UdpSocket::bind("127.0.0.1:0").expect("sender");
+    let from = format!("udp:{}", sender.local_addr().expect("address"));
+    sender
+        .send_to(&sign(&honest, b"valid", SignerKind::Certificate), &listen)
+        .expect("send");
+    for (datagram, _) in &invalid {
+        sender.send_to(datagram, &listen).expect("send");
+    }
+    let mut lines = BufReader::new(events).lines();
+    for (i, (datagram, verdict)) in invalid.iter().enumerate() {
+        let line = lines.next().expect("an event").expect("a line");
+        let event: serde_json::Value = serde_json::from_str(&line).expect("JSON");
+        assert_eq!(event["event"], "dropped", "{line}");
+        assert_eq!(event["report"], *verdict, "#{i}: {line}");
+        assert!(event["code"].as_u64().is_some_and(|c| c > 0), "{line}");
+        assert_eq!(event["source"], from.as_str(), "{line}");
+        match vss_its::SignedMessage::from_bytes(datagram) {
+            Ok(message) => {
+                assert_eq!(
+                    event["its_aid"].as_u64(),
+                    message.psid().map(|p| p.value()),
+                    "{line}"
+                );
+                assert_eq!(
+                    event["signer"].as_str(),
+                    message.signer_id().map(|s| s.to_string()).as_deref(),
+                    "{line}"
+                );
+            }
+            Err(_) => assert!(event.get("signer").is_none(), "a malformed one: {line}"),
+        }
+    }
+    let output = child.wait_with_output().expect("vss filter ends");
+    assert!(output.status.success(), "{output:?}");
+    let summary: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(summary["forwarded"], 1);
+    assert_eq!(summary["dropped"], invalid.len() as u64);
+    assert!(!socket.exists(), "the events socket is removed at the end");
+}

@@ -9,6 +9,9 @@
 //! With a replay window (on by default in `vss filter`) each message is forwarded once, and
 //! only while its generation time is fresh: copies are dropped as `DuplicateMessage`, stale
 //! or early ones as `InvalidTimestamp`.
+//!
+//! With an [`EventHub`] ([`Filter::with_events`]) the outer system is told of each dropped
+//! datagram: its report, the PSID and signer where they can be read, and its sender.
 
 use std::collections::BTreeMap;
 use std::io;
@@ -18,9 +21,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use vss_engine::VerifyEngine;
-use vss_its::Validator;
+use vss_its::{SignedMessage, Validator};
 
 use crate::config::{PolicyKind, VerificationConfig};
+use crate::events::{Event, EventHub};
 use crate::pseudonym::SystemClock;
 use crate::replay::ReplayConfig;
 use crate::verify::Outcome;
@@ -80,6 +84,7 @@ pub struct FilterCounts {
 pub struct Filter {
     verify: VerifyService,
     batch: BatchConfig,
+    events: Option<Arc<EventHub>>,
 }
 
 /// The payload to forward, or the name of the verdict that drops the datagram.
@@ -96,6 +101,7 @@ struct Batch {
     scratch: Vec<u8>,
     bytes: Vec<u8>,
     datagrams: Vec<Range<usize>>,
+    senders: Vec<SocketAddr>,
 }
 
 impl Batch {
@@ -104,6 +110,7 @@ impl Batch {
             scratch: vec![0; MAX_DATAGRAM],
             bytes: Vec::new(),
             datagrams: Vec::with_capacity(capacity),
+            senders: Vec::with_capacity(capacity),
         }
     }
 
@@ -113,10 +120,11 @@ impl Batch {
 
     /// Receives one datagram into the batch.
     fn receive(&mut self, socket: &UdpSocket) -> io::Result<()> {
-        let (len, _) = socket.recv_from(&mut self.scratch)?;
+        let (len, sender) = socket.recv_from(&mut self.scratch)?;
         let start = self.bytes.len();
         self.bytes.extend_from_slice(&self.scratch[..len]);
         self.datagrams.push(start..start + len);
+        self.senders.push(sender);
         Ok(())
     }
 
@@ -131,6 +139,7 @@ impl Batch {
     fn clear(&mut self) {
         self.bytes.clear();
         self.datagrams.clear();
+        self.senders.clear();
     }
 }
 
@@ -187,7 +196,28 @@ impl Filter {
             verify: VerifyService::new(validator, policy, Arc::new(SystemClock), engine)
                 .with_replay_window(replay),
             batch,
+            events: None,
         }
+    }
+
+    /// The filter, telling `events`' clients of every datagram it drops.
+    pub fn with_events(mut self, events: Arc<EventHub>) -> Self {
+        self.events = Some(events);
+        self
+    }
+
+    /// Tells the event clients, if any, that `datagram` from `sender` was dropped as
+    /// `outcome` says.
+    fn tell_dropped(&self, datagram: &[u8], sender: SocketAddr, outcome: &Outcome) {
+        let Some(events) = &self.events else { return };
+        let message = SignedMessage::from_bytes(datagram).ok();
+        events.publish(&Event::dropped(
+            outcome.name(),
+            outcome.code(),
+            message.as_ref().and_then(SignedMessage::psid),
+            message.as_ref().and_then(SignedMessage::signer_id),
+            format!("udp:{sender}"),
+        ));
     }
 
     /// The payload to forward, or the name of the verdict that drops the datagram.
@@ -242,16 +272,23 @@ impl Filter {
                 }
             }
             counts.received += batch.len() as u64;
-            for result in self.inspect_batch(&batch.datagrams()) {
-                match result {
-                    Ok(payload) => match forward.send(&payload) {
+            let datagrams = batch.datagrams();
+            let outcomes = self.verify.receive_batch(&datagrams);
+            for ((outcome, datagram), sender) in
+                outcomes.into_iter().zip(datagrams).zip(&batch.senders)
+            {
+                match outcome {
+                    Outcome::Valid { payload, .. } => match forward.send(&payload) {
                         Ok(_) => counts.forwarded += 1,
                         Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
                             counts.forward_refused += 1;
                         }
                         Err(e) => return Err(e),
                     },
-                    Err(reason) => *counts.dropped.entry(reason).or_default() += 1,
+                    refused => {
+                        *counts.dropped.entry(refused.name()).or_default() += 1;
+                        self.tell_dropped(datagram, *sender, &refused);
+                    }
                 }
             }
             batch.clear();

@@ -21,8 +21,8 @@
 
 pub mod config;
 pub mod entity;
-pub mod events;
 mod error;
+pub mod events;
 pub mod filter;
 pub mod frame;
 pub mod id_change;

@@ -12,13 +12,14 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Context, Result};
 use serde_json::json;
+use vss_core::events::EventHub;
 use vss_core::filter::{listen_socket, BatchConfig, Filter, FilterCounts};
 use vss_core::replay::{ReplayConfig, MAX_AGE_LIMIT, MAX_CAPACITY, MAX_LEAD_LIMIT};
 use vss_engine::VerifyEngine;
 use vss_its::{TrustAnchors, Validator, Verdict};
 
 use crate::files::read_cert;
-use crate::output::{emit, print_json, Format, Table};
+use crate::output::{emit, print_json, printable, Format, Table};
 use vss_engine::EngineKind;
 
 /// An address written `udp:HOST:PORT`.
@@ -62,6 +63,11 @@ pub struct FilterArgs {
     bulk: BulkArgs,
     #[command(flatten)]
     replay: ReplayArgs,
+    /// Tell the outer system of every dropped datagram: one JSON line per drop (its report
+    /// and code, PSID, signer, sender) to every client connected to this Unix socket
+    /// (16 clients; one that stops reading loses lines, never slows the filter) [default: none].
+    #[arg(long, value_name = "SOCKET")]
+    events: Option<PathBuf>,
     /// Stop after this many datagrams and print what happened [default: run until killed].
     #[arg(long, value_name = "N")]
     count: Option<u64>,
@@ -177,8 +183,18 @@ impl FilterArgs {
             .connect(self.forward.0)
             .with_context(|| format!("cannot forward to udp:{}", self.forward.0))?;
         let replay = self.replay.window();
+        let events = match &self.events {
+            Some(path) => Some((
+                path,
+                Arc::new(
+                    EventHub::bind(path)
+                        .with_context(|| format!("events socket {}", path.display()))?,
+                ),
+            )),
+            None => None,
+        };
         eprintln!(
-            "filtering udp:{} -> udp:{} (batches of up to {} within {} ms on {}: {}; {})",
+            "filtering udp:{} -> udp:{} (batches of up to {} within {} ms on {}: {}; {}){}",
             listen.local_addr()?,
             self.forward.0,
             self.bulk.batch,
@@ -192,9 +208,20 @@ impl FilterArgs {
                     window.max_lead.as_millis()
                 ),
                 None => "no replay check".into(),
+            },
+            match &events {
+                Some((path, _)) => format!(
+                    "; dropped datagrams told on {}",
+                    printable(&path.display().to_string())
+                ),
+                None => String::new(),
             }
         );
-        let counts = Filter::new(validator, engine, batch, replay)
+        let mut filter = Filter::new(validator, engine, batch, replay);
+        if let Some((_, hub)) = events {
+            filter = filter.with_events(hub);
+        }
+        let counts = filter
             .run(&listen, &forward, self.count)
             .context("the filter stopped")?;
         summary(self.format, &counts)?;
