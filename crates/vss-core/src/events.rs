@@ -51,6 +51,16 @@ pub enum Event {
         /// Where it came from (`udp:HOST:PORT`, or a GeoNetworking source).
         source: String,
     },
+    /// The pseudonym changed, and with it the station's radio-side identity.
+    IdChange {
+        /// The pseudonym before (upper-case hex), none at the first.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        from: Option<String>,
+        /// The new pseudonym's HashedId8 (upper-case hex).
+        signer: String,
+        /// The radio-side MAC address (and GN address MID) that goes with it.
+        mac: String,
+    },
 }
 
 impl Event {
@@ -118,7 +128,11 @@ impl EventHub {
     /// Queues `event` for every connected client, waiting for none.
     pub fn publish(&self, event: &Event) {
         let line: Arc<str> = event.line().into();
-        let mut queues = self.clients.queues.lock().unwrap_or_else(|p| p.into_inner());
+        let mut queues = self
+            .clients
+            .queues
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
         queues.retain(|queue| match queue.try_send(Arc::clone(&line)) {
             Ok(()) => true,
             Err(TrySendError::Full(_)) => {
@@ -165,8 +179,7 @@ fn accept(listener: &UnixListener, clients: &Clients) {
         }
         let Ok(stream) = stream else { continue };
         let mut queues = clients.queues.lock().unwrap_or_else(|p| p.into_inner());
-        if queues.len() >= MAX_CLIENTS || stream.set_write_timeout(Some(WRITE_TIMEOUT)).is_err()
-        {
+        if queues.len() >= MAX_CLIENTS || stream.set_write_timeout(Some(WRITE_TIMEOUT)).is_err() {
             continue;
         }
         let (sender, receiver) = mpsc::sync_channel::<Arc<str>>(QUEUE_LINES);
@@ -211,7 +224,11 @@ mod tests {
     fn until_clients(hub: &EventHub, n: usize) {
         let deadline = Instant::now() + Duration::from_secs(5);
         while hub.clients() != n {
-            assert!(Instant::now() < deadline, "{} clients, not {n}", hub.clients());
+            assert!(
+                Instant::now() < deadline,
+                "{} clients, not {n}",
+                hub.clients()
+            );
             hub.publish(&Event::dropped("Valid", 0, None, None, "probe".into()));
             std::thread::sleep(Duration::from_millis(10));
         }
@@ -256,7 +273,11 @@ mod tests {
         for n in 0..20_000 {
             hub.publish(&dropped(n));
         }
-        assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
         assert!(hub.lost() > 0, "its queue and socket buffer are full");
         // Its writer gives up once a write stays blocked for the write timeout.
         let deadline = Instant::now() + WRITE_TIMEOUT * 5;

@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex};
 
 use vss_hsm::Hsm;
-use vss_its::asn::{ServiceSpecificPermissions, ToBeSignedCertificate};
+use vss_its::asn::{ServiceSpecificPermissions, ThreeDLocation, ToBeSignedCertificate};
 use vss_its::{HashedId3, HashedId8, HsmKey, ItsTime, Psid, SignedDataRequest, SignerKind};
 
 use crate::pseudonym::{Clock, PseudonymManager};
@@ -36,6 +36,9 @@ pub struct SignOptions {
     pub ssp: Vec<u8>,
     /// The whole certificate goes out this time (else the CAM rule decides).
     pub with_certificate: bool,
+    /// Where the payload was generated (the header's `generationLocation`, which TS 103 097
+    /// §7.1.2 asks of DENMs); none: left out.
+    pub generation_location: Option<ThreeDLocation>,
 }
 
 impl SignOptions {
@@ -45,6 +48,7 @@ impl SignOptions {
             psid,
             ssp: Vec::new(),
             with_certificate: false,
+            generation_location: None,
         }
     }
 }
@@ -139,6 +143,7 @@ impl SignService {
         };
         let mut request = SignedDataRequest::new(psid, payload);
         request.generation_time = Some(now);
+        request.generation_location = options.generation_location.clone();
         request.signer = if with_certificate {
             SignerKind::Certificate
         } else {

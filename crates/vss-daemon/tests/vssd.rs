@@ -509,6 +509,9 @@ fn a_second_vssd_on_a_live_socket_is_refused() {
         let (mut command, log) = command(&station.config_path, &station.dir, &[]);
         assert!(!command.status().expect("vssd").success());
         let stderr = std::fs::read_to_string(&log).expect("log");
-        assert!(stderr.contains("another process is serving this socket"), "{stderr}");
+        assert!(
+            stderr.contains("another process is serving this socket"),
+            "{stderr}"
+        );
     });
 }
