@@ -9,7 +9,7 @@ use vss_hsm::Hsm;
 use vss_its::asn::{ServiceSpecificPermissions, ThreeDLocation, ToBeSignedCertificate};
 use vss_its::{HashedId3, HashedId8, HsmKey, ItsTime, Psid, SignedDataRequest, SignerKind};
 
-use crate::pseudonym::{Clock, PseudonymManager};
+use crate::pseudonym::{Clock, Lease, PseudonymManager};
 use crate::{Error, Result};
 
 /// How often the whole certificate goes out when no one asks (TS 103 097: once a second).
@@ -114,6 +114,26 @@ impl SignService {
     /// Signs `payload` as `options` ask, generated now: refused when the current pseudonym
     /// does not permit the PSID or does not grant the SSP.
     pub fn sign_with(&self, options: &SignOptions, payload: &[u8]) -> Result<Signed> {
+        let lease = self.lease_for(options)?;
+        self.sign_leased(&lease, options, payload)
+    }
+
+    /// [`SignService::sign_with`] for a payload that names its signer: `payload` is given
+    /// the HashedId8 of the pseudonym that signs (chosen, and changed if due, first), so a
+    /// packet can carry the addresses of the pseudonym that signs it.
+    pub fn sign_for<E: From<Error>>(
+        &self,
+        options: &SignOptions,
+        payload: impl FnOnce(HashedId8) -> Result<Vec<u8>, E>,
+    ) -> Result<Signed, E> {
+        let lease = self.lease_for(options)?;
+        let bytes = payload(lease.cert.hashed_id8())?;
+        Ok(self.sign_leased(&lease, options, &bytes)?)
+    }
+
+    /// The pseudonym to sign with as `options` ask: refused when it does not permit the
+    /// PSID or does not grant the SSP.
+    fn lease_for(&self, options: &SignOptions) -> Result<Lease> {
         let psid = options.psid;
         let lease = self.pseudonyms.acquire()?;
         if !vss_its::allows_psid(lease.cert.tbs(), psid) {
@@ -122,6 +142,12 @@ impl SignService {
         if !grants_ssp(lease.cert.tbs(), psid, &options.ssp) {
             return Err(Error::SspNotGranted(psid));
         }
+        Ok(lease)
+    }
+
+    /// Signs `payload` with `lease`, generated now.
+    fn sign_leased(&self, lease: &Lease, options: &SignOptions, payload: &[u8]) -> Result<Signed> {
+        let psid = options.psid;
         let now = self.clock.now();
         let id = lease.cert.hashed_id8();
         // Decided and noted under the lock, signed outside it, so signers run in parallel.

@@ -9,9 +9,10 @@ use super::{Bridge, Refusal};
 use crate::events::Event;
 use crate::verify::Outcome;
 
-/// A frame from the radio after decoding: settled, or a secured packet to verify.
+/// A frame from the radio after decoding: settled (with its ITS-AID and source, for the
+/// announcement of a refusal), or a secured packet to verify.
 enum Step<'a> {
-    Settled(Result<Vec<u8>, Refusal>),
+    Settled(Result<Vec<u8>, Refusal>, Option<Psid>, String),
     Verify(Frame<'a>, BasicHeader, &'a [u8]),
 }
 
@@ -40,7 +41,7 @@ impl Bridge {
             .iter()
             .filter_map(|step| match step {
                 Step::Verify(_, _, data) => Some(*data),
-                Step::Settled(_) => None,
+                Step::Settled(..) => None,
             })
             .collect();
         let mut outcomes: std::vec::IntoIter<Result<Outcome, String>> =
@@ -52,7 +53,12 @@ impl Bridge {
         steps
             .into_iter()
             .map(|step| match step {
-                Step::Settled(result) => result,
+                Step::Settled(result, psid, source) => {
+                    if let Err(refusal) = &result {
+                        self.announce(refusal, psid, None, source);
+                    }
+                    result
+                }
                 Step::Verify(frame_in, basic, data) => {
                     let result = outcomes
                         .next()
@@ -72,18 +78,26 @@ impl Bridge {
     /// dropped here.
     fn decode<'a>(&self, bytes: &'a [u8]) -> Step<'a> {
         let Some(frame_in) = Frame::parse(bytes) else {
-            return self.refuse(Refusal::NotGeoNetworking, None, None);
+            return Step::Settled(Err(Refusal::NotGeoNetworking), None, source(None, None));
         };
         match GnPacket::decode(frame_in.packet, &self.config.limits) {
-            Err(e) => self.refuse(Refusal::Malformed(e), Some(&frame_in), None),
+            Err(e) => Step::Settled(
+                Err(Refusal::Malformed(e)),
+                None,
+                source(Some(&frame_in), None),
+            ),
             Ok(GnPacket {
                 body: Body::Unsecured(body),
                 basic,
             }) => {
-                if !self.config.allow_unsecured {
-                    return self.refuse(Refusal::Unsecured, Some(&frame_in), Some(&body));
-                }
-                Step::Settled(self.to_stack_frame(&frame_in, basic, body))
+                let psid = body.its_aid().map(Psid::new);
+                let from = source(Some(&frame_in), Some(&body));
+                let result = if self.config.allow_unsecured {
+                    self.to_stack_frame(&frame_in, basic, body)
+                } else {
+                    Err(Refusal::Unsecured)
+                };
+                Step::Settled(result, psid, from)
             }
             Ok(GnPacket {
                 body: Body::Secured(_),
@@ -93,18 +107,6 @@ impl Bridge {
                 Step::Verify(frame_in, basic, data)
             }
         }
-    }
-
-    /// Announces `refusal` of a frame that was never verified.
-    fn refuse<'a>(
-        &self,
-        refusal: Refusal,
-        frame_in: Option<&Frame<'_>>,
-        body: Option<&Unsecured>,
-    ) -> Step<'a> {
-        let psid = body.and_then(Unsecured::its_aid).map(Psid::new);
-        self.announce(&refusal, psid, None, source(frame_in, body));
-        Step::Settled(Err(refusal))
     }
 
     /// Announces `refusal` of the secured packet `data`, with what can be read of it.

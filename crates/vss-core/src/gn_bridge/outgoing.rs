@@ -4,12 +4,12 @@
 use vss_gn::{Body, ExtendedHeader, GnPacket, LongPositionVector, Unsecured};
 use vss_its::asn::ThreeDLocation;
 use vss_its::asn::{Elevation, Latitude, Longitude, NinetyDegreeInt, OneEightyDegreeInt};
-use vss_its::{HashedId8, Psid};
+use vss_its::Psid;
 
 use super::ethernet::{frame, Frame, Mac};
 use super::identity::pseudonym_mac;
 use super::{Bridge, Refusal};
-use crate::sign::{SignOptions, Signed};
+use crate::sign::SignOptions;
 
 /// The ITS-AID of GeoNetworking management (ETSI TS 102 965: GN-MGMT), under which
 /// beacons and Location Service packets are signed.
@@ -70,19 +70,13 @@ impl Bridge {
         }
         self.learn_stack_mac(frame_in.source);
         let aid = its_aid(&body).ok_or(Refusal::NoItsAid)?;
-        let mut options = profile(aid, &body);
-        let guess = self.vss.pseudonyms().current();
-        let mut signed = self.sign_as(&mut body, guess, &options)?;
-        if Some(signed.signer) != guess {
-            // The pseudonym changed as this packet was signed: once more, under the new
-            // identity, and whole if the first signature carried the certificate.
-            options.with_certificate |= signed.with_certificate;
-            let expected = signed.signer;
-            signed = self.sign_as(&mut body, Some(expected), &options)?;
-            if signed.signer != expected {
-                return Err(Refusal::Unsettled);
-            }
-        }
+        let options = profile(aid, &body);
+        let signed = self.vss.create_signature_for(&options, |signer| {
+            let mut address = body.source().address;
+            address.mid = pseudonym_mac(signer).0;
+            body.set_source_address(address);
+            body.encode().map_err(Refusal::Malformed)
+        })?;
         let secured = GnPacket::secured(packet.basic, signed.bytes)
             .encode()
             .map_err(Refusal::Malformed)?;
@@ -91,24 +85,5 @@ impl Bridge {
             pseudonym_mac(signed.signer),
             &secured,
         ))
-    }
-
-    /// Signs `body` with its source address's MID set to `signer`'s MAC (left as it is when
-    /// the pseudonym is not known yet).
-    fn sign_as(
-        &self,
-        body: &mut Unsecured,
-        signer: Option<HashedId8>,
-        options: &SignOptions,
-    ) -> Result<Signed, Refusal> {
-        if let Some(id) = signer {
-            let mut address = body.source().address;
-            address.mid = pseudonym_mac(id).0;
-            body.set_source_address(address);
-        }
-        let payload = body.encode().map_err(Refusal::Malformed)?;
-        self.vss
-            .create_signature_with(options, &payload)
-            .map_err(Refusal::SignFailed)
     }
 }

@@ -31,13 +31,10 @@ pub enum Refusal {
     NoItsAid,
     /// The entity could not sign it.
     #[error("signing failed: {0}")]
-    SignFailed(#[source] crate::Error),
+    SignFailed(#[from] crate::Error),
     /// The entity could not verify (its statistics log failed): what it said.
     #[error("verification failed: {0}")]
     VerifyFailed(String),
-    /// The pseudonym changed again while the packet was signed again for the new one.
-    #[error("the pseudonym changed twice while the packet was signed")]
-    Unsettled,
     /// Verification refused it.
     #[error("{}", .0.name())]
     Invalid(Verdict),
@@ -65,7 +62,6 @@ impl Refusal {
             Refusal::Forwarded => "Forwarded",
             Refusal::NoItsAid => "NoItsAid",
             Refusal::SignFailed(_) => "SignFailed",
-            Refusal::Unsettled => "Unsettled",
             Refusal::VerifyFailed(_) => "VerifyFailed",
             Refusal::Invalid(verdict) => verdict.name(),
             Refusal::Skipped => "Skipped",
