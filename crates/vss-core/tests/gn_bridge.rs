@@ -221,6 +221,9 @@ fn tampered_replayed_unsecured_and_mislabelled_packets_are_dropped_and_announced
     assert_eq!(unsecured["its_aid"], 36);
     assert_eq!(unsecured["source"], "gn:02:a1:b2:c3:d4:e5/140002A1B2C3D4E5");
 
+    // A's own packet back at A.
+    assert!(matches!(s.a.to_stack(&[&out])[0], Err(Refusal::OwnPacket)));
+
     // A DENM's packet signed as a CAM: the BTP port says ITS-AID 37.
     let denm = vector("gbc_denm");
     let body = &denm[4..];

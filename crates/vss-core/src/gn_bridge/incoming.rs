@@ -4,7 +4,8 @@
 use vss_gn::{BasicHeader, Body, GnPacket, Unsecured};
 use vss_its::{HashedId8, Psid, SignedMessage};
 
-use super::ethernet::{frame, Frame};
+use super::ethernet::{frame, Frame, Mac};
+use super::identity::pseudonym_mac;
 use super::{Bridge, Refusal};
 use crate::events::Event;
 use crate::verify::Outcome;
@@ -151,6 +152,10 @@ impl Bridge {
         let Body::Unsecured(body) = packet.body else {
             return Err(Refusal::Secured);
         };
+        let own = self.vss.pseudonyms().current().map(pseudonym_mac);
+        if own == Some(Mac(body.source().address.mid)) {
+            return Err(Refusal::OwnPacket);
+        }
         if let Some(port) = body.its_aid() {
             if port != psid.value() {
                 return Err(Refusal::WrongItsAid { port, signed: psid });

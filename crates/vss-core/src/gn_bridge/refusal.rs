@@ -29,6 +29,10 @@ pub enum Refusal {
     /// port, nor a beacon or Location Service packet).
     #[error("no ITS-AID for the packet")]
     NoItsAid,
+    /// From the radio, a packet whose source is this station's own pseudonym: its own
+    /// packet echoed or replayed back to it.
+    #[error("the station's own packet")]
+    OwnPacket,
     /// The entity could not sign it.
     #[error("signing failed: {0}")]
     SignFailed(#[from] crate::Error),
@@ -61,6 +65,7 @@ impl Refusal {
             Refusal::Secured => "Secured",
             Refusal::Forwarded => "Forwarded",
             Refusal::NoItsAid => "NoItsAid",
+            Refusal::OwnPacket => "OwnPacket",
             Refusal::SignFailed(_) => "SignFailed",
             Refusal::VerifyFailed(_) => "VerifyFailed",
             Refusal::Invalid(verdict) => verdict.name(),
