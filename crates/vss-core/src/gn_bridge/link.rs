@@ -93,14 +93,17 @@ impl LinkSender {
 }
 
 impl LinkReceiver {
-    /// The next frame, or `None` when none came within the poll interval.
+    /// The next frame, or `None` when none came within the poll interval (or a signal
+    /// interrupted the wait).
     pub fn recv(&mut self) -> io::Result<Option<Vec<u8>>> {
         match self.0.next() {
             Ok(frame) => Ok(Some(frame.to_vec())),
             Err(e)
                 if matches!(
                     e.kind(),
-                    io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock
+                    io::ErrorKind::TimedOut
+                        | io::ErrorKind::WouldBlock
+                        | io::ErrorKind::Interrupted
                 ) =>
             {
                 Ok(None)
