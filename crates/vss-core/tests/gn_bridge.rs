@@ -59,30 +59,58 @@ fn from_stack(packet: &[u8]) -> Vec<u8> {
     frame(Mac::BROADCAST, Mac(body.source().address.mid), packet)
 }
 
-/// A station with two bridges over the same entity's tickets: A signs, B verifies.
+/// Two stations, each with its bridge, each trusting both stations' roots and AAs; B
+/// announces on an events socket.
 struct Setup {
     station: common::Station,
+    station_b: common::Station,
     a: Bridge,
     b: Bridge,
     events: std::path::PathBuf,
 }
 
+/// The configuration of `s` (the common one) trusting `other`'s root and AA too.
+fn config_trusting(s: &common::Station, other: &common::Station) -> vss_core::Config {
+    common::config_for(s, "");
+    let dir = s.dir.path();
+    std::fs::write(dir.join("other-root.cert"), other.aa.root.bytes()).expect("root");
+    std::fs::write(dir.join("other-aa.cert"), other.aa.cert.bytes()).expect("aa");
+    let path = dir.join("vss.toml");
+    let text = std::fs::read_to_string(&path).expect("config").replace(
+        "anchors = [\"root.cert\"]\nauthorities = [\"aa.cert\"]",
+        "anchors = [\"root.cert\", \"other-root.cert\"]\n\
+         authorities = [\"aa.cert\", \"other-aa.cert\"]",
+    );
+    std::fs::write(&path, text).expect("config");
+    vss_core::Config::load(&path).expect("load")
+}
+
 fn setup(allow_unsecured: bool) -> Setup {
-    let station = common::station(3);
-    let config = common::config_for(&station, "");
-    let open =
-        || Arc::new(Vss::open_with_clock(&config, "1234", station.clock.clone()).expect("open"));
+    let (station, station_b) = (common::station(3), common::station(3));
+    let open = |s: &common::Station, other| {
+        let config = config_trusting(s, other);
+        Arc::new(Vss::open_with_clock(&config, "1234", s.clock.clone()).expect("open"))
+    };
     let bridge_config = |mac| BridgeConfig {
         limits: Limits::default(),
         allow_unsecured,
         stack_side_mac: mac,
     };
-    let events = station.dir.path().join("events.sock");
+    let events = station_b.dir.path().join("events.sock");
     let hub = Arc::new(EventHub::bind(&events).expect("events"));
-    let a = Bridge::new(open(), bridge_config(STACK_SIDE_A), None);
-    let b = Bridge::new(open(), bridge_config(STACK_SIDE_B), Some(hub));
+    let a = Bridge::new(
+        open(&station, &station_b),
+        bridge_config(STACK_SIDE_A),
+        None,
+    );
+    let b = Bridge::new(
+        open(&station_b, &station),
+        bridge_config(STACK_SIDE_B),
+        Some(hub),
+    );
     Setup {
         station,
+        station_b,
         a,
         b,
         events,
@@ -325,7 +353,7 @@ fn the_certificate_goes_once_a_second_and_the_identity_changes_with_the_pseudony
     let mut signers: Vec<(HashedId8, bool)> = Vec::new();
     for i in 0..12 {
         if i == 2 {
-            s.station.clock.advance(Duration::from_millis(1_100));
+            s.station_b.clock.advance(Duration::from_millis(1_100));
         }
         let out = s.b.to_radio(&cam).expect("signed");
         let (mac, data) = secured(&out);
@@ -363,4 +391,28 @@ fn the_certificate_goes_once_a_second_and_the_identity_changes_with_the_pseudony
         )
     });
     assert_eq!(announced, expected);
+}
+
+#[test]
+fn a_new_neighbour_has_the_next_cam_carry_the_certificate() {
+    let s = setup(false);
+    let cam = from_stack(&vector("shb_cam"));
+    let whole = |bridge: &Bridge| {
+        let (_, data) = secured(&bridge.to_radio(&cam).expect("signed"));
+        SignedMessage::from_bytes(&data)
+            .expect("signed")
+            .signer_digest()
+            .is_none()
+    };
+    assert!(whole(&s.b), "B's first CAM");
+    assert!(!whole(&s.b), "then by digest");
+    let from_a = s.a.to_radio(&cam).expect("signed");
+    assert!(s.b.to_stack(&[&from_a])[0].is_ok());
+    assert!(whole(&s.b), "A is new to B: the certificate");
+    assert!(!whole(&s.b));
+    // Generated later, or it is the same message again (a replay).
+    s.station.clock.advance(Duration::from_millis(10));
+    let again = s.a.to_radio(&cam).expect("signed");
+    assert!(s.b.to_stack(&[&again])[0].is_ok());
+    assert!(!whole(&s.b), "A is no longer new");
 }

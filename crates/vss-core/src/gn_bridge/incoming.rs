@@ -6,6 +6,7 @@ use vss_its::{HashedId8, Psid, SignedMessage};
 
 use super::ethernet::{frame, Frame, Mac};
 use super::identity::pseudonym_mac;
+use super::neighbours::asks_for;
 use super::{Bridge, Refusal};
 use crate::events::Event;
 use crate::verify::Outcome;
@@ -65,7 +66,7 @@ impl Bridge {
                         .next()
                         .unwrap_or_else(|| Err("no outcome".into()))
                         .map_err(Refusal::VerifyFailed)
-                        .and_then(|outcome| self.release(&frame_in, basic, outcome));
+                        .and_then(|outcome| self.release(&frame_in, basic, data, outcome));
                     if let Err(refusal) = &result {
                         self.announce_secured(refusal, &frame_in, data);
                     }
@@ -135,15 +136,22 @@ impl Bridge {
         }
     }
 
-    /// The frame for the stack that a verified packet's `outcome` releases.
+    /// The frame for the stack that a verified packet's `outcome` releases (the secured
+    /// packet's `data` asked for the certificate or its signer is new: the next CAM carries
+    /// the certificate).
     fn release(
         &self,
         frame_in: &Frame<'_>,
         basic: BasicHeader,
+        data: &[u8],
         outcome: Outcome,
     ) -> Result<Vec<u8>, Refusal> {
-        let (payload, psid) = match outcome {
-            Outcome::Valid { payload, psid, .. } => (payload, psid),
+        let (payload, psid, signer) = match outcome {
+            Outcome::Valid {
+                payload,
+                psid,
+                signer,
+            } => (payload, psid, signer),
             Outcome::Invalid { verdict } => return Err(Refusal::Invalid(verdict)),
             Outcome::Skipped { .. } => return Err(Refusal::Skipped),
         };
@@ -152,9 +160,19 @@ impl Bridge {
         let Body::Unsecured(body) = packet.body else {
             return Err(Refusal::Secured);
         };
-        let own = self.vss.pseudonyms().current().map(pseudonym_mac);
-        if own == Some(Mac(body.source().address.mid)) {
+        let current = self.vss.pseudonyms().current();
+        if current.map(pseudonym_mac) == Some(Mac(body.source().address.mid)) {
             return Err(Refusal::OwnPacket);
+        }
+        if let Some(id) = current.map(|c| c.hashed_id3()) {
+            let new = self
+                .neighbours
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .heard(signer);
+            if new || asks_for(data, id) {
+                self.vss.sign_service().certificate_requested(id);
+            }
         }
         if let Some(port) = body.its_aid() {
             if port != psid.value() {

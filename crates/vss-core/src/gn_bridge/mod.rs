@@ -15,6 +15,7 @@ mod ethernet;
 pub mod identity;
 mod incoming;
 pub mod link;
+pub mod neighbours;
 mod outgoing;
 mod refusal;
 pub mod run;
@@ -25,6 +26,7 @@ use vss_gn::Limits;
 
 pub use ethernet::{frame, Frame, Mac, HEADER_LEN};
 pub use identity::{pseudonym_mac, IdAnnouncer};
+pub use neighbours::Neighbours;
 pub use outgoing::{profile, GN_MGMT_AID};
 pub use refusal::Refusal;
 
@@ -51,6 +53,8 @@ pub struct Bridge {
     announcer: Arc<IdAnnouncer>,
     /// The stack's MAC, learnt from its frames: where unicast frames from the radio go.
     stack_mac: Mutex<Option<Mac>>,
+    /// The signers heard lately (a new one has the next CAM carry the certificate).
+    neighbours: Mutex<Neighbours>,
 }
 
 impl Bridge {
@@ -65,6 +69,7 @@ impl Bridge {
             events,
             announcer,
             stack_mac: Mutex::new(None),
+            neighbours: Mutex::new(Neighbours::default()),
         }
     }
 
