@@ -44,6 +44,8 @@ MAX_USES_A = 12
 # B's stack and its bridge's stack-side interface (scripts/gn-net).
 STACK_B = bytes.fromhex("02474e0b0001")
 STACK_SIDE_B = bytes.fromhex("02474e0b0002")
+# Where each bridge serves its metrics, on its namespace's loopback.
+METRICS = "127.0.0.1:9464"
 
 
 def bridge_config(path: Path, own: Path, other: Path, max_uses: int | None) -> Path:
@@ -66,11 +68,11 @@ class Bridge:
     """`vss gn bridge` in a namespace, its events socket read on a thread."""
 
     def __init__(self, vss_bin: Path, ns: str, config: Path, events: Path) -> None:
-        self.events_path = events
+        self.ns = ns
         self.proc = subprocess.Popen(
             ["ip", "netns", "exec", ns, str(vss_bin), "gn", "bridge", "--config", str(config),
              "--radio", "radio", "--stack", "stack", "--events", str(events),
-             "--format", "json"],
+             "--metrics", METRICS, "--format", "json"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.events: list[dict] = []
         deadline = time.monotonic() + 30
@@ -86,6 +88,13 @@ class Bridge:
     def _read(self) -> None:
         for line in self.sock.makefile("r"):
             self.events.append(json.loads(line))
+
+    def metrics(self) -> str:
+        """The Prometheus page, fetched inside the bridge's namespace."""
+        code = f"import urllib.request; print(urllib.request.urlopen('http://{METRICS}/metrics')" \
+               ".read().decode())"
+        return subprocess.run(["ip", "netns", "exec", self.ns, sys.executable, "-c", code],
+                              check=True, capture_output=True, text=True).stdout
 
     def stop(self) -> dict:
         """SIGTERM: a clean stop exits 0 and prints the counts."""
@@ -227,6 +236,9 @@ def test_two_flexstack_stations_talk_through_two_bridges(bridged_net, testbeds, 
     injected = [bytes(tampered), original, unsecured]
     inject(bridged_net.ns("radio"), injected)
     time.sleep(1)
+    page = bridge_b.metrics()
+    assert 'vss_gn_frames_total{direction="to_stack",result="Unsecured"} 1' in page, page
+    assert re.search(r'vss_gn_frames_total\{direction="to_radio",result="passed"\} [1-9]', page)
 
     for station in (a, b):
         station.stop()

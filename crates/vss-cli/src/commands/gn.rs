@@ -5,6 +5,7 @@
 //! the events socket. SIGTERM or SIGINT stops it: what is queued is still delivered, then
 //! the counts are printed and it exits 0.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,9 +16,10 @@ use serde_json::json;
 use vss_core::events::EventHub;
 use vss_core::gn_bridge::link::Link;
 use vss_core::gn_bridge::run::{self, BridgeCounts, DirectionCounts};
-use vss_core::gn_bridge::{Bridge, BridgeConfig};
+use vss_core::gn_bridge::{Bridge, BridgeConfig, BridgeMetrics};
 use vss_core::{Config, Vss};
 use vss_gn::Limits;
+use vss_net::metrics::Registry;
 
 use crate::output::{emit, print_json, Format, Table};
 
@@ -53,6 +55,11 @@ pub struct BridgeArgs {
     /// Location Service packets) [default: refused].
     #[arg(long)]
     allow_reserved_flags: bool,
+    /// Serve Prometheus metrics at http://ADDR/metrics: vss_gn_frames_total by direction
+    /// and result (passed, or the reason a frame was dropped), vss_gn_id_changes_total
+    /// [default: off].
+    #[arg(long, value_name = "ADDR")]
+    metrics: Option<SocketAddr>,
     /// Output format of the counts printed at the end.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
@@ -70,7 +77,8 @@ impl GnCommand {
 impl BridgeArgs {
     fn run(self) -> Result<ExitCode> {
         let stop = Arc::new(AtomicBool::new(false));
-        stop_on_signal(Arc::clone(&stop))?;
+        let (metrics, registry) = BridgeMetrics::new();
+        let served = background(Arc::clone(&stop), self.metrics.map(|a| (a, registry)))?;
         let config = Config::load(&self.config)
             .with_context(|| format!("cannot load {}", self.config.display()))?;
         let vss = Arc::new(Vss::open_unattended(&config).context("cannot open the entity")?);
@@ -91,7 +99,8 @@ impl BridgeArgs {
             stack_side_mac: stack.mac,
         };
         eprintln!(
-            "bridging stack {} ({}) <-> radio {} ({}); unsecured packets from the radio {}",
+            "bridging stack {} ({}) <-> radio {} ({}); unsecured packets from the radio {}; \
+             metrics {}",
             self.stack,
             stack.mac,
             self.radio,
@@ -100,29 +109,57 @@ impl BridgeArgs {
                 "pass"
             } else {
                 "are dropped"
-            }
+            },
+            served.map_or_else(|| "off".into(), |a| format!("http://{a}/metrics"))
         );
-        let bridge = Arc::new(Bridge::new(vss, bridge_config, events));
+        let bridge = Arc::new(Bridge::with_metrics(vss, bridge_config, events, metrics));
         let counts = run::run(bridge, radio, stack, stop).context("the bridge stopped")?;
         summary(self.format, &counts)?;
         Ok(ExitCode::SUCCESS)
     }
 }
 
-/// Sets `stop` on SIGTERM or SIGINT, from a thread of its own.
-fn stop_on_signal(stop: Arc<AtomicBool>) -> Result<()> {
+/// On a thread of its own: sets `stop` on SIGTERM or SIGINT, and serves `metrics` (its
+/// registry at the address) until then; the address it listens on.
+fn background(
+    stop: Arc<AtomicBool>,
+    metrics: Option<(SocketAddr, Registry)>,
+) -> Result<Option<SocketAddr>> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("no runtime for the signal handler")?;
+    let listener = match metrics {
+        Some((address, registry)) => Some((
+            runtime
+                .block_on(tokio::net::TcpListener::bind(address))
+                .with_context(|| format!("cannot listen on {address} for --metrics"))?,
+            registry,
+        )),
+        None => None,
+    };
+    let bound = match &listener {
+        Some((l, _)) => Some(l.local_addr()?),
+        None => None,
+    };
     std::thread::Builder::new()
         .name("vss-signals".into())
         .spawn(move || {
-            runtime.block_on(super::signal::shutdown_signal());
+            runtime.block_on(async move {
+                if let Some((listener, registry)) = listener {
+                    let limits = vss_net::metrics::default_limits();
+                    tokio::spawn(vss_net::metrics::serve(
+                        listener,
+                        Arc::new(registry),
+                        limits,
+                    ));
+                }
+                super::signal::shutdown_signal().await;
+            });
             stop.store(true, Ordering::SeqCst);
         })
         .context("cannot start the signal handler")?;
-    Ok(())
+    Ok(bound)
 }
 
 fn direction_json(counts: &DirectionCounts) -> serde_json::Value {

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use vss_its::HashedId8;
 
 use super::ethernet::Mac;
+use super::metrics::BridgeMetrics;
 use crate::events::{Event, EventHub};
 use crate::pseudonym::ChangeListener;
 
@@ -28,14 +29,17 @@ pub fn pseudonym_mac(id: HashedId8) -> Mac {
 /// packet is rewritten for the new pseudonym as it is signed) and announces each one.
 pub struct IdAnnouncer {
     events: Option<Arc<EventHub>>,
+    metrics: BridgeMetrics,
     changes: AtomicU64,
 }
 
 impl IdAnnouncer {
-    /// Announces changes on `events`, where there is a socket.
-    pub fn new(events: Option<Arc<EventHub>>) -> Self {
+    /// Announces changes on `events`, where there is a socket, and counts them in
+    /// `metrics`.
+    pub fn new(events: Option<Arc<EventHub>>, metrics: BridgeMetrics) -> Self {
         IdAnnouncer {
             events,
+            metrics,
             changes: AtomicU64::new(0),
         }
     }
@@ -53,6 +57,7 @@ impl ChangeListener for IdAnnouncer {
 
     fn after_change(&self, from: Option<HashedId8>, to: HashedId8) {
         self.changes.fetch_add(1, Ordering::Relaxed);
+        self.metrics.id_change();
         if let Some(events) = &self.events {
             events.publish(&Event::IdChange {
                 from: from.map(|id| id.to_string()),

@@ -15,6 +15,7 @@ mod ethernet;
 pub mod identity;
 mod incoming;
 pub mod link;
+pub mod metrics;
 pub mod neighbours;
 mod outgoing;
 mod refusal;
@@ -26,6 +27,7 @@ use vss_gn::Limits;
 
 pub use ethernet::{frame, Frame, Mac, HEADER_LEN};
 pub use identity::{pseudonym_mac, IdAnnouncer};
+pub use metrics::BridgeMetrics;
 pub use neighbours::Neighbours;
 pub use outgoing::{profile, GN_MGMT_AID};
 pub use refusal::Refusal;
@@ -55,13 +57,24 @@ pub struct Bridge {
     stack_mac: Mutex<Option<Mac>>,
     /// The signers heard lately (a new one has the next CAM carry the certificate).
     neighbours: Mutex<Neighbours>,
+    metrics: BridgeMetrics,
 }
 
 impl Bridge {
     /// A bridge signing and verifying with `vss`, announcing drops and pseudonym changes on
     /// `events` where given; it registers itself as the entity's id-change listener.
     pub fn new(vss: Arc<Vss>, config: BridgeConfig, events: Option<Arc<EventHub>>) -> Self {
-        let announcer = Arc::new(IdAnnouncer::new(events.clone()));
+        Self::with_metrics(vss, config, events, BridgeMetrics::default())
+    }
+
+    /// [`Bridge::new`], counting in `metrics`.
+    pub fn with_metrics(
+        vss: Arc<Vss>,
+        config: BridgeConfig,
+        events: Option<Arc<EventHub>>,
+        metrics: BridgeMetrics,
+    ) -> Self {
+        let announcer = Arc::new(IdAnnouncer::new(events.clone(), metrics.clone()));
         vss.register_network_id_listener(announcer.clone());
         Bridge {
             vss,
@@ -70,7 +83,13 @@ impl Bridge {
             announcer,
             stack_mac: Mutex::new(None),
             neighbours: Mutex::new(Neighbours::default()),
+            metrics,
         }
+    }
+
+    /// The counters.
+    pub fn metrics(&self) -> &BridgeMetrics {
+        &self.metrics
     }
 
     /// The entity.

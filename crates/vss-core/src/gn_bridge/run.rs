@@ -16,7 +16,7 @@ use std::thread;
 use std::time::Duration;
 
 use super::link::{Link, LinkError, LinkReceiver, LinkSender};
-use super::Bridge;
+use super::{Bridge, BridgeMetrics};
 
 /// Frames queued between the radio's receiver and the verifier.
 pub const QUEUE_FRAMES: usize = 1024;
@@ -64,15 +64,31 @@ pub enum RunError {
 }
 
 impl DirectionCounts {
-    /// Counts the result of one frame and sends a passed one.
-    fn count(&mut self, result: Result<Vec<u8>, super::Refusal>, out: &mut LinkSender) {
+    /// Counts the result of one frame (here and in `metrics` under `direction`) and sends a
+    /// passed one.
+    fn count(
+        &mut self,
+        result: Result<Vec<u8>, super::Refusal>,
+        out: &mut LinkSender,
+        metrics: (&BridgeMetrics, &'static str),
+    ) {
         self.received += 1;
+        let (metrics, direction) = metrics;
         match result {
             Ok(frame) => match out.send(&frame) {
-                Ok(()) => self.passed += 1,
-                Err(_) => self.send_errors += 1,
+                Ok(()) => {
+                    self.passed += 1;
+                    metrics.frame(direction, "passed");
+                }
+                Err(_) => {
+                    self.send_errors += 1;
+                    metrics.frame(direction, "send_error");
+                }
             },
-            Err(refusal) => *self.dropped.entry(refusal.name()).or_default() += 1,
+            Err(refusal) => {
+                *self.dropped.entry(refusal.name()).or_default() += 1;
+                metrics.frame(direction, refusal.name());
+            }
         }
     }
 }
@@ -122,7 +138,8 @@ fn sign(
     let mut counts = DirectionCounts::default();
     while !stop.load(Ordering::SeqCst) {
         if let Some(frame) = from.recv()? {
-            counts.count(bridge.to_radio(&frame), &mut to);
+            let metrics = (bridge.metrics(), "to_radio");
+            counts.count(bridge.to_radio(&frame), &mut to, metrics);
         }
     }
     Ok(counts)
@@ -163,7 +180,7 @@ fn verify(bridge: &Bridge, queued: &Receiver<Vec<u8>>, mut to: LinkSender) -> Di
         }
         let frames: Vec<&[u8]> = batch.iter().map(Vec::as_slice).collect();
         for result in bridge.to_stack(&frames) {
-            counts.count(result, &mut to);
+            counts.count(result, &mut to, (bridge.metrics(), "to_stack"));
         }
         batch.clear();
     }
