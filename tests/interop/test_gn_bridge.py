@@ -1,7 +1,8 @@
 """`vss gn bridge` between two FlexStack stations (an independent ETSI C-ITS stack,
 GeoNetworking security disabled), each behind its own bridge on `scripts/gn-net up`:
 
-- B's stack receives A's CAMs and DENMs through the bridges, and A's B's CAMs;
+- the stations exchange CAMs and DENMs through the bridges, and every packet A's bridge
+  puts on the radio reaches B's stack as A's stack sent it (but for the source address);
 - every frame the bridges put on the radio is a secured packet (Basic Header next header 2)
   that an independent IEEE 1609.2 check (pycrate's codec and pyca, tests/interop/
   _its_reference.py) verifies, its signer's certificate under the AA of its testbed, sent
@@ -214,16 +215,18 @@ def test_two_flexstack_stations_talk_through_two_bridges(bridged_net, testbeds, 
     a.received("cam", 2, ARRIVE_S, count=3)
     sent = a.send_denm(ARRIVE_S)
     b.received("denm", 1, ARRIVE_S, sequence=sent["sequence"])
+    sent = b.send_denm(ARRIVE_S)
+    a.received("denm", 2, ARRIVE_S, sequence=sent["sequence"])
     # Past two of A's pseudonym changes, B still receives.
     b.received("cam", 1, 3 * MAX_USES_A / 5 + ARRIVE_S, count=3 * MAX_USES_A)
 
     # Hostile frames: a copy of A's last CAM with a payload bit flipped, the CAM itself again,
     # an unsecured CAM.
     a_signers = {e["signer"] for e in bridge_a.events if e["event"] == "id_change"}
-    from_a = [f for f in on_air.frames() if GnFrame.parse(f).basic_nh == 2
-              and signed_parts(f)[0] in a_signers]
-    assert from_a, f"no frame on the radio signed by A's pseudonyms {a_signers}"
-    original = from_a[-1]
+    a_frames = [f for f in on_air.frames() if GnFrame.parse(f).basic_nh == 2
+                and signed_parts(f)[0] in a_signers]
+    assert a_frames, f"no frame on the radio signed by A's pseudonyms {a_signers}"
+    original = a_frames[-1]
     payload = signed_parts(original)[1]
     at = original.find(payload) + len(payload) // 2
     tampered = bytearray(original)
@@ -240,8 +243,10 @@ def test_two_flexstack_stations_talk_through_two_bridges(bridged_net, testbeds, 
     assert 'vss_gn_frames_total{direction="to_stack",result="Unsecured"} 1' in page, page
     assert re.search(r'vss_gn_frames_total\{direction="to_radio",result="passed"\} [1-9]', page)
 
+    a.stop()
+    time.sleep(0.5)  # A's last CAMs on their way to B
+    b.stop()
     for station in (a, b):
-        station.stop()
         died = [e for e in station.events if e.get("event") == "thread-died"]
         assert not died, f"{station.name}: {died}"
     counts_a, counts_b = bridge_a.stop(), bridge_b.stop()
@@ -277,5 +282,12 @@ def test_two_flexstack_stations_talk_through_two_bridges(bridged_net, testbeds, 
         parsed = GnFrame.parse(frame)
         assert (parsed.basic_nh, frame[6:12]) == (1, STACK_SIDE_B), frame.hex()
     assert not any(tampered_payload in f for f in delivered), "the tampered CAM"
+    # Every packet A put on the radio reached B's stack, unsecured as A's stack sent it (but
+    # for the source address), across A's pseudonym changes.
+    a_signers = {e["signer"] for e in bridge_a.events if e["event"] == "id_change"}
+    from_a = [signed_parts(f)[1] for f in frames if signed_parts(f)[0] in a_signers]
+    at_b = {f[18:] for f in delivered}
+    missing = [p.hex() for p in from_a if p not in at_b]
+    assert not missing, f"{len(missing)} of {len(from_a)} of A's packets did not reach B"
     assert not any(unsecured[14 + 40:] in f for f in delivered), "the unsecured CAM"
     assert counts_a["to_radio"]["passed"] > 0 and counts_a["to_stack"]["passed"] > 0
