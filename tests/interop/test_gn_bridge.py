@@ -153,6 +153,39 @@ def check_secured(frame: bytes, certs: dict[str, bytes], aas: list[bytes]) -> st
     return signer_id
 
 
+def hostile_frames(on_air: list[bytes], a_signers: set[str]) -> tuple[list[bytes], bytes]:
+    """A copy of A's last packet on the radio with a payload bit flipped, that packet again,
+    and an unsecured CAM (FlexStack's, tests/vectors/gn); and the tampered signed payload."""
+    a_frames = [f for f in on_air if GnFrame.parse(f).basic_nh == 2
+                and signed_parts(f)[0] in a_signers]
+    assert a_frames, f"no frame on the radio signed by A's pseudonyms {a_signers}"
+    original = a_frames[-1]
+    payload = signed_parts(original)[1]
+    start = original.find(payload)
+    tampered = bytearray(original)
+    tampered[start + len(payload) // 2] ^= 0x01
+    unsecured = bytes.fromhex("ffffffffffff02a1b2c3d4e5" "8947") + bytes.fromhex(
+        "1100050120500280002d0100140002a1b2c3d4e5f595c78818ab30d40142dc26856d0a910000000007d1"
+        "000002020000109200000009ca033a8d9195c4dffffffc23b7743e00e11fdffffebfe9ed0737feebfff6"
+        "00")
+    return [bytes(tampered), original, unsecured], bytes(tampered[start:start + len(payload)])
+
+
+def check_radio(frames: list[bytes], testbeds) -> None:
+    """Every frame on the radio is a secured GN packet that verifies independently, from
+    the MAC of its signer; A's changes and B make at least three signers."""
+    aas = [p.read_bytes() for bed in testbeds for p in bed.dir.glob("pki/*/aa.cert")]
+    certs: dict[str, bytes] = {}
+    signers = set()
+    assert frames, "nothing on the radio"
+    for frame in frames:
+        parsed = GnFrame.parse(frame)
+        assert (parsed.ethertype, parsed.version, parsed.basic_nh) == (ETHERTYPE_GN, 1, 2), \
+            f"not a secured GN frame on the radio: {frame.hex()}"
+        signers.add(check_secured(frame, certs, aas))
+    assert len(signers) >= 3, f"{len(signers)} signers on the radio (A changes, B signs)"
+
+
 @pytest.fixture
 def bridged_net():
     require_netns()
@@ -220,23 +253,8 @@ def test_two_flexstack_stations_talk_through_two_bridges(bridged_net, testbeds, 
     # Past two of A's pseudonym changes, B still receives.
     b.received("cam", 1, 3 * MAX_USES_A / 5 + ARRIVE_S, count=3 * MAX_USES_A)
 
-    # Hostile frames: a copy of A's last CAM with a payload bit flipped, the CAM itself again,
-    # an unsecured CAM.
     a_signers = {e["signer"] for e in bridge_a.events if e["event"] == "id_change"}
-    a_frames = [f for f in on_air.frames() if GnFrame.parse(f).basic_nh == 2
-                and signed_parts(f)[0] in a_signers]
-    assert a_frames, f"no frame on the radio signed by A's pseudonyms {a_signers}"
-    original = a_frames[-1]
-    payload = signed_parts(original)[1]
-    at = original.find(payload) + len(payload) // 2
-    tampered = bytearray(original)
-    tampered[at] ^= 0x01
-    tampered_payload = bytes(tampered[at - len(payload) // 2:][:len(payload)])
-    unsecured = bytes.fromhex("ffffffffffff02a1b2c3d4e5" "8947") + bytes.fromhex(
-        "1100050120500280002d0100140002a1b2c3d4e5f595c78818ab30d40142dc26856d0a910000000007d1"
-        "000002020000109200000009ca033a8d9195c4dffffffc23b7743e00e11fdffffebfe9ed0737feebfff6"
-        "00")
-    injected = [bytes(tampered), original, unsecured]
+    injected, tampered_payload = hostile_frames(on_air.frames(), a_signers)
     inject(bridged_net.ns("radio"), injected)
     time.sleep(1)
     page = bridge_b.metrics()
@@ -261,19 +279,10 @@ def test_two_flexstack_stations_talk_through_two_bridges(bridged_net, testbeds, 
     changes = [e for e in bridge_a.events if e["event"] == "id_change"]
     assert len(changes) >= 2, f"A's pseudonym changes announced: {changes}"
 
-    aas = [p.read_bytes() for bed in testbeds for p in bed.dir.glob("pki/*/aa.cert")]
-    certs: dict[str, bytes] = {}
-    signers = set()
     frames = on_air.frames()
-    for frame in injected:  # the copy of `original` is its last occurrence
+    for frame in injected:  # the copy of A's packet is its last occurrence
         del frames[max(i for i, f in enumerate(frames) if f == frame)]
-    assert frames, "nothing on the radio"
-    for frame in frames:
-        parsed = GnFrame.parse(frame)
-        assert (parsed.ethertype, parsed.version, parsed.basic_nh) == (ETHERTYPE_GN, 1, 2), \
-            f"not a secured GN frame on the radio: {frame.hex()}"
-        signers.add(check_secured(frame, certs, aas))
-    assert len(signers) >= 3, f"{len(signers)} signers on the radio (A changes, B signs)"
+    check_radio(frames, testbeds)
 
     # B's stack link carries B's own frames (to its bridge) and what the bridge delivers.
     delivered = [f for f in at_stack_b.frames() if f[6:12] != STACK_B]
@@ -289,5 +298,5 @@ def test_two_flexstack_stations_talk_through_two_bridges(bridged_net, testbeds, 
     at_b = {f[18:] for f in delivered}
     missing = [p.hex() for p in from_a if p not in at_b]
     assert not missing, f"{len(missing)} of {len(from_a)} of A's packets did not reach B"
-    assert not any(unsecured[14 + 40:] in f for f in delivered), "the unsecured CAM"
+    assert not any(injected[2][14 + 40:] in f for f in delivered), "the unsecured CAM"
     assert counts_a["to_radio"]["passed"] > 0 and counts_a["to_stack"]["passed"] > 0
