@@ -150,6 +150,13 @@ def check_secured(frame: bytes, certs: dict[str, bytes], aas: list[bytes]) -> st
     # the sequence number and a reserved field.
     so_mid = payload[10:16] if payload[1] in (0x50, 0x10) else payload[14:20]
     assert so_mid == mac, "the signed source GN address is the signer's"
+    header = sd["tbsData"]["headerInfo"]
+    if header["psid"] == 37:  # TS 103 097 §7.1.2: a DENM's certificate and location
+        assert kind == "certificate", "a DENM carries its signer's certificate"
+        location = header.get("generationLocation")
+        assert location is not None, "a DENM carries its generation location"
+        # The source position vector's latitude (1/10 µdegree) at offset 20 after the SO MID.
+        assert location["latitude"] == int.from_bytes(payload[24:28], "big", signed=True)
     return signer_id
 
 
@@ -184,6 +191,9 @@ def check_radio(frames: list[bytes], testbeds) -> None:
             f"not a secured GN frame on the radio: {frame.hex()}"
         signers.add(check_secured(frame, certs, aas))
     assert len(signers) >= 3, f"{len(signers)} signers on the radio (A changes, B signs)"
+    denms = [f for f in frames if ref.signed_data(ref.decode_data(f[18:]))["tbsData"]
+             ["headerInfo"]["psid"] == 37]
+    assert len(denms) >= 2, f"{len(denms)} DENMs on the radio (one each way)"
 
 
 @pytest.fixture
