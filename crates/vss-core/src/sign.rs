@@ -15,6 +15,9 @@ use crate::{Error, Result};
 /// How often the whole certificate goes out when no one asks (TS 103 097: once a second).
 pub const CERTIFICATE_INTERVAL_MICROS: u64 = 1_000_000;
 
+/// Certificates asked for at once in one CAM's inline P2PCD request.
+pub const MAX_WANTED: usize = 8;
+
 /// A signed message.
 #[derive(Debug, Clone)]
 pub struct Signed {
@@ -80,6 +83,8 @@ struct CertificateRule {
     last_sent: Option<(HashedId8, ItsTime)>,
     /// A peer asked for the certificate with this HashedId3.
     asked_for: Option<HashedId3>,
+    /// Certificates this station asks its peers for in its next CAM (inline P2PCD).
+    wanted: Vec<HashedId3>,
 }
 
 /// Signs with the current pseudonym.
@@ -151,8 +156,13 @@ impl SignService {
         let now = self.clock.now();
         let id = lease.cert.hashed_id8();
         // Decided and noted under the lock, signed outside it, so signers run in parallel.
-        let with_certificate = {
+        let (with_certificate, wanted) = {
             let mut rule = self.rule.lock().unwrap_or_else(|p| p.into_inner());
+            let wanted = if psid == Psid::CAM {
+                std::mem::take(&mut rule.wanted)
+            } else {
+                Vec::new()
+            };
             let asked = options.with_certificate || rule.asked_for == Some(lease.cert.hashed_id3());
             let due = match rule.last_sent {
                 Some((sent, at)) => {
@@ -165,11 +175,12 @@ impl SignService {
                 rule.last_sent = Some((id, now));
                 rule.asked_for = None;
             }
-            asked || due
+            (asked || due, wanted)
         };
         let mut request = SignedDataRequest::new(psid, payload);
         request.generation_time = Some(now);
         request.generation_location = options.generation_location.clone();
+        request.inline_p2pcd_request = wanted;
         request.signer = if with_certificate {
             SignerKind::Certificate
         } else {
@@ -192,6 +203,16 @@ impl SignService {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .asked_for = Some(id);
+    }
+
+    /// This station met a signer whose certificate it does not have: the next CAM asks its
+    /// peers for it (inline P2PCD, TS 103 097 §7.1.1), with at most [`MAX_WANTED`] such
+    /// requests at once (more are let go until then).
+    pub fn request_certificate(&self, id: HashedId3) {
+        let mut rule = self.rule.lock().unwrap_or_else(|p| p.into_inner());
+        if !rule.wanted.contains(&id) && rule.wanted.len() < MAX_WANTED {
+            rule.wanted.push(id);
+        }
     }
 }
 

@@ -421,3 +421,65 @@ fn a_new_neighbour_has_the_next_cam_carry_the_certificate() {
     assert!(s.b.to_stack(&[&again])[0].is_ok());
     assert!(!whole(&s.b), "A is no longer new");
 }
+
+#[test]
+fn an_unknown_signer_is_asked_for_and_its_next_cam_carries_the_certificate() {
+    let s = setup(false);
+    let mut events = listen(&s.events);
+    let cam = from_stack(&vector("shb_cam"));
+    let sign = |bridge: &Bridge, station: &common::Station| {
+        station.clock.advance(Duration::from_millis(10));
+        let out = bridge.to_radio(&cam).expect("signed");
+        let message = SignedMessage::from_bytes(&secured(&out).1).expect("signed");
+        (out, message)
+    };
+    // A hears B (and B is new to A); B never hears A's first CAM, which carried A's
+    // certificate: A's second, by digest, names a signer B does not know.
+    let (b1, _) = sign(&s.b, &s.station_b);
+    assert!(s.a.to_stack(&[&b1])[0].is_ok());
+    let (_, a1) = sign(&s.a, &s.station);
+    assert_eq!(
+        a1.signer_digest(),
+        None,
+        "the certificate, for the new neighbour B"
+    );
+    let (a2, a2_message) = sign(&s.a, &s.station);
+    let a_id = a2_message.signer_digest().expect("by digest");
+    match &s.b.to_stack(&[&a2])[0] {
+        Err(Refusal::Invalid(Verdict::SignerNotFound)) => {}
+        other => panic!("{other:?}"),
+    }
+    let dropped = loop {
+        let event = next_event(&mut events);
+        if event["event"] == "dropped" {
+            break event;
+        }
+        assert_eq!(event["event"], "id_change", "B's first pseudonym");
+    };
+    assert_eq!(dropped["report"], "SignerNotFound");
+    assert_eq!(dropped["signer"], a_id.to_string());
+    // B's next CAM asks for A's certificate (inline P2PCD), once.
+    let asked = |message: &SignedMessage| {
+        message
+            .header()
+            .inline_p2pcd_request
+            .as_ref()
+            .map(|ids| ids.0.iter().map(|id| id.0.to_vec()).collect::<Vec<_>>())
+    };
+    let (b2, b2_message) = sign(&s.b, &s.station_b);
+    assert_eq!(asked(&b2_message), Some(vec![a_id.0[5..].to_vec()]));
+    let (_, b3_message) = sign(&s.b, &s.station_b);
+    assert_eq!(asked(&b3_message), None);
+    // A answers with its certificate in its next CAM, and B takes it.
+    assert!(s.a.to_stack(&[&b2])[0].is_ok());
+    let (a3, a3_message) = sign(&s.a, &s.station);
+    assert_eq!(
+        a3_message.signer_digest(),
+        None,
+        "A's certificate, as asked"
+    );
+    assert!(s.b.to_stack(&[&a3])[0].is_ok());
+    let (a4, a4_message) = sign(&s.a, &s.station);
+    assert!(a4_message.signer_digest().is_some());
+    assert!(s.b.to_stack(&[&a4])[0].is_ok(), "B knows A now");
+}

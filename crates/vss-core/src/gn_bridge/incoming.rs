@@ -2,7 +2,7 @@
 //! the rest dropped and announced.
 
 use vss_gn::{BasicHeader, Body, GnPacket, Unsecured};
-use vss_its::{HashedId8, Psid, SignedMessage};
+use vss_its::{HashedId8, Psid, SignedMessage, Verdict};
 
 use super::ethernet::{frame, Frame, Mac};
 use super::identity::pseudonym_mac;
@@ -111,9 +111,18 @@ impl Bridge {
         }
     }
 
-    /// Announces `refusal` of the secured packet `data`, with what can be read of it.
+    /// Announces `refusal` of the secured packet `data`, with what can be read of it; a
+    /// signer whose certificate is not known is asked for in the next CAM.
     fn announce_secured(&self, refusal: &Refusal, frame_in: &Frame<'_>, data: &[u8]) {
         let message = SignedMessage::from_bytes(data).ok();
+        if let (Refusal::Invalid(Verdict::SignerNotFound), Some(digest)) = (
+            refusal,
+            message.as_ref().and_then(SignedMessage::signer_digest),
+        ) {
+            self.vss
+                .sign_service()
+                .request_certificate(digest.hashed_id3());
+        }
         let body = message
             .as_ref()
             .and_then(SignedMessage::payload)
