@@ -119,9 +119,12 @@ impl Bridge {
             refusal,
             message.as_ref().and_then(SignedMessage::signer_digest),
         ) {
-            self.vss
-                .sign_service()
-                .request_certificate(digest.hashed_id3());
+            // Not this station's own certificate, echoed back to it.
+            if self.vss.pseudonyms().current() != Some(digest) {
+                self.vss
+                    .sign_service()
+                    .request_certificate(digest.hashed_id3());
+            }
         }
         let body = message
             .as_ref()
