@@ -89,6 +89,9 @@ enum Command {
     Card(commands::card::CardCommand),
     /// Verify secured messages arriving over UDP and forward the payloads of valid ones.
     Filter(commands::filter::FilterArgs),
+    /// GeoNetworking: the bridge that secures an unsecured ITS stack's packets.
+    #[command(subcommand)]
+    Gn(commands::gn::GnCommand),
     /// Seed 000's validation suite against two PKIs on loopback: PASS/FAIL per case.
     Selftest(commands::selftest::SelftestArgs),
     /// A playground for vssd: PKIs on loopback, a provisioned station, DIR/vss.toml (up).
@@ -149,6 +152,7 @@ fn main() -> ExitCode {
         Command::Cred(c) => c.run(),
         Command::Card(c) => c.run(),
         Command::Filter(c) => c.run(),
+        Command::Gn(c) => c.run(),
         Command::Selftest(c) => c.run(),
         Command::Testbed(c) => c.run(),
         Command::Ecdsa(c) => c.run(),

@@ -218,6 +218,21 @@ impl Vss {
         )
     }
 
+    /// createSignature of a payload that names its signer ([`SignService::sign_for`]):
+    /// `payload` is built for the pseudonym that signs it.
+    pub fn create_signature_for<E: From<Error>>(
+        &self,
+        options: &SignOptions,
+        payload: impl FnOnce(HashedId8) -> std::result::Result<Vec<u8>, E>,
+    ) -> std::result::Result<Signed, E> {
+        let checkpoint = self.stats.as_ref().map(|s| s.checkpoint("createSignature"));
+        let result = self.sign.sign_for(options, payload);
+        if let Some(c) = checkpoint {
+            c.end(if result.is_ok() { "ok" } else { "error" })?;
+        }
+        result
+    }
+
     /// verifySignature of several messages at once: the outcomes in order, as
     /// [`Vss::verify_signature`] one after the other would give, with the signatures checked
     /// in one batch on the engine. With statistics on, each message is logged with its

@@ -51,6 +51,16 @@ pub enum Event {
         /// Where it came from (`udp:HOST:PORT`, or a GeoNetworking source).
         source: String,
     },
+    /// The pseudonym changed, and with it the station's radio-side identity.
+    IdChange {
+        /// The pseudonym before (upper-case hex), none at the first.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        from: Option<String>,
+        /// The new pseudonym's HashedId8 (upper-case hex).
+        signer: String,
+        /// The radio-side MAC address (and GN address MID) that goes with it.
+        mac: String,
+    },
 }
 
 impl Event {

@@ -11,6 +11,10 @@
 //! - [`frame`]: frame encryption to a certificate's encryption key, decryption in the HSM;
 //! - [`filter`]: seed 001's transparent mode, forwarding only what verifies, in batches
 //!   bounded by a size and a deadline;
+//! - [`gn_bridge`]: the same on the GeoNetworking wire, both ways: a bridge between an
+//!   unsecured ITS stack and the radio that signs what the stack sends and verifies what
+//!   it receives;
+//! - [`events`]: the outer system told of each dropped message and pseudonym change;
 //! - [`stats`]: checkpoints logged to rotating files, and their report;
 //! - [`entity`]: [`Vss`], all of it built from the configuration;
 //! - [`id_change`]: identifier changes as PREPARE, COMMIT and ABORT events;
@@ -25,6 +29,7 @@ mod error;
 pub mod events;
 pub mod filter;
 pub mod frame;
+pub mod gn_bridge;
 pub mod id_change;
 pub mod pin;
 pub mod policy;

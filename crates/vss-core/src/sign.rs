@@ -6,14 +6,17 @@
 use std::sync::{Arc, Mutex};
 
 use vss_hsm::Hsm;
-use vss_its::asn::{ServiceSpecificPermissions, ToBeSignedCertificate};
+use vss_its::asn::{ServiceSpecificPermissions, ThreeDLocation, ToBeSignedCertificate};
 use vss_its::{HashedId3, HashedId8, HsmKey, ItsTime, Psid, SignedDataRequest, SignerKind};
 
-use crate::pseudonym::{Clock, PseudonymManager};
+use crate::pseudonym::{Clock, Lease, PseudonymManager};
 use crate::{Error, Result};
 
 /// How often the whole certificate goes out when no one asks (TS 103 097: once a second).
 pub const CERTIFICATE_INTERVAL_MICROS: u64 = 1_000_000;
+
+/// Certificates asked for at once in one CAM's inline P2PCD request.
+pub const MAX_WANTED: usize = 8;
 
 /// A signed message.
 #[derive(Debug, Clone)]
@@ -36,6 +39,9 @@ pub struct SignOptions {
     pub ssp: Vec<u8>,
     /// The whole certificate goes out this time (else the CAM rule decides).
     pub with_certificate: bool,
+    /// Where the payload was generated (the header's `generationLocation`, which TS 103 097
+    /// §7.1.2 asks of DENMs); none: left out.
+    pub generation_location: Option<ThreeDLocation>,
 }
 
 impl SignOptions {
@@ -45,6 +51,7 @@ impl SignOptions {
             psid,
             ssp: Vec::new(),
             with_certificate: false,
+            generation_location: None,
         }
     }
 }
@@ -76,6 +83,8 @@ struct CertificateRule {
     last_sent: Option<(HashedId8, ItsTime)>,
     /// A peer asked for the certificate with this HashedId3.
     asked_for: Option<HashedId3>,
+    /// Certificates this station asks its peers for in its next CAM (inline P2PCD).
+    wanted: Vec<HashedId3>,
 }
 
 /// Signs with the current pseudonym.
@@ -110,6 +119,26 @@ impl SignService {
     /// Signs `payload` as `options` ask, generated now: refused when the current pseudonym
     /// does not permit the PSID or does not grant the SSP.
     pub fn sign_with(&self, options: &SignOptions, payload: &[u8]) -> Result<Signed> {
+        let lease = self.lease_for(options)?;
+        self.sign_leased(&lease, options, payload)
+    }
+
+    /// [`SignService::sign_with`] for a payload that names its signer: `payload` is given
+    /// the HashedId8 of the pseudonym that signs (chosen, and changed if due, first), so a
+    /// packet can carry the addresses of the pseudonym that signs it.
+    pub fn sign_for<E: From<Error>>(
+        &self,
+        options: &SignOptions,
+        payload: impl FnOnce(HashedId8) -> Result<Vec<u8>, E>,
+    ) -> Result<Signed, E> {
+        let lease = self.lease_for(options)?;
+        let bytes = payload(lease.cert.hashed_id8())?;
+        Ok(self.sign_leased(&lease, options, &bytes)?)
+    }
+
+    /// The pseudonym to sign with as `options` ask: refused when it does not permit the
+    /// PSID or does not grant the SSP.
+    fn lease_for(&self, options: &SignOptions) -> Result<Lease> {
         let psid = options.psid;
         let lease = self.pseudonyms.acquire()?;
         if !vss_its::allows_psid(lease.cert.tbs(), psid) {
@@ -118,11 +147,22 @@ impl SignService {
         if !grants_ssp(lease.cert.tbs(), psid, &options.ssp) {
             return Err(Error::SspNotGranted(psid));
         }
+        Ok(lease)
+    }
+
+    /// Signs `payload` with `lease`, generated now.
+    fn sign_leased(&self, lease: &Lease, options: &SignOptions, payload: &[u8]) -> Result<Signed> {
+        let psid = options.psid;
         let now = self.clock.now();
         let id = lease.cert.hashed_id8();
         // Decided and noted under the lock, signed outside it, so signers run in parallel.
-        let with_certificate = {
+        let (with_certificate, wanted) = {
             let mut rule = self.rule.lock().unwrap_or_else(|p| p.into_inner());
+            let wanted = if psid == Psid::CAM {
+                std::mem::take(&mut rule.wanted)
+            } else {
+                Vec::new()
+            };
             let asked = options.with_certificate || rule.asked_for == Some(lease.cert.hashed_id3());
             let due = match rule.last_sent {
                 Some((sent, at)) => {
@@ -135,10 +175,12 @@ impl SignService {
                 rule.last_sent = Some((id, now));
                 rule.asked_for = None;
             }
-            asked || due
+            (asked || due, wanted)
         };
         let mut request = SignedDataRequest::new(psid, payload);
         request.generation_time = Some(now);
+        request.generation_location = options.generation_location.clone();
+        request.inline_p2pcd_request = wanted;
         request.signer = if with_certificate {
             SignerKind::Certificate
         } else {
@@ -161,6 +203,16 @@ impl SignService {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .asked_for = Some(id);
+    }
+
+    /// This station met a signer whose certificate it does not have: the next CAM asks its
+    /// peers for it (inline P2PCD, TS 103 097 §7.1.1), with at most [`MAX_WANTED`] such
+    /// requests at once (more are let go until then).
+    pub fn request_certificate(&self, id: HashedId3) {
+        let mut rule = self.rule.lock().unwrap_or_else(|p| p.into_inner());
+        if !rule.wanted.contains(&id) && rule.wanted.len() < MAX_WANTED {
+            rule.wanted.push(id);
+        }
     }
 }
 

@@ -155,6 +155,7 @@ impl Entity {
             psid: request.psid.into(),
             ssp: request.ssp.clone(),
             with_certificate,
+            generation_location: None,
         };
         Ok((options, asked))
     }

@@ -7,6 +7,7 @@ pub mod demo;
 pub mod ecdsa;
 pub mod engine;
 pub mod filter;
+pub mod gn;
 pub mod hsm;
 pub mod its;
 pub mod kem;
