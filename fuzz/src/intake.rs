@@ -618,7 +618,7 @@ mod tests {
     use vss_its::asn::Duration;
     use vss_its::{issue_certificate, CertificateRequest, Profile};
     use vss_pki::messages::AuthorizationValidationRequest;
-    use vss_pki::station::{authorization_request, enrolment_request, Outer};
+    use vss_pki::station::{authorization_request, enrolment_request, Outer, TicketKeys};
 
     const SEEDS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/seeds/pki_intake");
 
@@ -768,8 +768,16 @@ mod tests {
         let renewal = enrolment(STATION, Key::RenewedEc, Outer::Enrolment(&ec, &ec_key));
         let stranger = enrolment("car-9", Key::NewEc, Outer::Canonical(&canonical));
         let ticket = Key::Ticket.private();
-        let authorization =
-            authorization_request(&ticket, &ec, &ec_key, &ea, &aa, &[36], now()).expect("request");
+        let authorization = authorization_request(
+            TicketKeys::signing(&ticket),
+            &ec,
+            &ec_key,
+            &ea,
+            &aa,
+            &[Psid::CAM],
+            now(),
+        )
+        .expect("request");
         let at_request = open(Endpoint::Authorize, &authorization.bytes);
         let envelope = SignedMessage::from_bytes(&at_request)
             .expect("signed")
