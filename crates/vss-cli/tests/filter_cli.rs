@@ -422,6 +422,9 @@ fn bad_addresses_and_anchors_are_one_line_errors() {
     }
 }
 
+/// Datagrams that only probe whether the events socket has taken its client yet.
+const PROBES: usize = 100;
+
 #[test]
 fn every_dropped_datagram_is_told_on_the_events_socket_and_valid_ones_are_not() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -433,15 +436,31 @@ fn every_dropped_datagram_is_told_on_the_events_socket_and_valid_ones_are_not() 
     let (child, listen, _receiver) = start_filter(
         dir.path(),
         &trusted,
-        invalid.len() + 1,
+        invalid.len() + 1 + PROBES,
         &["--events", socket_arg, "--batch", "1"],
     );
     let events = std::os::unix::net::UnixStream::connect(&socket).expect("events socket");
     events
+        .set_read_timeout(Some(Duration::from_millis(100)))
+        .expect("timeout");
+    let control = events.try_clone().expect("a second handle");
+    let mut lines = BufReader::new(events).lines();
+    // The hub takes its client on a thread of its own: events published before that are
+    // not this client's. Probes from another socket until one is told.
+    let prober = UdpSocket::bind("127.0.0.1:0").expect("prober");
+    let probe_source = format!("udp:{}", prober.local_addr().expect("address"));
+    let mut probes = 0;
+    loop {
+        assert!(probes < PROBES, "no event within {PROBES} probes");
+        prober.send_to(b"probe", &listen).expect("send");
+        probes += 1;
+        if lines.next().is_some_and(|line| line.is_ok()) {
+            break;
+        }
+    }
+    control
         .set_read_timeout(Some(Duration::from_secs(20)))
         .expect("timeout");
-    // The hub takes the client on its own thread: give it a moment before anything drops.
-    std::thread::sleep(Duration::from_millis(200));
     let sender = UdpSocket::bind("127.0.0.1:0").expect("sender");
     let from = format!("udp:{}", sender.local_addr().expect("address"));
     sender
@@ -450,10 +469,13 @@ fn every_dropped_datagram_is_told_on_the_events_socket_and_valid_ones_are_not() 
     for (datagram, _) in &invalid {
         sender.send_to(datagram, &listen).expect("send");
     }
-    let mut lines = BufReader::new(events).lines();
-    for (i, (datagram, verdict)) in invalid.iter().enumerate() {
-        let line = lines.next().expect("an event").expect("a line");
+    let mut told = lines.filter_map(|line| {
+        let line = line.expect("a line");
         let event: serde_json::Value = serde_json::from_str(&line).expect("JSON");
+        (event["source"] != probe_source.as_str()).then_some((line, event))
+    });
+    for (i, (datagram, verdict)) in invalid.iter().enumerate() {
+        let (line, event) = told.next().expect("an event");
         assert_eq!(event["event"], "dropped", "{line}");
         assert_eq!(event["report"], *verdict, "#{i}: {line}");
         assert!(event["code"].as_u64().is_some_and(|c| c > 0), "{line}");
@@ -474,10 +496,14 @@ fn every_dropped_datagram_is_told_on_the_events_socket_and_valid_ones_are_not() 
             Err(_) => assert!(event.get("signer").is_none(), "a malformed one: {line}"),
         }
     }
+    // The probes not needed bring the filter to its count.
+    for _ in probes..PROBES {
+        prober.send_to(b"probe", &listen).expect("send");
+    }
     let output = child.wait_with_output().expect("vss filter ends");
     assert!(output.status.success(), "{output:?}");
     let summary: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
     assert_eq!(summary["forwarded"], 1);
-    assert_eq!(summary["dropped"], invalid.len() as u64);
+    assert_eq!(summary["dropped"], (invalid.len() + PROBES) as u64);
     assert!(!socket.exists(), "the events socket is removed at the end");
 }
