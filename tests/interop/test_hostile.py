@@ -103,7 +103,7 @@ KIND_OF_VALUE: dict[str, str] = {
                      "udp:ADDR", "LISTEN", "ADDR", "PROTOCOLS", "KEYS", "SIZE", "ALGORITHM", "CANONICAL_ID", "CURVE", "SCHEME", "KDF", "HASH", "FORMAT",
                      "PSID[:SSP]", "LAT,LON[,ELEVATION]", "CARDS", "VPCD", "HOST:PORT",
                      "NAME=VALUE", "NAME=GROUNDS", "NAME=MIN..MAX", "SCOPE", "ADDRESS",
-                     "FILTER"), TEXT),
+                     "FILTER", "IFACE"), TEXT),
 }
 
 # --------------------------------------------------------------------------------------
@@ -206,6 +206,15 @@ class World:
     @cached_property
     def pki(self) -> str:
         return str(shutil.copytree(self.t.pki, self.dir / "pki"))
+
+    @cached_property
+    def entity_config(self) -> str:
+        """A vss.toml for the entity: the world's store, the PKI's root as the anchor."""
+        path = self.dir / "vss.toml"
+        path.write_text(f'[hsm]\nstore = "{self.store}"\n[repository]\n'
+                        f'dir = "{self.dir / "repository"}"\n[trust]\n'
+                        f'anchors = ["{self.cert("root")}"]\n')
+        return str(path)
 
     @property
     def pki_keys(self) -> str:
@@ -439,6 +448,11 @@ LEAVES: dict[tuple[str, ...], Leaf] = {
         # loader the same way.
         only={"--module": ("dev-zero", "control")},
         timeout=90),
+    # The bridge on the loopback interface, until stopped; the interfaces' hostile values
+    # are refused as names no interface has.
+    ("gn", "bridge"): Leaf(lambda w: {"--config": w.entity_config, "--radio": "lo",
+                                      "--stack": "lo"},
+                           runs_until_stopped=True, timeout=3),
     ("tls", "serve"): Leaf(lambda w: {"--store": w.store, "--listen": "127.0.0.1:0",
                                       "--backend": "127.0.0.1:9", "--cert": str(w.t.sig_cert),
                                       "--key": "sig"},
