@@ -122,15 +122,13 @@ pub fn station(tickets: usize) -> Station {
         Arc::new(SoftHsm::open(&dir.path().join("keys"), "1234").expect("open"));
     let repository = Repository::open(&dir.path().join("repository")).expect("repository");
     let root_key = PrivateKey::generate(Curve::P256).expect("key");
-    let root = issue_certificate(
-        &authority(Profile::Root, &root_key, "test-root"),
-        None,
-        &root_key,
-    )
-    .expect("root");
+    let root_request = authority(Profile::Root, &root_key, "test-root");
+    let root = issue_certificate(&root_request, None, &root_key).expect("root");
     let key = PrivateKey::generate(Curve::P256).expect("key");
     let encryption = PrivateKey::generate(Curve::P256).expect("key");
     let mut aa = authority(Profile::Aa, &key, "test-aa");
+    // The root's period exactly: made a second later, the AA's would end after the root's.
+    aa.start = root_request.start;
     aa.encryption_key = Some(encryption.public_key().clone());
     aa.issue_psids = vec![Psid::CAM];
     let cert = issue_certificate(&aa, Some(&root), &root_key).expect("aa");
