@@ -16,9 +16,10 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import pytest
 
@@ -79,13 +80,22 @@ class Network:
                        capture_output=True, text=True)
 
 
-def network_up(prefix: str, direct: bool) -> Network:
-    """Makes the network (removed again if `up` fails part-way: gn-net does that itself)."""
+@contextmanager
+def held_network(tag: str, direct: bool) -> Iterator[Network]:
+    """The network of this test process (prefix `tag` and the pid), made after
+    [`require_netns`] and removed when the block ends (and by gn-net itself if `up` fails
+    part-way)."""
+    require_netns()
+    prefix = f"{tag}{os.getpid() % 100000}"
     args = [str(GN_NET), "up", "--prefix", prefix] + (["--direct"] if direct else [])
     made = subprocess.run(args, capture_output=True, text=True)
     if made.returncode != 0:
         raise RuntimeError(f"gn-net up failed: {made.stdout}{made.stderr}")
-    return Network(prefix, direct)
+    net = Network(prefix, direct)
+    try:
+        yield net
+    finally:
+        net.down()
 
 
 class JsonLinesProcess:

@@ -19,7 +19,6 @@ namespaces and FlexStack's venv (as tests/interop/test_gn_net.py).
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import socket
@@ -32,8 +31,7 @@ from pathlib import Path
 import pytest
 
 import _its_reference as ref
-from _gn_net import ETHERTYPE_GN, Capture, GnFrame, Station, flexstack_python, network_up
-from _gn_net import require_netns
+from _gn_net import ETHERTYPE_GN, Capture, GnFrame, Station, flexstack_python, held_network
 from _testbed import start_testbed, stop_testbed
 
 LAT, LON = 41.387304, 2.112485
@@ -198,12 +196,8 @@ def check_radio(frames: list[bytes], testbeds) -> None:
 
 @pytest.fixture
 def bridged_net():
-    require_netns()
-    net = network_up(f"vsg{os.getpid() % 100000}", direct=False)
-    try:
+    with held_network("vsg", direct=False) as net:
         yield net
-    finally:
-        net.down()
 
 
 @pytest.fixture

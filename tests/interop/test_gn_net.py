@@ -11,7 +11,6 @@ VSS_REQUIRE_NETNS=1, as in scripts/test), and FlexStack's venv.
 
 from __future__ import annotations
 
-import os
 
 import pytest
 
@@ -21,8 +20,7 @@ from _gn_net import (
     GnFrame,
     Station,
     flexstack_python,
-    network_up,
-    require_netns,
+    held_network,
 )
 
 # Stations: 22 m apart, inside each other's DENM area (a circle of 100 m round the sender).
@@ -36,12 +34,8 @@ ARRIVE_S = 10
 
 @pytest.fixture
 def direct_net():
-    require_netns()
-    net = network_up(f"vss{os.getpid() % 100000}", direct=True)
-    try:
+    with held_network("vss", direct=True) as net:
         yield net
-    finally:
-        net.down()
 
 
 @pytest.fixture
@@ -101,12 +95,8 @@ def test_flexstack_stations_talk_unsecured_gn_on_the_radio(direct_net, fs_python
 
 @pytest.fixture
 def bridged_net():
-    require_netns()
-    net = network_up(f"vsb{os.getpid() % 100000}", direct=False)
-    try:
+    with held_network("vsb", direct=False) as net:
         yield net
-    finally:
-        net.down()
 
 
 def test_bridged_network_has_no_path_but_the_bridge(bridged_net, fs_python, running):

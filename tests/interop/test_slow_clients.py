@@ -28,7 +28,6 @@ import subprocess
 import threading
 import time
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 

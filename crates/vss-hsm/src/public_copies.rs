@@ -56,12 +56,21 @@ impl PublicCopies {
     /// Every copy, in label order (at most [`crate::MAX_OBJECTS`] are read; a damaged one is
     /// [`Error::CorruptFile`]).
     pub fn list(&self) -> Result<Vec<PublicCopy>> {
+        self.labels()?
+            .iter()
+            .map(|label| self.read(label))
+            .collect()
+    }
+
+    /// The labels that have a copy, in order (at most [`crate::MAX_OBJECTS`]), from the file
+    /// names alone.
+    fn labels(&self) -> Result<Vec<String>> {
         let entries = match std::fs::read_dir(&self.dir) {
             Ok(entries) => entries,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(Error::io(&self.dir)(e)),
         };
-        let mut copies = Vec::new();
+        let mut labels = Vec::new();
         for entry in entries {
             let file = entry.map_err(Error::io(&self.dir))?.file_name();
             let file = file.to_string_lossy();
@@ -71,13 +80,13 @@ impl PublicCopies {
             if file.starts_with(TEMP_PREFIX) || check_label(label).is_err() {
                 continue;
             }
-            if copies.len() == crate::MAX_OBJECTS {
+            if labels.len() == crate::MAX_OBJECTS {
                 break;
             }
-            copies.push(self.read(label)?);
+            labels.push(label.to_owned());
         }
-        copies.sort_by(|a, b| a.label.cmp(&b.label));
-        Ok(copies)
+        labels.sort();
+        Ok(labels)
     }
 
     /// The copy of the key labelled `label`, if there is one.
@@ -147,18 +156,19 @@ impl PublicCopies {
         }
     }
 
-    /// Writes the copies of `hsm`'s keys that are missing and removes those of keys gone.
+    /// Writes the copies of `hsm`'s keys that are missing and removes those of keys gone,
+    /// from the copies' file names (no copy is read).
     pub(crate) fn sync(&self, hsm: &dyn Hsm) -> Result<()> {
         let keys = hsm.keys()?;
-        let copies = self.list()?;
+        let labels = self.labels()?;
         for key in &keys {
-            if check_label(&key.label).is_ok() && !copies.iter().any(|c| c.label == key.label) {
+            if check_label(&key.label).is_ok() && labels.binary_search(&key.label).is_err() {
                 self.write(hsm, key)?;
             }
         }
-        for copy in copies {
-            if !keys.iter().any(|k| k.label == copy.label) {
-                self.remove(&copy.label)?;
+        for label in labels {
+            if !keys.iter().any(|k| k.label == label) {
+                self.remove(&label)?;
             }
         }
         Ok(())

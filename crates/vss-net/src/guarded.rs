@@ -1,6 +1,5 @@
-//! [`Guarded`]: a connection whose blocked writes (and, where asked, pending reads) fail
-//! with [`io::ErrorKind::TimedOut`] once they have waited too long, so that a client that
-//! stops reading, or never speaks, cannot keep its slot.
+//! [`Guarded`]: a connection whose blocked writes fail with [`io::ErrorKind::TimedOut`] once
+//! they have waited too long, so that a client that stops reading cannot keep its slot.
 
 use std::future::Future;
 use std::io;
@@ -52,25 +51,14 @@ impl Stall {
     }
 }
 
-/// How a [`Guarded`] bounds reads.
-enum ReadBound {
-    /// Reads may wait as long as the protocol above wants.
-    None,
-    /// Until the first byte arrives (a TLS handshake's or an HTTP/2 preface's), then none.
-    FirstByte(Stall),
-    /// Every read.
-    Every(Stall),
-}
-
 /// A connection (any tokio stream) whose write, flush or shutdown that stays blocked for
 /// longer than its write timeout fails with [`io::ErrorKind::TimedOut`]: the server above
-/// sees an error and closes the connection. Reads are bounded only where asked
-/// ([`Guarded::first_byte_within`], [`Guarded::reading_within`]). The clocks run only
-/// while an operation waits, so a server busy with a request is never cut short.
+/// sees an error and closes the connection. Reads pass through unbounded (each server
+/// bounds them by its protocol). The clock runs only while a write waits, so a server busy
+/// with a request is never cut short.
 pub struct Guarded<S> {
     io: S,
     write: Stall,
-    read: ReadBound,
 }
 
 impl<S> Guarded<S> {
@@ -79,26 +67,7 @@ impl<S> Guarded<S> {
         Guarded {
             io,
             write: Stall::new(write_timeout),
-            read: ReadBound::None,
         }
-    }
-
-    /// The first byte from the client must arrive within `timeout` of the first read (a
-    /// handshake or preface timeout); later reads are not bounded.
-    pub fn first_byte_within(mut self, timeout: Duration) -> Self {
-        self.read = ReadBound::FirstByte(Stall::new(timeout));
-        self
-    }
-
-    /// Every read must bring bytes (or the end) within `timeout` of its first wait.
-    pub fn reading_within(mut self, timeout: Duration) -> Self {
-        self.read = ReadBound::Every(Stall::new(timeout));
-        self
-    }
-
-    /// The connection inside.
-    pub fn get_ref(&self) -> &S {
-        &self.io
     }
 }
 
@@ -108,19 +77,7 @@ impl<S: AsyncRead + Unpin> AsyncRead for Guarded<S> {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        let this = &mut *self;
-        let polled = Pin::new(&mut this.io).poll_read(cx, buf);
-        match &mut this.read {
-            ReadBound::None => polled,
-            ReadBound::Every(stall) => stall.watch(cx, "no bytes from the client", polled),
-            ReadBound::FirstByte(stall) => {
-                let watched = stall.watch(cx, "no first byte from the client", polled);
-                if watched.is_ready() {
-                    this.read = ReadBound::None;
-                }
-                watched
-            }
-        }
+        Pin::new(&mut self.io).poll_read(cx, buf)
     }
 }
 
@@ -204,7 +161,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn reads_wait_unbounded_unless_asked() {
+    async fn reads_wait_unbounded() {
         let (near, mut far) = tokio::io::duplex(64);
         let mut guarded = Guarded::new(near, SHORT);
         let late = tokio::spawn(async move {
@@ -216,34 +173,5 @@ mod tests {
         guarded.read_exact(&mut got).await.expect("read");
         assert_eq!(&got, b"late");
         drop(late.await);
-    }
-
-    #[tokio::test]
-    async fn a_silent_client_misses_its_first_byte_deadline() {
-        let (near, _far) = tokio::io::duplex(64);
-        let mut guarded = Guarded::new(near, SHORT).first_byte_within(SHORT);
-        let error = guarded.read(&mut [0u8; 1]).await.expect_err("nothing sent");
-        assert_eq!(error.kind(), io::ErrorKind::TimedOut);
-    }
-
-    #[tokio::test]
-    async fn after_the_first_byte_reads_are_free_and_every_read_bound_is_kept() {
-        let (near, mut far) = tokio::io::duplex(64);
-        let mut first = Guarded::new(near, SHORT).first_byte_within(SHORT);
-        far.write_all(b"a").await.expect("write");
-        first.read_exact(&mut [0u8; 1]).await.expect("first byte");
-        let later = tokio::spawn(async move {
-            tokio::time::sleep(SHORT * 2).await;
-            far.write_all(b"b").await.expect("write");
-            far
-        });
-        first.read_exact(&mut [0u8; 1]).await.expect("a late byte");
-        let mut far = later.await.expect("writer");
-
-        let (near, _other) = tokio::io::duplex(64);
-        let mut every = Guarded::new(near, SHORT).reading_within(SHORT);
-        far.write_all(b"c").await.expect("write");
-        let error = every.read(&mut [0u8; 1]).await.expect_err("silent");
-        assert_eq!(error.kind(), io::ErrorKind::TimedOut);
     }
 }

@@ -16,8 +16,7 @@
 //! the card and the configuration take them too.
 //!
 //! [`Guarded`] wraps a connection so that a write blocked longer than the write timeout
-//! (a client that stops reading), or a read waiting too long where asked (a handshake or
-//! preface that never comes), fails and the connection closes. [`PerClient`] caps what one
+//! (a client that stops reading) fails and the connection closes. [`PerClient`] caps what one
 //! client may hold (connections, offers, streams) under a key the server names, and
 //! [`bind_unix`] binds a server's Unix socket (a stale one replaced, never a live one), and
 //! [`Throttle`] turns a warning an attacker can repeat into one line per interval with a
