@@ -72,7 +72,7 @@ fn read_cert(path: &Path) -> Result<Cert> {
 /// The validator `config` describes: its trust anchors (the files, and the roots of the
 /// trust store with their lists and EAs and AAs), and its authorities checked under them
 /// and cached.
-fn validator(config: &Config, clock: &dyn Clock) -> Result<Validator> {
+pub fn validator(config: &Config, clock: &dyn Clock) -> Result<Validator> {
     let now = clock.now();
     let mut anchors = match &config.trust.store {
         Some(dir) => StationTrust::load(dir, now)?.trust_store(config.trust.stale_crl)?,

@@ -58,8 +58,10 @@ pub enum Event {
         from: Option<String>,
         /// The new pseudonym's HashedId8 (upper-case hex).
         signer: String,
-        /// The radio-side MAC address (and GN address MID) that goes with it.
-        mac: String,
+        /// The radio-side MAC address (and GN address MID) that goes with it, where the
+        /// front end has one (the GeoNetworking bridge; not the UDP filter).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        mac: Option<String>,
     },
 }
 

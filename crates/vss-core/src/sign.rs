@@ -54,6 +54,19 @@ impl SignOptions {
             generation_location: None,
         }
     }
+
+    /// The options of ETSI TS 103 097 V2.1.1 §7.1 for a message under `psid` generated at
+    /// `location` (where known): a CAM (§7.1.1) and others (§7.1.3) name their signer by
+    /// digest, the whole certificate once a second or when a peer asks (the sign service's
+    /// rule); a DENM (§7.1.2) carries the certificate and its generation location.
+    pub fn profile(psid: Psid, location: Option<ThreeDLocation>) -> Self {
+        let mut options = SignOptions::psid(psid);
+        if psid == Psid::DENM {
+            options.with_certificate = true;
+            options.generation_location = location;
+        }
+        options
+    }
 }
 
 /// Whether `cert` grants `ssp` for `psid`: an empty `ssp` asks for nothing; otherwise the

@@ -2,7 +2,9 @@
 //! per UDP datagram) are verified, the payloads of valid ones are forwarded in arrival order,
 //! the rest are dropped and counted by reason. Datagrams are verified in batches on an
 //! engine, each batch sent on when it is full or its deadline has passed. Each message is
-//! forwarded once, and only while fresh (`--replay-*`, `--no-replay-check`).
+//! forwarded once, and only while fresh (`--replay-*`, `--no-replay-check`). With an
+//! entity (`--config`), payloads arriving on `--sign-listen` are signed with its current
+//! pseudonym and sent to `--sign-to`.
 
 use std::net::{SocketAddr, UdpSocket};
 use std::path::PathBuf;
@@ -13,10 +15,15 @@ use std::time::Duration;
 use anyhow::{anyhow, Context, Result};
 use serde_json::json;
 use vss_core::events::EventHub;
-use vss_core::filter::{listen_socket, BatchConfig, Filter, FilterCounts};
+use vss_core::filter::{
+    listen_socket, sending_socket, BatchConfig, Filter, FilterCounts, Outgoing, SignCounts, Signing,
+};
+use vss_core::pseudonym::SystemClock;
 use vss_core::replay::{ReplayConfig, MAX_AGE_LIMIT, MAX_CAPACITY, MAX_LEAD_LIMIT};
+use vss_core::{Config, Vss};
 use vss_engine::VerifyEngine;
-use vss_its::{TrustAnchors, Validator, Verdict};
+use vss_its::{Psid, TrustAnchors, Validator, Verdict};
+use vss_net::{Throttle, WARN_INTERVAL};
 
 use crate::files::read_cert;
 use crate::output::{emit, print_json, printable, Format, Table};
@@ -49,8 +56,13 @@ pub struct FilterArgs {
     /// Where the payloads of valid ones go (udp:HOST:PORT).
     #[arg(long, value_name = "udp:ADDR")]
     forward: UdpAddr,
-    /// A root certificate (COER) to trust. Repeatable; at least one.
-    #[arg(long = "anchor", value_name = "FILE", required = true)]
+    /// A root certificate (COER) to trust. Repeatable; at least one, unless --config is
+    /// given [default: what the --config entity trusts].
+    #[arg(
+        long = "anchor",
+        value_name = "FILE",
+        required_unless_present = "config"
+    )]
     anchors: Vec<PathBuf>,
     /// An EA or AA certificate known in advance (so digest-signed messages resolve).
     /// Repeatable.
@@ -59,6 +71,22 @@ pub struct FilterArgs {
     /// Certificates kept in the cache once validated.
     #[arg(long, default_value_t = 4096)]
     cache_capacity: usize,
+    /// The entity's configuration (the TOML vssd reads; its PIN from the PIN file, the
+    /// systemd credential or VSS_PIN): it signs for --sign-listen [default: none].
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Where payloads to sign arrive (udp:HOST:PORT); needs --config and --sign-to
+    /// [default: nothing is signed].
+    #[arg(long, value_name = "udp:ADDR", requires_all = ["config", "sign_to"])]
+    sign_listen: Option<UdpAddr>,
+    /// Where the signed messages (Ieee1609Dot2Data) go (udp:HOST:PORT).
+    #[arg(long, value_name = "udp:ADDR", requires = "sign_listen")]
+    sign_to: Option<UdpAddr>,
+    /// The ITS-AID payloads are signed for, under its TS 103 097 profile: a CAM (36) names
+    /// its signer by digest but once a second, a DENM (37) carries the certificate.
+    #[arg(long, value_name = "PSID", default_value_t = 36,
+          value_parser = clap::value_parser!(u64).range(0..=u32::MAX as u64))]
+    sign_psid: u64,
     #[command(flatten)]
     bulk: BulkArgs,
     #[command(flatten)]
@@ -151,13 +179,18 @@ impl BulkArgs {
 impl FilterArgs {
     /// Runs the filter.
     pub fn run(self) -> Result<ExitCode> {
-        let mut anchors = TrustAnchors::new();
-        for path in &self.anchors {
-            anchors
-                .add(read_cert(path)?)
-                .with_context(|| format!("{}", path.display()))?;
-        }
-        let mut validator = Validator::new(anchors, self.cache_capacity);
+        let config = match &self.config {
+            Some(path) => Some(
+                Config::load(path).with_context(|| format!("cannot load {}", path.display()))?,
+            ),
+            None => None,
+        };
+        let mut validator = match &config {
+            Some(config) if self.anchors.is_empty() => {
+                vss_core::entity::validator(config, &SystemClock)?
+            }
+            _ => self.anchored()?,
+        };
         for path in &self.authorities {
             let report =
                 validator.verify_certificate(&read_cert(path)?, &[], vss_its::ItsTime::now());
@@ -173,15 +206,7 @@ impl FilterArgs {
         let batch = self.bulk.batch();
         let listen = listen_socket(self.listen.0, &batch)
             .with_context(|| format!("cannot listen on udp:{}", self.listen.0))?;
-        let unspecified: SocketAddr = if self.forward.0.is_ipv4() {
-            ([0, 0, 0, 0], 0).into()
-        } else {
-            (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
-        };
-        let forward = UdpSocket::bind(unspecified).context("cannot open the forward socket")?;
-        forward
-            .connect(self.forward.0)
-            .with_context(|| format!("cannot forward to udp:{}", self.forward.0))?;
+        let forward = connected(self.forward)?;
         let replay = self.replay.window();
         let events = match &self.events {
             Some(path) => Some((
@@ -217,19 +242,74 @@ impl FilterArgs {
                 None => String::new(),
             }
         );
+        let hub = events.map(|(_, hub)| hub);
+        let signing = match (config, self.sign_listen, self.sign_to) {
+            (Some(config), Some(from), Some(to)) => {
+                Some(self.start_signing(&config, from, to, hub.clone())?)
+            }
+            _ => None,
+        };
         let mut filter = Filter::new(validator, engine, batch, replay);
-        if let Some((_, hub)) = events {
+        if let Some(hub) = hub {
             filter = filter.with_events(hub);
         }
         let counts = filter
             .run(&listen, &forward, self.count)
             .context("the filter stopped")?;
-        summary(self.format, &counts)?;
+        let signed = match signing {
+            Some(signing) => Some(signing.stop().context("the signer stopped")?),
+            None => None,
+        };
+        summary(self.format, &counts, signed.as_ref())?;
         Ok(ExitCode::SUCCESS)
+    }
+
+    /// The validator of `--anchor` and `--authority`.
+    fn anchored(&self) -> Result<Validator> {
+        let mut anchors = TrustAnchors::new();
+        for path in &self.anchors {
+            anchors
+                .add(read_cert(path)?)
+                .with_context(|| format!("{}", path.display()))?;
+        }
+        Ok(Validator::new(anchors, self.cache_capacity))
+    }
+
+    /// The outgoing direction on a thread of its own: payloads from `from` signed by the
+    /// entity of `config` and sent to `to`.
+    fn start_signing(
+        &self,
+        config: &Config,
+        from: UdpAddr,
+        to: UdpAddr,
+        events: Option<Arc<EventHub>>,
+    ) -> Result<Signing> {
+        let vss = Arc::new(Vss::open_unattended(config).context("cannot open the entity")?);
+        let outgoing = Outgoing::new(vss, Psid::new(self.sign_psid), events);
+        let listen =
+            UdpSocket::bind(from.0).with_context(|| format!("cannot listen on udp:{}", from.0))?;
+        eprintln!(
+            "signing udp:{} -> udp:{} for ITS-AID {}",
+            listen.local_addr()?,
+            to.0,
+            self.sign_psid
+        );
+        let throttle = Throttle::new(WARN_INTERVAL);
+        let warn = move |e: &vss_core::Error| {
+            if let Some(n) = throttle.hit() {
+                eprintln!("vss filter: cannot sign ({n} since the last line): {e}");
+            }
+        };
+        Ok(outgoing.spawn(listen, connected(to)?, warn)?)
     }
 }
 
-fn summary(format: Format, counts: &FilterCounts) -> Result<()> {
+/// A socket connected to `to`.
+fn connected(to: UdpAddr) -> Result<UdpSocket> {
+    sending_socket(to.0).with_context(|| format!("cannot send to udp:{}", to.0))
+}
+
+fn summary(format: Format, counts: &FilterCounts, signed: Option<&SignCounts>) -> Result<()> {
     let dropped: u64 = counts.dropped.values().sum();
     match format {
         Format::Json => print_json(&json!({
@@ -238,6 +318,13 @@ fn summary(format: Format, counts: &FilterCounts) -> Result<()> {
             "forward_refused": counts.forward_refused,
             "dropped": dropped,
             "dropped_by_reason": counts.dropped,
+            "signed": signed.map(|s| json!({
+                "received": s.received,
+                "sent": s.sent,
+                "send_refused": s.send_refused,
+                "sign_failed": s.sign_failed,
+                "oversized": s.oversized,
+            })),
         })),
         Format::Table => {
             let mut table = Table::new(&["what", "messages"]);
@@ -251,6 +338,17 @@ fn summary(format: Format, counts: &FilterCounts) -> Result<()> {
             }
             for (reason, n) in &counts.dropped {
                 table.row(vec![format!("dropped: {reason}"), n.to_string()]);
+            }
+            if let Some(s) = signed {
+                for (what, n) in [
+                    ("to sign: received", s.received),
+                    ("to sign: sent signed", s.sent),
+                    ("to sign: send refused", s.send_refused),
+                    ("to sign: signing failed", s.sign_failed),
+                    ("to sign: too large", s.oversized),
+                ] {
+                    table.row(vec![what.into(), n.to_string()]);
+                }
             }
             emit(&table.render())
         }

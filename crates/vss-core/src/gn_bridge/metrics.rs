@@ -43,9 +43,9 @@ impl BridgeMetrics {
             .inc();
     }
 
-    /// Counts a pseudonym change.
-    pub fn id_change(&self) {
-        self.id_changes.inc();
+    /// The pseudonym changes' counter (shared with its clones).
+    pub fn id_changes(&self) -> Counter {
+        self.id_changes.clone()
     }
 }
 
@@ -58,7 +58,7 @@ mod tests {
         let (metrics, registry) = BridgeMetrics::new();
         metrics.frame("to_stack", "FalseSignature");
         metrics.frame("to_stack", "FalseSignature");
-        metrics.id_change();
+        metrics.id_changes().inc();
         let mut text = String::new();
         prometheus_client::encoding::text::encode(&mut text, &registry).expect("encode");
         assert!(

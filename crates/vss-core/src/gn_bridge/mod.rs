@@ -26,13 +26,14 @@ use std::sync::{Arc, Mutex};
 use vss_gn::Limits;
 
 pub use ethernet::{frame, Frame, Mac, HEADER_LEN};
-pub use identity::{pseudonym_mac, IdAnnouncer};
+pub use identity::pseudonym_mac;
 pub use metrics::BridgeMetrics;
 pub use neighbours::Neighbours;
 pub use outgoing::{profile, GN_MGMT_AID};
 pub use refusal::Refusal;
 
 use crate::events::EventHub;
+use crate::id_change::IdAnnouncer;
 use crate::Vss;
 
 /// How a bridge treats what it is given.
@@ -74,7 +75,10 @@ impl Bridge {
         events: Option<Arc<EventHub>>,
         metrics: BridgeMetrics,
     ) -> Self {
-        let announcer = Arc::new(IdAnnouncer::new(events.clone(), metrics.clone()));
+        let announcer = Arc::new(
+            IdAnnouncer::new(events.clone(), metrics.id_changes())
+                .with_mac(identity::pseudonym_mac_text),
+        );
         vss.register_network_id_listener(announcer.clone());
         Bridge {
             vss,

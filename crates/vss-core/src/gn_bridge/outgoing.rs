@@ -31,17 +31,10 @@ fn generation_location(source: &LongPositionVector) -> Option<ThreeDLocation> {
     })
 }
 
-/// The signing options of ETSI TS 103 097 V2.1.1 §7.1 for a packet under `aid`: a CAM
-/// (§7.1.1) names its signer by digest, the whole certificate once a second or when a peer
-/// asks (the sign service's rule); a DENM (§7.1.2) carries the certificate and its
-/// generation location (the source position); others (§7.1.3) follow the CAM rule.
+/// The signing options of ETSI TS 103 097 §7.1 for a packet under `aid`
+/// ([`SignOptions::profile`]), a DENM's generation location its source position.
 pub fn profile(aid: Psid, body: &Unsecured) -> SignOptions {
-    let mut options = SignOptions::psid(aid);
-    if aid == Psid::DENM {
-        options.with_certificate = true;
-        options.generation_location = generation_location(body.source());
-    }
-    options
+    SignOptions::profile(aid, generation_location(body.source()))
 }
 
 /// The ITS-AID a packet is signed under: its BTP port's, or GN-MGMT's for beacons and

@@ -12,6 +12,13 @@
 //!
 //! With an [`EventHub`] ([`Filter::with_events`]) the outer system is told of each dropped
 //! datagram: its report, the PSID and signer where they can be read, and its sender.
+//!
+//! The outgoing direction ([`Outgoing`]) signs the payloads it receives with the entity's
+//! current pseudonym and sends them on.
+
+mod outgoing;
+
+pub use outgoing::{Outgoing, SignCounts, Signing, STOP_POLL};
 
 use std::collections::BTreeMap;
 use std::io;
@@ -162,6 +169,18 @@ pub fn listen_socket(address: SocketAddr, batch: &BatchConfig) -> io::Result<Udp
     }
     socket.bind(&address.into())?;
     Ok(socket.into())
+}
+
+/// A socket of the address family of `to`, connected to it (where a filter sends).
+pub fn sending_socket(to: SocketAddr) -> io::Result<UdpSocket> {
+    let unspecified: SocketAddr = if to.is_ipv4() {
+        ([0, 0, 0, 0], 0).into()
+    } else {
+        (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
+    };
+    let socket = UdpSocket::bind(unspecified)?;
+    socket.connect(to)?;
+    Ok(socket)
 }
 
 /// About how many small datagrams (secured messages, not fragments) `socket`'s receive
