@@ -17,7 +17,7 @@ struct Args {
     /// The configuration file (vss.toml).
     #[arg(long, value_name = "FILE")]
     config: PathBuf,
-    /// The Unix socket to serve on, instead of [daemon] socket.
+    /// The Unix socket to serve on, instead of the socket of the configuration's daemon table.
     #[arg(long, value_name = "PATH")]
     socket: Option<PathBuf>,
     /// Log lines on stderr as text, or as one JSON object per line.
