@@ -8,8 +8,11 @@ GeoNetworking security disabled), each behind its own bridge on `scripts/gn-net 
   _its_reference.py) verifies, its signer's certificate under the AA of its testbed, sent
   from the MAC derived from the signer (docs/GEONETWORKING.md) which is also the signed
   source GN address's MID; A changes pseudonyms during the exchange, and B keeps receiving;
-- frames injected on the radio (a tampered copy, a replay, an unsecured CAM) never reach B's
-  stack, and B's events socket gets a line for each.
+- frames injected on the radio never reach B's stack, and B's events socket gets a line for
+  each, counted in B's metrics: a tampered copy, a replay, an unsecured CAM, and CAMs signed
+  by an expired ticket, under an unknown CA, under a CA its trust store's CRL revokes and
+  under another ITS-AID than the BTP port's (tests/interop/_gn_hostile.py), each with its
+  own report.
 
 The stations' entities come from two `vss testbed up` (each with its PKIs); each bridge's
 configuration trusts the other testbed's roots and authorities too. Needs root, network
@@ -26,12 +29,15 @@ import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 import _its_reference as ref
-from _gn_net import ETHERTYPE_GN, Capture, GnFrame, Station, flexstack_python, held_network
+from _gn_hostile import Forge, Hostile, is_cam, pseudonym_mac
+from _gn_net import (ETHERTYPE_GN, REPO_ROOT, Capture, GnFrame, Station, flexstack_python,
+                     held_network)
 from _testbed import start_testbed, stop_testbed
 
 LAT, LON = 41.387304, 2.112485
@@ -45,21 +51,19 @@ STACK_B = bytes.fromhex("02474e0b0001")
 STACK_SIDE_B = bytes.fromhex("02474e0b0002")
 # Where each bridge serves its metrics, on its namespace's loopback.
 METRICS = "127.0.0.1:9464"
+GN_BRIDGE_CONFIG = REPO_ROOT / "scripts" / "gn-bridge-config"
 
 
-def bridge_config(path: Path, own: Path, other: Path, max_uses: int | None) -> Path:
-    """`own`'s testbed configuration for a bridge: no PKI or daemon (the bridge runs in a
-    namespace that cannot reach them), the other testbed's anchors and authorities added."""
-    text = own.read_text()
-    theirs = other.read_text()
-    text = re.sub(r"\n\[(pki|daemon)\]\n(?:[^\[\n][^\n]*\n?)*", "\n", text)
-    text = text.replace('pin_file = "pin"', f'pin_file = "{own.parent / "pin"}"')
-    for key in ("anchors", "authorities"):
-        added = re.search(rf"{key} = \[(.*)\]", theirs).group(1)
-        text = re.sub(rf"{key} = \[(.*)\]", lambda m: f"{key} = [{m.group(1)}, {added}]", text)
+def bridge_config(path: Path, own: Path, other: Path, max_uses: int | None,
+                  trust_store: Path | None = None) -> Path:
+    """`own`'s testbed configuration for a bridge, trusting `other`'s too (and `trust_store`
+    where given): scripts/gn-bridge-config, which scripts/gn-demo uses as well."""
+    args = [sys.executable, str(GN_BRIDGE_CONFIG), str(own), str(other), str(path)]
     if max_uses is not None:
-        text = re.sub(r"max_uses = \d+", f"max_uses = {max_uses}", text)
-    path.write_text(text)
+        args += ["--max-uses", str(max_uses)]
+    if trust_store is not None:
+        args += ["--trust-store", str(trust_store)]
+    subprocess.run(args, check=True)
     return path
 
 
@@ -112,10 +116,6 @@ def inject(ns: str, frames: list[bytes]) -> None:
             "for h in sys.argv[1:]: s.send(bytes.fromhex(h))\n")
     subprocess.run(["ip", "netns", "exec", ns, sys.executable, "-c", code,
                     *[f.hex() for f in frames]], check=True)
-
-
-def pseudonym_mac(hashed_id8: bytes) -> bytes:
-    return bytes([(hashed_id8[0] & 0xFC) | 0x02]) + hashed_id8[1:6]
 
 
 def signed_parts(frame: bytes) -> tuple[str, bytes]:
@@ -176,6 +176,37 @@ def hostile_frames(on_air: list[bytes], a_signers: set[str]) -> tuple[list[bytes
     return [bytes(tampered), original, unsecured], bytes(tampered[start:start + len(payload)])
 
 
+def last_cam(on_air: list[bytes], signers: set[str]) -> bytes:
+    """The last CAM on the radio signed by one of `signers`."""
+    cams = [f for f in on_air if GnFrame.parse(f).basic_nh == 2
+            and signed_parts(f)[0] in signers and is_cam(signed_parts(f)[1])]
+    assert cams, f"no CAM on the radio signed by {signers}"
+    return cams[-1]
+
+
+def to_stack_results(page: str) -> dict[str, int]:
+    """B's frames to the stack by result, from its metrics page."""
+    found = re.findall(r'vss_gn_frames_total\{direction="to_stack",result="(\w+)"\} (\d+)', page)
+    return {result: int(n) for result, n in found}
+
+
+def check_hostile(hostile: list[Hostile], events: list[dict], before: dict[str, int],
+                  after: dict[str, int]) -> None:
+    """Each hostile packet has one `dropped` event from its signer with its own report, and
+    B's metrics count every event of those reports."""
+    dropped = [e for e in events if e["event"] == "dropped"]
+    for h in hostile:
+        mine = [e for e in dropped if e.get("signer") == h.signer]
+        mac = ":".join(f"{b:02x}" for b in pseudonym_mac(bytes.fromhex(h.signer)))
+        assert [(e["report"], e["its_aid"]) for e in mine] == [(h.report, h.psid)], \
+            f"{h.what}: {mine}"
+        assert mine[0]["source"].startswith(f"gn:{mac}/"), f"{h.what}: {mine}"
+    for report in {h.report for h in hostile}:
+        announced = sum(1 for e in dropped if e["report"] == report)
+        assert after.get(report, 0) - before.get(report, 0) == announced, \
+            f"{report}: {before} then {after}, {announced} announced"
+
+
 def check_radio(frames: list[bytes], testbeds) -> None:
     """Every frame on the radio is a secured GN packet that verifies independently, from
     the MAC of its signer; A's changes and B make at least three signers."""
@@ -230,8 +261,10 @@ def test_two_flexstack_stations_talk_through_two_bridges(bridged_net, testbeds, 
     if python is None:
         pytest.fail(f"no FlexStack: {how}", pytrace=False)
     bed_a, bed_b = testbeds
+    # The hostile packets' PKIs and B's trust store, made while the captures and A start.
+    forging = ThreadPoolExecutor(1).submit(Forge, vss_bin, tmp_path / "hostile",
+                                           bed_a.dir / "pki" / "pki-a", bed_a.pin())
     config_a = bridge_config(tmp_path / "bridge-a.toml", bed_a.config, bed_b.config, MAX_USES_A)
-    config_b = bridge_config(tmp_path / "bridge-b.toml", bed_b.config, bed_a.config, None)
     on_air = Capture(bridged_net.ns("radio"), "air")
     at_stack_b = Capture(bridged_net.ns("bridge-b"), "stack")
     for capture in (on_air, at_stack_b):
@@ -239,6 +272,9 @@ def test_two_flexstack_stations_talk_through_two_bridges(bridged_net, testbeds, 
         capture.wait_for("ready", lambda e: e.get("event") == "ready", 10)
     bridge_a = Bridge(vss_bin, bridged_net.ns("bridge-a"), config_a, tmp_path / "a.sock")
     running(bridge_a.stop)
+    forge = forging.result()
+    config_b = bridge_config(tmp_path / "bridge-b.toml", bed_b.config, bed_a.config, None,
+                             forge.trust_store)
     bridge_b = Bridge(vss_bin, bridged_net.ns("bridge-b"), config_b, tmp_path / "b.sock")
     running(bridge_b.stop)
     a = Station(python, bridged_net.ns("stack-a"), "gn0", 1, LAT, LON, cam_rate=5)
@@ -259,9 +295,13 @@ def test_two_flexstack_stations_talk_through_two_bridges(bridged_net, testbeds, 
 
     a_signers = {e["signer"] for e in bridge_a.events if e["event"] == "id_change"}
     injected, tampered_payload = hostile_frames(on_air.frames(), a_signers)
-    inject(bridged_net.ns("radio"), injected)
+    cam = last_cam(on_air.frames(), a_signers)
+    hostile = forge.packets(cam[14:18], signed_parts(cam)[1])
+    before, seen = to_stack_results(bridge_b.metrics()), len(bridge_b.events)
+    inject(bridged_net.ns("radio"), injected + [h.frame for h in hostile])
     time.sleep(1)
     page = bridge_b.metrics()
+    check_hostile(hostile, bridge_b.events[seen:], before, to_stack_results(page))
     assert 'vss_gn_frames_total{direction="to_stack",result="Unsecured"} 1' in page, page
     assert re.search(r'vss_gn_frames_total\{direction="to_radio",result="passed"\} [1-9]', page)
 
@@ -284,7 +324,7 @@ def test_two_flexstack_stations_talk_through_two_bridges(bridged_net, testbeds, 
     assert len(changes) >= 2, f"A's pseudonym changes announced: {changes}"
 
     frames = on_air.frames()
-    for frame in injected:  # the copy of A's packet is its last occurrence
+    for frame in injected + [h.frame for h in hostile]:  # a copy is the last occurrence
         del frames[max(i for i, f in enumerate(frames) if f == frame)]
     check_radio(frames, testbeds)
 
@@ -303,4 +343,7 @@ def test_two_flexstack_stations_talk_through_two_bridges(bridged_net, testbeds, 
     missing = [p.hex() for p in from_a if p not in at_b]
     assert not missing, f"{len(missing)} of {len(from_a)} of A's packets did not reach B"
     assert not any(injected[2][14 + 40:] in f for f in delivered), "the unsecured CAM"
+    for h in hostile:
+        assert not any(h.payload in f for f in delivered), f"{h.what}: at B's stack"
+        assert not [e for e in b.events if e.get("station_id") == h.station_id], h.what
     assert counts_a["to_radio"]["passed"] > 0 and counts_a["to_stack"]["passed"] > 0
