@@ -24,6 +24,7 @@ pub mod kem;
 mod key_algorithm;
 mod mac;
 mod point;
+mod prepared;
 mod private_key;
 mod public_key;
 mod rsa;
@@ -37,6 +38,7 @@ pub use hash::{HashAlg, Hasher};
 pub use kdf::kdf2;
 pub use key_algorithm::KeyAlgorithm;
 pub use mac::{constant_time_eq, hmac_sha256, hmac_sha256_verify, mac1, MAC1_TAG_LEN};
+pub use prepared::PreparedKey;
 pub use private_key::PrivateKey;
 pub use public_key::PublicKey;
 pub use rsa::{

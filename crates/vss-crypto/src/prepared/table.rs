@@ -1,0 +1,116 @@
+//! Fixed-base tables for signed (Booth) windows of `w` bits: for a base B, sub-table j holds
+//! the affine points k·2^(w·j)·B for k = 1 … 2^(w−1), so that a scalar below 2^(bits−1)
+//! written in ⌈bits/w⌉ signed digits costs one mixed addition per nonzero digit and no
+//! doubling. A curve's generator table is built once per process.
+
+use std::sync::OnceLock;
+
+use super::curves::{Bp256, Bp384, CurveSpec, P256, P384};
+use super::limbs;
+use super::point::{to_affine_batch, Affine, Jacobian};
+
+/// The window of the generator tables: 7 bits (P-256: 37 × 64 points, 148 KiB per curve).
+pub(crate) const GENERATOR_WINDOW: u32 = 7;
+
+/// The multiples of one base point for signed windows of `window` bits.
+pub(crate) struct Table<C: CurveSpec<N>, const N: usize> {
+    window: u32,
+    points: Vec<Affine<C, N>>,
+}
+
+impl<C: CurveSpec<N>, const N: usize> Table<C, N> {
+    /// The number of signed digits of a scalar below 2^(bits−1).
+    pub(crate) fn windows(window: u32) -> usize {
+        C::BITS.div_ceil(window as usize)
+    }
+
+    /// The table of `base` (window between 1 and 16 bits; the caller checks its range).
+    pub(crate) fn new(base: &Affine<C, N>, window: u32) -> Option<Self> {
+        let entries = 1usize << (window - 1);
+        let mut points = Vec::with_capacity(Self::windows(window) * entries);
+        let mut b = Jacobian::from(*base);
+        for _ in 0..Self::windows(window) {
+            let mut k_b = b;
+            for _ in 0..entries {
+                points.push(k_b);
+                k_b = k_b.add(&b);
+            }
+            for _ in 0..window {
+                b = b.double();
+            }
+        }
+        Some(Table {
+            window,
+            points: to_affine_batch(&points)?,
+        })
+    }
+
+    /// The window in bits.
+    pub(crate) fn window(&self) -> u32 {
+        self.window
+    }
+
+    /// The bytes the points take.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.points.len() * std::mem::size_of::<Affine<C, N>>()
+    }
+
+    /// acc + k·B for a scalar `k` below n, read as ±k′ with k′ below n/2 (k′ = n − k and
+    /// the points negated when k is above n/2), then as signed digits of `window` bits.
+    pub(crate) fn add_multiple(&self, acc: &mut Jacobian<C, N>, k: &[u64; N]) {
+        let n = <C::Fn as super::field::Modulus<N>>::P;
+        let half_n = limbs::half(&n);
+        let negate = limbs::lt(&half_n, k);
+        let k = if negate { limbs::sub(&n, k).0 } else { *k };
+        let entries = 1usize << (self.window - 1);
+        let mut carry = 0u32;
+        for (j, sub_table) in self.points.chunks_exact(entries).enumerate() {
+            let raw = limbs::bits(&k, j * self.window as usize, self.window) + carry;
+            let (digit, negative) = if raw > entries as u32 {
+                carry = 1;
+                ((1u32 << self.window) - raw, true)
+            } else {
+                carry = 0;
+                (raw, false)
+            };
+            if digit != 0 {
+                let point = sub_table[digit as usize - 1];
+                let point = if negative != negate {
+                    point.neg()
+                } else {
+                    point
+                };
+                *acc = acc.add_affine(&point);
+            }
+        }
+        debug_assert_eq!(carry, 0, "a scalar below n/2 needs no digit past the table");
+    }
+}
+
+/// The curves whose generator table is kept for the whole process.
+pub(crate) trait GeneratorTable<const N: usize>: CurveSpec<N> {
+    /// The generator's table, built on first use.
+    fn generator_table() -> &'static Table<Self, N>;
+}
+
+/// The generator tables, one static per curve.
+macro_rules! generator_table {
+    ($($curve:ident, $n:literal;)*) => {$(
+        impl GeneratorTable<$n> for $curve {
+            fn generator_table() -> &'static Table<Self, $n> {
+                static TABLE: OnceLock<Table<$curve, $n>> = OnceLock::new();
+                TABLE.get_or_init(|| {
+                    Table::new(&Affine::generator(), GENERATOR_WINDOW)
+                        .expect("the multiples of the generator are not the identity")
+                })
+            }
+        }
+    )*};
+}
+
+generator_table! {
+    P256, 4;
+    P384, 6;
+    Bp256, 4;
+    Bp384, 6;
+}
