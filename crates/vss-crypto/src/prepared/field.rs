@@ -18,8 +18,8 @@ pub(crate) trait Modulus<const N: usize>: Copy + 'static {
     const R: [u64; N] = pow2_mod(&Self::P, 64 * N);
     /// R² mod P: the factor that brings an integer into Montgomery form.
     const R2: [u64; N] = pow2_mod(&Self::P, 128 * N);
-    /// P − 2: the exponent of Fermat's inversion.
-    const P_MINUS_2: [u64; N] = limbs::sub(&Self::P, &limbs::small(2)).0;
+    /// R³ mod P: the factor that brings the inverse of a Montgomery form back to one.
+    const R3: [u64; N] = mont_mul(&Self::R2, &Self::R2, &Self::P, Self::INV);
 }
 
 /// −p⁻¹ mod 2⁶⁴ for odd `p`, by Newton's iteration (each step doubles the correct bits).
@@ -98,6 +98,113 @@ const fn mont_mul<const N: usize>(a: &[u64; N], b: &[u64; N], p: &[u64; N], inv:
         reduced
     } else {
         t
+    }
+}
+
+/// Montgomery's square `a²·R⁻¹ mod p` for `a < p`: the N(N−1)/2 cross products once,
+/// doubled, the squares on the diagonal, then N rounds of reduction.
+#[inline(always)]
+const fn mont_square<const N: usize>(a: &[u64; N], p: &[u64; N], inv: u64) -> [u64; N] {
+    assert!(N <= 6, "at most 384-bit moduli");
+    let mut t = [0u64; 12];
+    let mut i = 0;
+    while i < N {
+        let mut carry = 0;
+        let mut j = i + 1;
+        while j < N {
+            (t[i + j], carry) = limbs::mac(t[i + j], a[i], a[j], carry);
+            j += 1;
+        }
+        t[i + N] = carry;
+        i += 1;
+    }
+    let mut shifted_out = 0;
+    i = 0;
+    while i < 2 * N {
+        let v = t[i];
+        t[i] = (v << 1) | shifted_out;
+        shifted_out = v >> 63;
+        i += 1;
+    }
+    let mut carry = 0;
+    i = 0;
+    while i < N {
+        let (low, high) = limbs::mac(0, a[i], a[i], 0);
+        let c;
+        (t[2 * i], c) = limbs::adc(t[2 * i], low, carry);
+        (t[2 * i + 1], carry) = limbs::adc(t[2 * i + 1], high, c);
+        i += 1;
+    }
+    let mut top = 0;
+    i = 0;
+    while i < N {
+        let m = t[i].wrapping_mul(inv);
+        let mut carry = 0;
+        let mut j = 0;
+        while j < N {
+            (t[i + j], carry) = limbs::mac(t[i + j], m, p[j], carry);
+            j += 1;
+        }
+        (t[i + N], top) = limbs::adc(t[i + N], carry, top);
+        i += 1;
+    }
+    let mut out = [0u64; N];
+    i = 0;
+    while i < N {
+        out[i] = t[i + N];
+        i += 1;
+    }
+    let (reduced, borrow) = limbs::sub(&out, p);
+    if top == 1 || borrow == 0 {
+        reduced
+    } else {
+        out
+    }
+}
+
+/// `x·2⁻ᵗ mod p` for `x < p` and `t < 64`: x + m·p with m = x·(−p⁻¹) mod 2ᵗ is a multiple
+/// of 2ᵗ below 2ᵗ·p.
+#[inline(always)]
+fn halve_mod<const N: usize>(x: &[u64; N], t: u32, p: &[u64; N], inv: u64) -> [u64; N] {
+    let m = x[0].wrapping_mul(inv) & ((1u64 << t) - 1);
+    let mut sum = [0u64; N];
+    let mut carry = 0;
+    for j in 0..N {
+        (sum[j], carry) = limbs::mac(x[j], m, p[j], carry);
+    }
+    limbs::shr(&sum, carry, t)
+}
+
+/// The integer x⁻¹ mod p of `0 < x < p`, by the binary extended Euclidean algorithm
+/// (variable time), shifting several bits at once: u ≡ x·x1 and v ≡ x·x2 (mod p) throughout.
+fn invert_binary<const N: usize>(x: &[u64; N], p: &[u64; N], inv: u64) -> [u64; N] {
+    let one = limbs::small::<N>(1);
+    let (mut u, mut v) = (*x, *p);
+    let (mut x1, mut x2) = (one, [0u64; N]);
+    loop {
+        while u[0] & 1 == 0 {
+            let t = u[0].trailing_zeros().min(63);
+            u = limbs::shr(&u, 0, t);
+            x1 = halve_mod(&x1, t, p, inv);
+        }
+        while v[0] & 1 == 0 {
+            let t = v[0].trailing_zeros().min(63);
+            v = limbs::shr(&v, 0, t);
+            x2 = halve_mod(&x2, t, p, inv);
+        }
+        if u == one {
+            return x1;
+        }
+        if v == one {
+            return x2;
+        }
+        if limbs::lt(&u, &v) {
+            v = limbs::sub(&v, &u).0;
+            x2 = sub_mod(&x2, &x1, p);
+        } else {
+            u = limbs::sub(&u, &v).0;
+            x1 = sub_mod(&x1, &x2, p);
+        }
     }
 }
 
@@ -193,7 +300,7 @@ impl<M: Modulus<N>, const N: usize> Fe<M, N> {
     /// `self²`.
     #[inline(always)]
     pub(crate) fn square(self) -> Self {
-        self * self
+        Self::montgomery(mont_square(&self.limbs, &M::P, M::INV))
     }
 
     /// `2·self`.
@@ -202,26 +309,15 @@ impl<M: Modulus<N>, const N: usize> Fe<M, N> {
         self + self
     }
 
-    /// `self^e` for an exponent of `N` limbs (variable time: 4-bit fixed windows).
-    pub(crate) fn pow(self, e: &[u64; N]) -> Self {
-        let mut powers = [Self::ONE; 16];
-        for i in 1..16 {
-            powers[i] = powers[i - 1] * self;
-        }
-        let mut acc = Self::ONE;
-        for nibble in (0..16 * N).rev() {
-            acc = acc.square().square().square().square();
-            let d = limbs::bits(e, 4 * nibble, 4) as usize;
-            if d != 0 {
-                acc = acc * powers[d];
-            }
-        }
-        acc
-    }
-
-    /// `self⁻¹` by Fermat (`self^(P−2)`); zero has no inverse and gives zero.
+    /// `self⁻¹` (variable time); zero has no inverse and gives zero.
     pub(crate) fn invert(self) -> Self {
-        self.pow(&M::P_MINUS_2)
+        if self.is_zero() {
+            return self;
+        }
+        // The binary algorithm inverts the integer a·R, giving a⁻¹·R⁻¹; times R³ in
+        // Montgomery's product, a⁻¹·R.
+        let inverse = invert_binary(&self.limbs, &M::P, M::INV);
+        Self::montgomery(mont_mul(&inverse, &M::R3, &M::P, M::INV))
     }
 }
 

@@ -15,6 +15,18 @@ fn limbs_from<const N: usize>(seed: &mut u64) -> [u64; N] {
     })
 }
 
+/// `a^e` by square-and-multiply, bit by bit: the reference for the inversion.
+fn pow<M: Modulus<N>, const N: usize>(a: Fe<M, N>, e: &[u64; N]) -> Fe<M, N> {
+    let mut acc = Fe::ONE;
+    for bit in (0..64 * N).rev() {
+        acc = acc * acc;
+        if limbs::bits(e, bit, 1) == 1 {
+            acc = acc * a;
+        }
+    }
+    acc
+}
+
 fn bn(bytes: &[u8]) -> BigNum {
     BigNum::from_slice(bytes).expect("bn")
 }
@@ -57,7 +69,9 @@ fn check_modulus<M: Modulus<N>, const N: usize>() {
         assert_eq!(a + (-a), Fe::ZERO);
         if !a.is_zero() {
             assert_eq!(a * a.invert(), one, "a·a⁻¹");
-            assert_eq!(a.pow(&limbs::sub(&M::P, &limbs::small(1)).0), one, "Fermat");
+            let p_minus_2 = limbs::sub(&M::P, &limbs::small(2)).0;
+            assert_eq!(a.invert(), pow(a, &p_minus_2), "a⁻¹ = a^(p−2)");
+            assert_eq!(a.square(), a * a, "a² = a·a");
         }
         assert_eq!(
             Fe::<M, N>::from_be_bytes(&a.to_be_bytes()),

@@ -75,16 +75,13 @@ pub(crate) const fn small<const N: usize>(v: u64) -> [u64; N] {
     out
 }
 
-/// `a >> 1`.
-pub(crate) const fn half<const N: usize>(a: &[u64; N]) -> [u64; N] {
+/// `(a + top·2^(64·N)) >> t` for `0 < t < 64` (the bits shifted past the top are lost).
+#[inline(always)]
+pub(crate) fn shr<const N: usize>(a: &[u64; N], top: u64, t: u32) -> [u64; N] {
     let mut out = [0u64; N];
-    let mut i = 0;
-    while i < N {
-        out[i] = a[i] >> 1;
-        if i + 1 < N {
-            out[i] |= a[i + 1] << 63;
-        }
-        i += 1;
+    for i in 0..N {
+        let next = if i + 1 < N { a[i + 1] } else { top };
+        out[i] = (a[i] >> t) | (next << (64 - t));
     }
     out
 }
@@ -155,7 +152,8 @@ mod tests {
         assert_eq!(bits(&a, 0, 8), 0x20);
         assert_eq!(bits(&a, 60, 8), 0x81, "across a limb boundary");
         assert_eq!(bits(&a, 252, 8), 0, "past the top");
-        assert_eq!(half(&[1u64, 1]), [1u64 << 63, 0]);
+        assert_eq!(shr(&[1u64, 1], 0, 1), [1u64 << 63, 0]);
+        assert_eq!(shr(&[0u64, 0], 1, 4), [0, 1u64 << 60]);
     }
 
     #[test]

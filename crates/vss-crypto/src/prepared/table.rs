@@ -59,7 +59,7 @@ impl<C: CurveSpec<N>, const N: usize> Table<C, N> {
     /// the points negated when k is above n/2), then as signed digits of `window` bits.
     pub(crate) fn add_multiple(&self, acc: &mut Jacobian<C, N>, k: &[u64; N]) {
         let n = <C::Fn as super::field::Modulus<N>>::P;
-        let half_n = limbs::half(&n);
+        let half_n = limbs::shr(&n, 0, 1);
         let negate = limbs::lt(&half_n, k);
         let k = if negate { limbs::sub(&n, k).0 } else { *k };
         let entries = 1usize << (self.window - 1);
