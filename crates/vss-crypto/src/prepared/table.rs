@@ -6,11 +6,12 @@
 use std::sync::OnceLock;
 
 use super::curves::{Bp256, Bp384, CurveSpec, P256, P384};
+use super::field::Modulus;
 use super::limbs;
 use super::point::{to_affine_batch, Affine, Jacobian};
 
-/// The window of the generator tables: 7 bits (P-256: 37 × 64 points, 148 KiB per curve).
-pub(crate) const GENERATOR_WINDOW: u32 = 7;
+/// The window of the generator tables: 8 bits (P-256: 32 × 128 points, 256 KiB per curve).
+pub(crate) const GENERATOR_WINDOW: u32 = 8;
 
 /// The multiples of one base point for signed windows of `window` bits.
 pub(crate) struct Table<C: CurveSpec<N>, const N: usize> {
@@ -55,35 +56,64 @@ impl<C: CurveSpec<N>, const N: usize> Table<C, N> {
         self.points.len() * std::mem::size_of::<Affine<C, N>>()
     }
 
-    /// acc + k·B for a scalar `k` below n, read as ±k′ with k′ below n/2 (k′ = n − k and
-    /// the points negated when k is above n/2), then as signed digits of `window` bits.
-    pub(crate) fn add_multiple(&self, acc: &mut Jacobian<C, N>, k: &[u64; N]) {
-        let n = <C::Fn as super::field::Modulus<N>>::P;
-        let half_n = limbs::shr(&n, 0, 1);
-        let negate = limbs::lt(&half_n, k);
+    /// The signed digits of a scalar `k` below n, one per sub-table, least significant
+    /// first: k is read as ±k′ with k′ below n/2 (k′ = n − k and every digit negated when k
+    /// is above n/2), then in Booth windows of `window` bits, each digit in
+    /// [−2^(w−1), 2^(w−1)].
+    pub(crate) fn digits(&self, k: &[u64; N]) -> Digits {
+        let n = <C::Fn as Modulus<N>>::P;
+        let negate = limbs::lt(&limbs::shr(&n, 0, 1), k);
         let k = if negate { limbs::sub(&n, k).0 } else { *k };
-        let entries = 1usize << (self.window - 1);
-        let mut carry = 0u32;
-        for (j, sub_table) in self.points.chunks_exact(entries).enumerate() {
-            let raw = limbs::bits(&k, j * self.window as usize, self.window) + carry;
-            let (digit, negative) = if raw > entries as u32 {
-                carry = 1;
-                ((1u32 << self.window) - raw, true)
-            } else {
-                carry = 0;
-                (raw, false)
-            };
-            if digit != 0 {
-                let point = sub_table[digit as usize - 1];
-                let point = if negative != negate {
-                    point.neg()
-                } else {
-                    point
-                };
-                *acc = acc.add_affine(&point);
-            }
+        let half = 1i32 << (self.window - 1);
+        let mut digits = Digits {
+            values: [0; MAX_DIGITS],
+            len: Self::windows(self.window),
+        };
+        let mut carry = 0;
+        for (j, digit) in digits.values[..digits.len].iter_mut().enumerate() {
+            let raw = limbs::bits(&k, j * self.window as usize, self.window) as i32 + carry;
+            carry = i32::from(raw > half);
+            let signed = raw - (carry << self.window);
+            *digit = if negate { -signed } else { signed };
         }
         debug_assert_eq!(carry, 0, "a scalar below n/2 needs no digit past the table");
+        digits
+    }
+
+    /// The point of `digit` in sub-table `j`: digit·2^(w·j)·B, `None` for a zero digit.
+    #[inline(always)]
+    pub(crate) fn entry(&self, j: usize, digit: i32) -> Option<Affine<C, N>> {
+        let entries = 1usize << (self.window - 1);
+        let point = *self
+            .points
+            .get(j * entries + (digit.unsigned_abs() as usize).checked_sub(1)?)?;
+        Some(if digit < 0 { point.neg() } else { point })
+    }
+}
+
+/// The most digits a scalar has: 384 bits in windows of 2.
+const MAX_DIGITS: usize = 192;
+
+/// The signed digits of a scalar for one table ([`Table::digits`]).
+pub(crate) struct Digits {
+    values: [i32; MAX_DIGITS],
+    len: usize,
+}
+
+impl Digits {
+    /// The number of digits (the table's sub-tables).
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Digit `j`; zero past the end.
+    #[inline(always)]
+    pub(crate) fn get(&self, j: usize) -> i32 {
+        if j < self.len {
+            self.values[j]
+        } else {
+            0
+        }
     }
 }
 

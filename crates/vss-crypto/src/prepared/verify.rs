@@ -37,10 +37,20 @@ pub(crate) fn verify<C: GeneratorTable<N>, const N: usize>(
     let w = Fe::<C::Fn, N>::from_canonical(&s).invert();
     let u1 = w.mul_canonical(&e);
     let u2 = w.mul_canonical(&r);
-    let mut acc = Jacobian::IDENTITY;
-    C::generator_table().add_multiple(&mut acc, &u1);
-    table.add_multiple(&mut acc, &u2);
-    x_matches(&acc, &r)
+    let g_table = C::generator_table();
+    let (g_digits, q_digits) = (g_table.digits(&u1), table.digits(&u2));
+    // Two accumulators, u1·G and u2·Q, whose additions are independent: the processor
+    // overlaps them.
+    let (mut g_sum, mut q_sum) = (Jacobian::IDENTITY, Jacobian::IDENTITY);
+    for j in 0..g_digits.len().max(q_digits.len()) {
+        if let Some(point) = g_table.entry(j, g_digits.get(j)) {
+            g_sum = g_sum.add_affine(&point);
+        }
+        if let Some(point) = table.entry(j, q_digits.get(j)) {
+            q_sum = q_sum.add_affine(&point);
+        }
+    }
+    x_matches(&g_sum.add(&q_sum), &r)
 }
 
 /// Whether x(R) mod n = r for R ≠ identity: X = r·Z², or X = (r + n)·Z² when r + n < p
