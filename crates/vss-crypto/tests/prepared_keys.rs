@@ -302,6 +302,12 @@ impl Scalars {
         }
         out
     }
+
+    /// [`mul`](Self::mul), as big-endian bytes.
+    fn mul_bytes(&mut self, a: &[u8], b: &[u8], invert_b: bool, negate: bool) -> Vec<u8> {
+        let x = self.mul(a, b, invert_b, negate);
+        self.bytes(&x)
+    }
 }
 
 #[test]
@@ -417,4 +423,41 @@ fn windows_out_of_range_and_other_curves_are_refused() {
     let sig = key.sign(HashAlg::Sha256, b"CAM").expect("sign");
     assert!(prepared.verify(HashAlg::Sha256, b"CAM", &sig));
     assert!(!prepared.verify(HashAlg::Sha256, b"DENM", &sig));
+}
+
+/// x(k·G) mod n.
+fn r_of(curve: Curve, k: &BigNum, scalars: &mut Scalars) -> Vec<u8> {
+    let group = openssl_group(curve);
+    let mut ctx = BigNumContext::new().expect("ctx");
+    let mut point = EcPoint::new(&group).expect("point");
+    point.mul_generator2(&group, k, &mut ctx).expect("k·G");
+    let (mut x, mut y) = (BigNum::new().expect("x"), BigNum::new().expect("y"));
+    point
+        .affine_coordinates(&group, &mut x, &mut y, &mut ctx)
+        .expect("affine");
+    let mut r = BigNum::new().expect("r");
+    r.nnmod(&x, &scalars.n, &mut scalars.ctx).expect("mod n");
+    scalars.bytes(&r)
+}
+
+#[test]
+fn u1_g_equal_to_u2_q_doubles_in_the_sum() {
+    for curve in CURVES {
+        let len = curve.scalar_len();
+        let key = PrivateKey::generate(curve).expect("key");
+        let mut scalars = Scalars::new(curve);
+        // R = k·G, e = r·d and s = 2·r·d/k: u1 = k/2 and u2·Q = k/(2d)·d·G, the same point.
+        let k = key_less_scalar(len);
+        let r = r_of(curve, &BigNum::from_slice(&k).expect("k"), &mut scalars);
+        let e = scalars.mul_bytes(&r, key.scalar(), false, false);
+        let two_e = scalars.mul_bytes(&e, &[2], false, false);
+        let s = scalars.mul_bytes(&two_e, &k, true, false);
+        for window in [3, 6] {
+            let prepared = PreparedKey::with_window(key.public_key(), window).expect("prepared");
+            assert!(
+                verdict(&prepared, &e, &sig_of(curve, &r, &s)),
+                "{curve} u1·G = u2·Q"
+            );
+        }
+    }
 }
