@@ -6,7 +6,7 @@
 use std::marker::PhantomData;
 use std::ops::{Add, Mul, Neg, Sub};
 
-use super::limbs;
+use super::{inverse, limbs};
 
 /// An odd prime below 2^(64·N), with its Montgomery constants (R = 2^(64·N)).
 pub(crate) trait Modulus<const N: usize>: Copy + 'static {
@@ -162,52 +162,6 @@ const fn mont_square<const N: usize>(a: &[u64; N], p: &[u64; N], inv: u64) -> [u
     }
 }
 
-/// `x·2⁻ᵗ mod p` for `x < p` and `t < 64`: x + m·p with m = x·(−p⁻¹) mod 2ᵗ is a multiple
-/// of 2ᵗ below 2ᵗ·p.
-#[inline(always)]
-fn halve_mod<const N: usize>(x: &[u64; N], t: u32, p: &[u64; N], inv: u64) -> [u64; N] {
-    let m = x[0].wrapping_mul(inv) & ((1u64 << t) - 1);
-    let mut sum = [0u64; N];
-    let mut carry = 0;
-    for j in 0..N {
-        (sum[j], carry) = limbs::mac(x[j], m, p[j], carry);
-    }
-    limbs::shr(&sum, carry, t)
-}
-
-/// The integer x⁻¹ mod p of `0 < x < p`, by the binary extended Euclidean algorithm
-/// (variable time), shifting several bits at once: u ≡ x·x1 and v ≡ x·x2 (mod p) throughout.
-fn invert_binary<const N: usize>(x: &[u64; N], p: &[u64; N], inv: u64) -> [u64; N] {
-    let one = limbs::small::<N>(1);
-    let (mut u, mut v) = (*x, *p);
-    let (mut x1, mut x2) = (one, [0u64; N]);
-    loop {
-        while u[0] & 1 == 0 {
-            let t = u[0].trailing_zeros().min(63);
-            u = limbs::shr(&u, 0, t);
-            x1 = halve_mod(&x1, t, p, inv);
-        }
-        while v[0] & 1 == 0 {
-            let t = v[0].trailing_zeros().min(63);
-            v = limbs::shr(&v, 0, t);
-            x2 = halve_mod(&x2, t, p, inv);
-        }
-        if u == one {
-            return x1;
-        }
-        if v == one {
-            return x2;
-        }
-        if limbs::lt(&u, &v) {
-            v = limbs::sub(&v, &u).0;
-            x2 = sub_mod(&x2, &x1, p);
-        } else {
-            u = limbs::sub(&u, &v).0;
-            x1 = sub_mod(&x1, &x2, p);
-        }
-    }
-}
-
 /// An element of the field of `M`, held as `x·R mod P` (always fully reduced, so equal
 /// elements have equal limbs).
 pub(crate) struct Fe<M, const N: usize> {
@@ -314,9 +268,8 @@ impl<M: Modulus<N>, const N: usize> Fe<M, N> {
         if self.is_zero() {
             return self;
         }
-        // The binary algorithm inverts the integer a·R, giving a⁻¹·R⁻¹; times R³ in
-        // Montgomery's product, a⁻¹·R.
-        let inverse = invert_binary(&self.limbs, &M::P, M::INV);
+        // The integer a·R inverts to a⁻¹·R⁻¹; times R³ in Montgomery's product, a⁻¹·R.
+        let inverse = inverse::invert(&self.limbs, &M::P, M::INV.wrapping_neg());
         Self::montgomery(mont_mul(&inverse, &M::R3, &M::P, M::INV))
     }
 }

@@ -129,12 +129,31 @@ fn check_edges<M: Modulus<N>, const N: usize>() {
     );
 }
 
+/// Inversion on many values: pseudo-random ones, every power of two, and p − k, k small.
+fn check_inversion<M: Modulus<N>, const N: usize>() {
+    let mut seed = 0x2545_f491_4f6c_dd1d;
+    let mut values: Vec<[u64; N]> = (0..300).map(|_| limbs_from(&mut seed)).collect();
+    values.extend((0..64 * N).map(|bit| {
+        let mut x = [0u64; N];
+        x[bit / 64] = 1 << (bit % 64);
+        x
+    }));
+    values.extend((1..40).map(|k| limbs::sub(&M::P, &limbs::small(k)).0));
+    for x in values {
+        let a = Fe::<M, N>::reduce(&x);
+        if !a.is_zero() {
+            assert_eq!(a * a.invert(), Fe::ONE, "{x:016x?}");
+        }
+    }
+}
+
 macro_rules! modulus_tests {
     ($($name:ident: $m:ty, $n:literal;)*) => {$(
         #[test]
         fn $name() {
             check_modulus::<$m, $n>();
             check_edges::<$m, $n>();
+            check_inversion::<$m, $n>();
         }
     )*};
 }

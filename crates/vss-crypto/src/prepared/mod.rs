@@ -8,6 +8,7 @@
 
 mod curves;
 mod field;
+mod inverse;
 mod limbs;
 mod point;
 mod table;
