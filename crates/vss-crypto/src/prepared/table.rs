@@ -25,19 +25,23 @@ impl<C: CurveSpec<N>, const N: usize> Table<C, N> {
         C::BITS.div_ceil(window as usize)
     }
 
-    /// The table of `base` (window between 1 and 16 bits; the caller checks its range).
+    /// The table of `base` (window between 2 and 16 bits; the caller checks its range).
+    /// Each sub-table's base B_j is made affine (one inversion) so that its multiples are
+    /// mixed additions, and B_(j+1) = 2·(2^(w−1)·B_j) is one doubling of its last entry; the
+    /// entries are made affine together at the end.
     pub(crate) fn new(base: &Affine<C, N>, window: u32) -> Option<Self> {
         let entries = 1usize << (window - 1);
         let mut points = Vec::with_capacity(Self::windows(window) * entries);
-        let mut b = Jacobian::from(*base);
-        for _ in 0..Self::windows(window) {
-            let mut k_b = b;
-            for _ in 0..entries {
+        let mut b = *base;
+        for j in 0..Self::windows(window) {
+            let mut k_b = Jacobian::from(b);
+            points.push(k_b);
+            for _ in 1..entries {
+                k_b = k_b.add_affine(&b);
                 points.push(k_b);
-                k_b = k_b.add(&b);
             }
-            for _ in 0..window {
-                b = b.double();
+            if j + 1 < Self::windows(window) {
+                b = *to_affine_batch(&[k_b.double()])?.first()?;
             }
         }
         Some(Table {

@@ -121,3 +121,9 @@ fn windows_out_of_range_and_other_curves_are_refused() {
     assert!(prepared.verify(HashAlg::Sha256, b"CAM", &sig));
     assert!(!prepared.verify(HashAlg::Sha256, b"DENM", &sig));
 }
+
+#[test]
+fn prepared_keys_can_be_shared_between_threads() {
+    fn shared<T: Send + Sync>() {}
+    shared::<PreparedKey>();
+}
