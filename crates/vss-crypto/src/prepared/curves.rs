@@ -6,7 +6,8 @@ use super::field::{Fe, Modulus};
 use super::limbs::from_hex;
 
 /// A short Weierstrass curve y² = x³ + a·x + b of prime order n (cofactor 1) over the field
-/// of `Self::Fp`, with n and p below 2^(64·N) and n's bit length a multiple of 8.
+/// of `Self::Fp`, with n and p below 2^(64·N), n's bit length a multiple of 8, and
+/// n < p < 2n (so that x(R) ≡ r mod n means x(R) = r or r + n).
 pub(crate) trait CurveSpec<const N: usize>: Sized + 'static {
     /// The field prime p.
     type Fp: Modulus<N>;
@@ -103,7 +104,7 @@ mod tests {
     use openssl::ec::PointConversionForm;
 
     use super::*;
-    use crate::prepared::limbs::to_be_bytes;
+    use crate::prepared::limbs::{lt, to_be_bytes};
 
     fn agrees_with_openssl<C: CurveSpec<N>, const N: usize>() {
         let curve = C::CURVE;
@@ -147,6 +148,12 @@ mod tests {
             "{curve} G"
         );
         assert_eq!(C::BITS, 8 * curve.scalar_len(), "{curve} bits of n");
+        let (p, n) = (<C::Fp as Modulus<N>>::P, <C::Fn as Modulus<N>>::P);
+        let (two_n, carry) = crate::prepared::limbs::add(&n, &n);
+        assert!(
+            lt(&n, &p) && (carry == 1 || lt(&p, &two_n)),
+            "{curve}: n < p < 2n"
+        );
     }
 
     #[test]

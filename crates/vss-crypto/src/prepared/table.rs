@@ -88,6 +88,10 @@ impl<C: CurveSpec<N>, const N: usize> Table<C, N> {
     #[inline(always)]
     pub(crate) fn entry(&self, j: usize, digit: i32) -> Option<Affine<C, N>> {
         let entries = 1usize << (self.window - 1);
+        debug_assert!(
+            digit.unsigned_abs() as usize <= entries,
+            "a digit of another window"
+        );
         let point = *self
             .points
             .get(j * entries + (digit.unsigned_abs() as usize).checked_sub(1)?)?;
