@@ -16,6 +16,9 @@ pub enum Error {
         "curve {0} is for key encapsulation only: ECDSA uses p224, p256, p384, bp256 or bp384"
     )]
     NotForSignatures(crate::Curve),
+    /// The curve has no prepared verification keys (p256, p384, bp256 and bp384 have).
+    #[error("curve {0} has no prepared verification keys: p256, p384, bp256 and bp384 have")]
+    NoPreparedKey(crate::Curve),
     /// The key algorithm name is not one VSS knows.
     #[error("unknown key algorithm '{0}' (expected a curve, or rsa2048, rsa3072 or rsa4096)")]
     UnknownKeyAlgorithm(String),
