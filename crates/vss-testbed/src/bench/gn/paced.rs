@@ -49,11 +49,6 @@ impl Path {
             Path::Filter => "filter_udp",
         }
     }
-
-    /// Whether the bridge is on it.
-    pub(super) fn is_bridge(self) -> bool {
-        self != Path::Filter
-    }
 }
 
 /// One paced run.
