@@ -36,9 +36,10 @@ pub(super) struct Figures<'a> {
 
 /// The acceptance figures.
 struct Acceptance {
-    /// The filter's packets per CPU-second: its first and last runs' mean.
+    /// The filter's packets per CPU-second: the mean of its runs.
     filter: f64,
-    /// The bridge's radio → stack packets per CPU-second over the filter's.
+    /// The bridge's radio → stack packets per CPU-second (the mean of its runs) over the
+    /// filter's.
     share: f64,
     /// The bridge's radio → stack p99 at [`LATENCY_RATE`], in ms.
     p99_ms: Option<f64>,
@@ -210,7 +211,8 @@ fn text(f: &Figures<'_>, a: &Acceptance) -> String {
     text.push('\n');
     text.push_str(&paced.render());
     text.push_str(&format!(
-        "bridge: {:.2}x the filter's packets per CPU-second (at least {SHARE} asked)\n",
+        "bridge radio -> stack: {:.2}x the filter's packets per CPU-second (the means of \
+         their runs; at least {SHARE} asked)\n",
         a.share
     ));
     if let Some(p99) = a.p99_ms {
