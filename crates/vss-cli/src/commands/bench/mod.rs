@@ -55,7 +55,8 @@ pub enum BenchCommand {
     /// The GeoNetworking bridge (`vss gn bridge`) beside `vss filter` on the same messages:
     /// packets per second and per CPU-second, then p50/p99 latency and loss at fixed rates
     /// through the bridge's loop over socket pairs (both directions) and the filter's over
-    /// UDP; fails when issue 34's figures are missed.
+    /// UDP. Exits 1 if the bridge verifies under 0.9x the filter's packets per CPU-second,
+    /// has a p99 over 1 ms at 1,000 packets/s, or loses a packet at up to 10,000/s.
     Gn(gn::GnArgs),
 }
 
