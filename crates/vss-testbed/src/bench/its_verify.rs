@@ -56,11 +56,13 @@ pub struct ItsVerifyOptions {
     pub signers: u32,
 }
 
-/// A root, an AA and tickets, in memory.
+/// A root, an AA (its key kept, to issue more tickets) and tickets, in memory.
 pub(crate) struct Pki {
     root: Cert,
     pub(crate) aa: Cert,
+    aa_key: PrivateKey,
     tickets: Vec<(Cert, PrivateKey)>,
+    start: ItsTime,
 }
 
 /// Builds a root, an AA and `signers` tickets for PSID 36 on `curve`, starting `now`.
@@ -79,14 +81,19 @@ pub(crate) fn build_pki(curve: Curve, signers: u32, now: ItsTime) -> Result<Pki>
     r.name = Some("bench-aa".into());
     r.encryption_key = Some(PrivateKey::generate(Curve::P256)?.public_key().clone());
     let aa = issue_certificate(&r, Some(&root), &root_key)?;
-    let mut tickets = Vec::new();
+    let mut pki = Pki {
+        root,
+        aa,
+        aa_key,
+        tickets: Vec::new(),
+        start: now,
+    };
     for _ in 0..signers {
         let key = PrivateKey::generate(curve)?;
-        let mut r = request(Profile::At, &key, Duration::Hours(168));
-        r.app_permissions = vec![Permission::psid(Psid::CAM)];
-        tickets.push((issue_certificate(&r, Some(&aa), &aa_key)?, key));
+        let ticket = pki.ticket(key.public_key().clone())?;
+        pki.tickets.push((ticket, key));
     }
-    Ok(Pki { root, aa, tickets })
+    Ok(pki)
 }
 
 impl Pki {
@@ -107,11 +114,30 @@ impl Pki {
         Ok(t)
     }
 
+    /// A ticket for PSID 36 with the key `public`, issued by the AA, valid for a week from
+    /// the PKI's start.
+    pub(crate) fn ticket(&self, public: vss_crypto::PublicKey) -> Result<Cert> {
+        let mut r = CertificateRequest::new(Profile::At, public, Duration::Hours(168));
+        r.start = self.start;
+        r.app_permissions = vec![Permission::psid(Psid::CAM)];
+        Ok(issue_certificate(&r, Some(&self.aa), &self.aa_key)?)
+    }
+
     /// Message `i`: its number signed by ticket `i mod signers`, generated `now`.
     pub(crate) fn sign(&self, i: usize, kind: SignerKind, now: ItsTime) -> Result<Vec<u8>> {
+        self.sign_payload(i, &(i as u64).to_be_bytes(), kind, now)
+    }
+
+    /// Message `i` with `payload`, signed by ticket `i mod signers` under PSID 36.
+    pub(crate) fn sign_payload(
+        &self,
+        i: usize,
+        payload: &[u8],
+        kind: SignerKind,
+        now: ItsTime,
+    ) -> Result<Vec<u8>> {
         let (cert, key) = &self.tickets[i % self.tickets.len()];
-        let payload = (i as u64).to_be_bytes();
-        let mut r = SignedDataRequest::new(Psid::CAM, &payload);
+        let mut r = SignedDataRequest::new(Psid::CAM, payload);
         r.generation_time = Some(now);
         r.signer = kind;
         Ok(vss_its::encode_data(&vss_its::sign_data(

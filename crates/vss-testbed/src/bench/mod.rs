@@ -6,6 +6,7 @@ pub mod batch;
 pub mod cred;
 pub mod daemon;
 pub mod filter;
+pub mod gn;
 pub mod its_verify;
 pub mod kem;
 pub mod measure;

@@ -11,7 +11,7 @@ mod messages;
 mod process;
 mod report;
 mod runs;
-mod setup;
+pub(crate) mod setup;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -19,26 +19,26 @@ use vss_its::Cert;
 use crate::bench::its_verify::Pki;
 
 /// How `vssd` batches `VerifyStream` requests and how many clients it serves.
-pub(super) struct DaemonSettings {
-    pub(super) batch_max: usize,
-    pub(super) batch_deadline: Duration,
-    pub(super) max_connections: usize,
+pub(crate) struct DaemonSettings {
+    pub(crate) batch_max: usize,
+    pub(crate) batch_deadline: Duration,
+    pub(crate) max_connections: usize,
 }
 
 /// The entity's directory and configuration; removed when dropped.
-pub(super) struct Entity {
+pub(crate) struct Entity {
     scratch: ScratchStore,
     /// The configuration (absolute paths).
-    pub(super) config: Config,
+    pub(crate) config: Config,
     /// Where it is written.
-    pub(super) path: PathBuf,
+    pub(crate) path: PathBuf,
 }
 
 impl Entity {
     /// Builds it for `pki`: its root trusted, its AA known; every message verified (policy
     /// `always`); replays refused within [`MAX_AGE_LIMIT`] (the messages are all signed
     /// before the first measurement), `remembered` of them kept; statistics off.
-    pub(super) fn new(
+    pub(crate) fn new(
         pki: &Pki,
         engine: EngineKind,
         daemon: DaemonSettings,
@@ -96,8 +96,13 @@ impl Entity {
     }
 
     /// Its directory (for `vssd`'s log).
-    pub(super) fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         self.scratch.dir()
+    }
+
+    /// Its key store, opened.
+    pub(crate) fn open_store(&self) -> Result<Box<dyn vss_hsm::Hsm>> {
+        Ok(self.scratch.open()?)
     }
 }
 
