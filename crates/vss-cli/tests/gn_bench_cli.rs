@@ -26,8 +26,8 @@ fn gn_bench_passes_every_packet_and_exits_as_its_acceptance_says() {
         "4",
         "--rates",
         "200,1000",
-        "--seconds",
-        "0.1",
+        "--duration-ms",
+        "100",
         "--batch",
         "16",
         "--format",
@@ -112,7 +112,7 @@ fn gn_bench_passes_every_packet_and_exits_as_its_acceptance_says() {
 
 #[test]
 fn gn_bench_refuses_a_rate_of_zero_and_no_duration_in_one_line() {
-    for args in [["--rates", "0"], ["--seconds", "0"]] {
+    for args in [["--rates", "0"], ["--duration-ms", "0"]] {
         let r = vss_run(&["bench", "gn", args[0], args[1]])
             .failure()
             .one_line_stderr();

@@ -13,7 +13,7 @@ use vss_hsm::Hsm;
 use vss_its::{Cert, CertFileError, HashedId8, ItsTime, Psid, TrustAnchors, Validator, Verdict};
 use vss_pki::station::{EctlSource, Repository, StationTrust};
 
-use crate::config::Config;
+use crate::config::{Config, TrustConfig};
 use crate::frame::{FrameContent, FrameReceiver};
 use crate::pseudonym::{ChangeListener, Clock, PkiTickets, SystemClock, TicketSource};
 use crate::sign::{SignOptions, Signed};
@@ -73,16 +73,21 @@ fn read_cert(path: &Path) -> Result<Cert> {
 /// trust store with their lists and EAs and AAs), and its authorities checked under them
 /// and cached.
 pub fn validator(config: &Config, clock: &dyn Clock) -> Result<Validator> {
-    let now = clock.now();
-    let mut anchors = match &config.trust.store {
-        Some(dir) => StationTrust::load(dir, now)?.trust_store(config.trust.stale_crl)?,
+    trust_validator(&config.trust, clock.now())
+}
+
+/// The validator of `[trust]` at `now` (what [`validator`] builds; `vss filter` builds it
+/// from its flags too).
+pub fn trust_validator(trust: &TrustConfig, now: ItsTime) -> Result<Validator> {
+    let mut anchors = match &trust.store {
+        Some(dir) => StationTrust::load(dir, now)?.trust_store(trust.stale_crl)?,
         None => TrustAnchors::new(),
     };
-    for path in &config.trust.anchors {
+    for path in &trust.anchors {
         anchors.add(read_cert(path)?)?;
     }
-    let mut validator = Validator::new(anchors, config.trust.cache_capacity);
-    for path in &config.trust.authorities {
+    let mut validator = Validator::new(anchors, trust.cache_capacity);
+    for path in &trust.authorities {
         let report = validator.verify_certificate(&read_cert(path)?, &[], now);
         if report.verdict != Verdict::Valid {
             return Err(Error::Config {

@@ -21,6 +21,18 @@ pub struct ReplayConfig {
     pub capacity: usize,
 }
 
+impl std::fmt::Display for ReplayConfig {
+    /// What the window lets through, in words.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "each message once, generated at most {} ms before and {} ms after now",
+            self.max_age.as_millis(),
+            self.max_lead.as_millis()
+        )
+    }
+}
+
 /// The longest `max_age` a window takes: one hour (the window only bounds how long a key is
 /// remembered; the capacity bounds how many).
 pub const MAX_AGE_LIMIT: Duration = Duration::from_secs(3600);

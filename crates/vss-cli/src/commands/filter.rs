@@ -12,20 +12,20 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{Context, Result};
 use serde_json::json;
+use vss_core::config::TrustConfig;
+use vss_core::entity::trust_validator;
 use vss_core::events::EventHub;
 use vss_core::filter::{
     listen_socket, sending_socket, BatchConfig, Filter, FilterCounts, Outgoing, SignCounts, Signing,
 };
-use vss_core::pseudonym::SystemClock;
 use vss_core::replay::{ReplayConfig, MAX_AGE_LIMIT, MAX_CAPACITY, MAX_LEAD_LIMIT};
 use vss_core::{Config, Vss};
 use vss_engine::VerifyEngine;
-use vss_its::{Psid, TrustAnchors, Validator, Verdict};
+use vss_its::{ItsTime, Psid};
 use vss_net::{Throttle, WARN_INTERVAL};
 
-use crate::files::read_cert;
 use crate::output::{emit, print_json, printable, Format, Table};
 use vss_engine::EngineKind;
 
@@ -185,23 +185,18 @@ impl FilterArgs {
             ),
             None => None,
         };
-        let mut validator = match &config {
-            Some(config) if self.anchors.is_empty() => {
-                vss_core::entity::validator(config, &SystemClock)?
-            }
-            _ => self.anchored()?,
+        let trust = match &config {
+            Some(config) if self.anchors.is_empty() => TrustConfig {
+                authorities: [&config.trust.authorities[..], &self.authorities].concat(),
+                ..config.trust.clone()
+            },
+            _ => TrustConfig::new(
+                self.anchors.clone(),
+                self.authorities.clone(),
+                self.cache_capacity,
+            ),
         };
-        for path in &self.authorities {
-            let report =
-                validator.verify_certificate(&read_cert(path)?, &[], vss_its::ItsTime::now());
-            if report.verdict != Verdict::Valid {
-                return Err(anyhow!(
-                    "{}: not valid under the anchors: {}",
-                    path.display(),
-                    report.reason
-                ));
-            }
-        }
+        let validator = trust_validator(&trust, ItsTime::now())?;
         let engine = self.bulk.engine()?;
         let batch = self.bulk.batch();
         let listen = listen_socket(self.listen.0, &batch)
@@ -218,29 +213,19 @@ impl FilterArgs {
             )),
             None => None,
         };
+        let told = match &events {
+            Some((path, _)) => {
+                format!("; drops told on {}", printable(&path.display().to_string()))
+            }
+            None => String::new(),
+        };
         eprintln!(
-            "filtering udp:{} -> udp:{} (batches of up to {} within {} ms on {}: {}; {}){}",
+            "filtering udp:{} -> udp:{} ({batch} on {}: {}; {}){told}",
             listen.local_addr()?,
             self.forward.0,
-            self.bulk.batch,
-            self.bulk.deadline_ms,
             engine.name(),
             engine.device(),
-            match replay {
-                Some(window) => format!(
-                    "each message once, generated at most {} ms before and {} ms after now",
-                    window.max_age.as_millis(),
-                    window.max_lead.as_millis()
-                ),
-                None => "no replay check".into(),
-            },
-            match &events {
-                Some((path, _)) => format!(
-                    "; dropped datagrams told on {}",
-                    printable(&path.display().to_string())
-                ),
-                None => String::new(),
-            }
+            replay.map_or_else(|| "no replay check".into(), |w| w.to_string()),
         );
         let hub = events.map(|(_, hub)| hub);
         let signing = match (config, self.sign_listen, self.sign_to) {
@@ -262,17 +247,6 @@ impl FilterArgs {
         };
         summary(self.format, &counts, signed.as_ref())?;
         Ok(ExitCode::SUCCESS)
-    }
-
-    /// The validator of `--anchor` and `--authority`.
-    fn anchored(&self) -> Result<Validator> {
-        let mut anchors = TrustAnchors::new();
-        for path in &self.anchors {
-            anchors
-                .add(read_cert(path)?)
-                .with_context(|| format!("{}", path.display()))?;
-        }
-        Ok(Validator::new(anchors, self.cache_capacity))
     }
 
     /// The outgoing direction on a thread of its own: payloads from `from` signed by the
@@ -318,37 +292,25 @@ fn summary(format: Format, counts: &FilterCounts, signed: Option<&SignCounts>) -
             "forward_refused": counts.forward_refused,
             "dropped": dropped,
             "dropped_by_reason": counts.dropped,
-            "signed": signed.map(|s| json!({
-                "received": s.received,
-                "sent": s.sent,
-                "send_refused": s.send_refused,
-                "sign_failed": s.sign_failed,
-                "oversized": s.oversized,
-            })),
+            "signed": signed,
         })),
         Format::Table => {
             let mut table = Table::new(&["what", "messages"]);
-            table.row(vec!["received".into(), counts.received.to_string()]);
-            table.row(vec!["forwarded".into(), counts.forwarded.to_string()]);
+            let mut row = |what: String, n: u64| table.row(vec![what, n.to_string()]);
+            row("received".into(), counts.received);
+            row("forwarded".into(), counts.forwarded);
             if counts.forward_refused > 0 {
-                table.row(vec![
-                    "valid, forward refused".into(),
-                    counts.forward_refused.to_string(),
-                ]);
+                row("valid, forward refused".into(), counts.forward_refused);
             }
             for (reason, n) in &counts.dropped {
-                table.row(vec![format!("dropped: {reason}"), n.to_string()]);
+                row(format!("dropped: {reason}"), *n);
             }
             if let Some(s) = signed {
-                for (what, n) in [
-                    ("to sign: received", s.received),
-                    ("to sign: sent signed", s.sent),
-                    ("to sign: send refused", s.send_refused),
-                    ("to sign: signing failed", s.sign_failed),
-                    ("to sign: too large", s.oversized),
-                ] {
-                    table.row(vec![what.into(), n.to_string()]);
-                }
+                row("to sign: received".into(), s.received);
+                row("to sign: sent signed".into(), s.sent);
+                row("to sign: send refused".into(), s.send_refused);
+                row("to sign: signing failed".into(), s.sign_failed);
+                row("to sign: too large".into(), s.oversized);
             }
             emit(&table.render())
         }

@@ -12,10 +12,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use serde_json::json;
 use vss_core::events::EventHub;
 use vss_core::gn_bridge::link::Link;
-use vss_core::gn_bridge::run::{self, BridgeCounts, DirectionCounts};
+use vss_core::gn_bridge::run::{self, BridgeCounts};
 use vss_core::gn_bridge::{Bridge, BridgeConfig, BridgeMetrics};
 use vss_core::{Config, Vss};
 use vss_gn::Limits;
@@ -162,21 +161,9 @@ fn background(
     Ok(bound)
 }
 
-fn direction_json(counts: &DirectionCounts) -> serde_json::Value {
-    json!({
-        "received": counts.received,
-        "passed": counts.passed,
-        "send_errors": counts.send_errors,
-        "dropped": counts.dropped,
-    })
-}
-
 fn summary(format: Format, counts: &BridgeCounts) -> Result<()> {
     match format {
-        Format::Json => print_json(&json!({
-            "to_radio": direction_json(&counts.to_radio),
-            "to_stack": direction_json(&counts.to_stack),
-        })),
+        Format::Json => print_json(&serde_json::json!(counts)),
         Format::Table => {
             let mut table = Table::new(&["direction", "what", "frames"]);
             for (name, c) in [

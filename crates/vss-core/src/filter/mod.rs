@@ -64,6 +64,18 @@ impl BatchConfig {
     };
 }
 
+impl std::fmt::Display for BatchConfig {
+    /// The batches in words.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "batches of up to {} within {} ms",
+            self.max_batch,
+            self.deadline.as_millis()
+        )
+    }
+}
+
 impl Default for BatchConfig {
     /// 256 datagrams or 2 ms, whichever comes first.
     fn default() -> Self {

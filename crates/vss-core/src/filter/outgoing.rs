@@ -21,7 +21,7 @@ use crate::sign::SignOptions;
 use crate::{Error, Vss};
 
 /// What the outgoing direction did.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct SignCounts {
     /// Payloads received.
     pub received: u64,

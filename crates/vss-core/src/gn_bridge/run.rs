@@ -28,7 +28,7 @@ pub const MAX_BATCH: usize = 64;
 pub const POLL: Duration = Duration::from_millis(100);
 
 /// What one direction did.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct DirectionCounts {
     /// Frames received.
     pub received: u64,
@@ -41,7 +41,7 @@ pub struct DirectionCounts {
 }
 
 /// What the bridge did in both directions.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct BridgeCounts {
     /// Stack → radio.
     pub to_radio: DirectionCounts,

@@ -27,26 +27,15 @@ pub struct GnArgs {
     #[arg(long, value_delimiter = ',', default_value = "1000,10000",
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     rates: Vec<u32>,
-    /// How long each paced measurement sends, in seconds.
-    #[arg(long, default_value_t = 3.0, value_parser = seconds)]
-    seconds: f64,
+    /// How long each paced measurement sends, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 3000,
+          value_parser = clap::value_parser!(u32).range(10..=600_000))]
+    duration_ms: u32,
     #[command(flatten)]
     bulk: BulkArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
-}
-
-/// A duration of 0.01 to 600 seconds.
-fn seconds(text: &str) -> Result<f64, String> {
-    let value: f64 = text
-        .parse()
-        .map_err(|_| format!("'{text}' is not a number"))?;
-    if (0.01..=600.0).contains(&value) {
-        Ok(value)
-    } else {
-        Err(format!("{value} is not within 0.01 to 600 seconds"))
-    }
 }
 
 impl GnArgs {
@@ -56,7 +45,7 @@ impl GnArgs {
             messages: self.messages,
             signers: self.signers,
             rates: self.rates,
-            seconds: self.seconds,
+            seconds: f64::from(self.duration_ms) / 1000.0,
             batch: self.bulk.batch(),
             engine: self.bulk.engine_kind(),
         })?;
