@@ -93,7 +93,7 @@ VALUES: dict[str, tuple[str, ...]] = {
 KIND_OF_VALUE: dict[str, str] = {
     **dict.fromkeys(("N", "COUNT", "RUNS", "OPS", "BYTE", "PSID", "PSIDS", "MS", "SECONDS",
                      "THREADS", "BATCH", "CACHE_CAPACITY", "ENROLMENTS", "TICKETS", "CLIENTS",
-                     "CONCURRENCY", "MESSAGES", "SIGNERS", "RATE", "MAX_USES", "US", "SLOT"), NUMBER),
+                     "CONCURRENCY", "MESSAGES", "SIGNERS", "RATE", "RATES", "MAX_USES", "US", "SLOT"), NUMBER),
     **dict.fromkeys(("FILE", "CERT", "PATH", "FILE|DIR", "SOCKET", "URL|FILE",
                      "FILE[=URL]"), FILE),
     **dict.fromkeys(("refuse|warn", "both|ea|aa"), CHOICE),
@@ -468,6 +468,8 @@ LEAVES: dict[tuple[str, ...], Leaf] = {
     ("bench", "its-verify"): Leaf(lambda w: {"--messages": "1", "--signers": "1"}),
     ("bench", "pki"): Leaf(lambda w: {"--enrolments": "1", "--tickets": "1"}),
     ("bench", "filter"): Leaf(lambda w: {"--messages": "1", "--signers": "1"}),
+    ("bench", "gn"): Leaf(lambda w: {"--messages": "1", "--signers": "1", "--rates": "100",
+                                     "--duration-ms": "10"}),
     # One message per measurement, one client: signs, then starts the vssd beside vss.
     ("bench", "daemon"): Leaf(lambda w: {"--messages": "1", "--signers": "1", "--clients": "1"},
                               timeout=60),
