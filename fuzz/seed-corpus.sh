@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Fills fuzz/corpus/<target>/ with the published vectors (tests/vectors/its), for
 # its_decode encrypted data made by `vss its encrypt` to the ETSI ticket the targets decrypt
-# with, and for its_times, pki_intake and gn_packet their committed seeds (fuzz/seeds/<target>). Run
+# with, and for its_times, pki_intake, gn_packet and prepared_verify their committed seeds (fuzz/seeds/<target>). Run
 # from anywhere after `cargo build -p vss-cli`.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 vss="${VSS_BIN:-$root/target/debug/vss}"
 corpus="$root/fuzz/corpus"
 mkdir -p "$corpus"/its_decode "$corpus"/its_certificate "$corpus"/its_verify
-for target in its_times pki_intake gn_packet; do
+for target in its_times pki_intake gn_packet prepared_verify; do
   mkdir -p "$corpus/$target"
   cp "$root"/fuzz/seeds/"$target"/* "$corpus/$target/"
 done

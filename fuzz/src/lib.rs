@@ -1,19 +1,21 @@
 //! What the fuzz targets check, and the fixed environment they check it in: trust anchors,
 //! chain certificates and a decryption key, all from the published vectors
 //! (tests/vectors/its), compiled in; for [`pki_intake`], a fixed PKI (see its module);
-//! [`gn_packet`] needs none.
+//! [`gn_packet`] and [`prepared_verify`] need none.
 //!
 //! Every function here must return normally for every input: a panic is a finding.
 
 mod gn;
 mod intake;
 mod pkcs11;
+mod prepared;
 
 use std::sync::OnceLock;
 
 pub use gn::gn_packet;
 pub use intake::pki_intake;
 pub use pkcs11::pkcs11_templates;
+pub use prepared::prepared_verify;
 
 use vss_crypto::{Curve, PrivateKey};
 use vss_its::asn::Ieee1609Dot2Data;
