@@ -64,8 +64,9 @@ macro_rules! on_table {
 
 impl PreparedKey {
     /// The window of [`new`](Self::new), in bits, chosen by measurement (`examples/
-    /// prepared_speed.rs`, one core of an AMD EPYC, Zen 4; the portable path uses none of its AVX-512): P-256 verifies 3.4× as
-    /// fast as the library with 6 bits (86 KiB), 3.1× with 5 (52 KiB), 3.7× with 7 (148 KiB).
+    /// prepared_speed.rs`, one core of an AMD EPYC, Zen 4, whose AVX-512 the portable path
+    /// does not use): P-256 verifies 3.4× as fast as the library with 6 bits (86 KiB), 3.1×
+    /// with 5 (52 KiB), 3.7× with 7 (148 KiB).
     pub const DEFAULT_WINDOW: u32 = 6;
     /// The smallest window [`with_window`](Self::with_window) takes.
     pub const MIN_WINDOW: u32 = 2;
