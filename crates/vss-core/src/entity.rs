@@ -81,7 +81,8 @@ pub fn validator(config: &Config, clock: &dyn Clock) -> Result<Validator> {
     for path in &config.trust.anchors {
         anchors.add(read_cert(path)?)?;
     }
-    let mut validator = Validator::new(anchors, config.trust.cache_capacity);
+    let mut validator = Validator::new(anchors, config.trust.cache_capacity)
+        .with_prepared_keys(config.verification.prepared_keys());
     for path in &config.trust.authorities {
         let report = validator.verify_certificate(&read_cert(path)?, &[], now);
         if report.verdict != Verdict::Valid {
