@@ -43,7 +43,8 @@
 //! sample_every = 10              # sampling: one message in N per sender
 //! prepared_keys_mb = 32          # memory for prepared keys of repeat signers (86 KiB per
 //!                                # 256-bit key, 192 KiB per 384-bit one; 0 turns them off,
-//!                                # at most 4096); the least recently used go first
+//!                                # at most 4096); the least recently used go first,
+//!                                # once unused for a second
 //! prepare_after = 8              # a signer's signatures checked by the library before its
 //!                                # key is prepared (1-65536; a table costs ~9 verifications)
 //!

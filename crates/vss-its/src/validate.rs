@@ -389,7 +389,7 @@ impl Validator {
         {
             Ok((signer, digest, signature)) => Prepared::Pending(PendingSignature {
                 after: self.check_after_signature(message, &signer, now),
-                prepared: self.cache.prepared_key(&signer),
+                prepared: self.cache.prepared_key(&signer, now),
                 signer,
                 digest,
                 signature,
@@ -639,7 +639,7 @@ impl Validator {
             );
         }
         let digest = cert.signed_digest(Some(&issuer.cert));
-        let prepared = self.cache.prepared_key(&issuer);
+        let prepared = self.cache.prepared_key(&issuer, now);
         if !verify_with(&issuer, prepared.as_deref(), &digest, &cert.signature()?) {
             let verdict = if depth == 0 {
                 Verdict::FalseSignature

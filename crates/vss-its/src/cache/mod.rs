@@ -18,8 +18,8 @@ use crate::{Cert, ItsTime};
 
 mod prepared;
 
-pub use prepared::PreparedKeyPolicy;
 use prepared::{KeyUse, PreparedPool};
+pub use prepared::{PreparedKeyPolicy, IDLE_BEFORE_DROP};
 
 /// A certificate whose chain up to a trust anchor has been validated.
 #[derive(Debug)]

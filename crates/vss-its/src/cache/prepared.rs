@@ -2,17 +2,26 @@
 //! checked more than [`PreparedKeyPolicy::after`] signatures, so a signer heard a few times
 //! costs what it did before; the prepared keys together stay under
 //! [`PreparedKeyPolicy::max_bytes`], the least recently used dropped first (its certificate
-//! stays cached). A key whose table was dropped needs twice as many uses as before to be
-//! prepared again, so a working set larger than the bound settles on the keys that fit
-//! instead of rebuilding tables round after round.
+//! stays cached), but only one left unused for [`IDLE_BEFORE_DROP`]: while every kept key is
+//! in use, no new one is built, so more busy signers than fit settle on the keys that fit
+//! instead of rebuilding tables round after round (each build costs about nine
+//! verifications). A key whose table was dropped needs twice as many uses as before to be
+//! prepared again.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use vss_crypto::PreparedKey;
 
+use vss_crypto::Curve;
+
 use super::{CertCache, ValidatedCert};
 use crate::hashing::HashedId8;
+use crate::ItsTime;
+
+/// How long a prepared key must have been unused before it is dropped for another: one
+/// second, ten CAMs of a neighbour still in range.
+pub const IDLE_BEFORE_DROP: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// When the keys of cached certificates are prepared, and how much memory they may take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,8 +73,8 @@ pub(super) struct KeyUse {
     uses: u32,
     /// Times its prepared key was dropped: each doubles the uses needed to prepare it again.
     dropped: u32,
-    /// Its prepared key, and when that was last used (the pool's recency).
-    prepared: Option<(Arc<PreparedKey>, u64)>,
+    /// Its prepared key, when it was last used (the pool's recency) and at what time.
+    prepared: Option<(Arc<PreparedKey>, u64, ItsTime)>,
 }
 
 impl KeyUse {
@@ -80,7 +89,7 @@ impl KeyUse {
     fn back_off(&mut self) -> Option<Arc<PreparedKey>> {
         self.uses = 0;
         self.dropped = self.dropped.saturating_add(1);
-        self.prepared.take().map(|(key, _)| key)
+        self.prepared.take().map(|(key, ..)| key)
     }
 }
 
@@ -89,6 +98,9 @@ pub(super) struct PreparedPool {
     policy: PreparedKeyPolicy,
     bytes: usize,
     recency: BTreeMap<u64, HashedId8>,
+    /// The size of a prepared key of each curve met so far (to know before a build whether
+    /// it will fit).
+    sizes: Vec<(Curve, usize)>,
 }
 
 impl PreparedPool {
@@ -98,6 +110,7 @@ impl PreparedPool {
             policy,
             bytes: 0,
             recency: BTreeMap::new(),
+            sizes: Vec::new(),
         }
     }
 
@@ -114,9 +127,26 @@ impl PreparedPool {
 
     /// Forgets the prepared key of a certificate that leaves the cache.
     pub(super) fn release(&mut self, key: &KeyUse) {
-        if let Some((prepared, used)) = &key.prepared {
+        if let Some((prepared, used, _)) = &key.prepared {
             self.bytes -= prepared.memory_bytes();
             self.recency.remove(used);
+        }
+    }
+}
+
+impl PreparedPool {
+    /// The size of a prepared key of `curve`, once one was built (else 0).
+    fn size_of(&self, curve: Curve) -> usize {
+        self.sizes
+            .iter()
+            .find(|(c, _)| *c == curve)
+            .map_or(0, |(_, size)| *size)
+    }
+
+    /// Records the size of a prepared key of `curve`.
+    fn learn(&mut self, curve: Curve, size: usize) {
+        if self.size_of(curve) == 0 {
+            self.sizes.push((curve, size));
         }
     }
 }
@@ -141,8 +171,13 @@ impl CertCache {
     /// [`PreparedKeyPolicy::after`] signatures (older prepared keys are dropped to make
     /// room). `None` while the uses are counted, when keys are not prepared, for a curve
     /// without prepared keys, or when `signer` is not the certificate cached under its name
-    /// (a trust anchor).
-    pub fn prepared_key(&mut self, signer: &Arc<ValidatedCert>) -> Option<Arc<PreparedKey>> {
+    /// (a trust anchor), or while every kept key was used within [`IDLE_BEFORE_DROP`] of
+    /// `now` and no room is left.
+    pub fn prepared_key(
+        &mut self,
+        signer: &Arc<ValidatedCert>,
+        now: ItsTime,
+    ) -> Option<Arc<PreparedKey>> {
         let policy = self.prepared.policy;
         let public = signer.key.public_key();
         if !policy.enabled() || !PreparedKey::supports(public.curve()) {
@@ -155,20 +190,25 @@ impl CertCache {
             .entries
             .get_mut(&id)
             .filter(|e| Arc::ptr_eq(&e.cert, signer))?;
-        if let Some((key, used)) = &mut entry.key.prepared {
+        if let Some((key, used, at)) = &mut entry.key.prepared {
             self.prepared.recency.remove(used);
-            *used = stamp;
+            (*used, *at) = (stamp, now);
             self.prepared.recency.insert(stamp, id);
             self.stats.prepared_hits += 1;
             return Some(Arc::clone(key));
         }
-        if !entry.key.count(policy.after) {
+        if !entry.key.count(policy.after)
+            || !self.make_room(self.prepared.size_of(public.curve()), now)
+        {
             return None;
         }
         let built = PreparedKey::new(public).ok().map(Arc::new);
         self.stats.prepared_builds += u64::from(built.is_some());
         let size = built.as_ref().map_or(usize::MAX, |key| key.memory_bytes());
-        let fits = self.make_room(size);
+        if size != usize::MAX {
+            self.prepared.learn(public.curve(), size);
+        }
+        let fits = self.make_room(size, now);
         let entry = self.entries.get_mut(&id)?;
         let Some(key) = built.filter(|_| fits) else {
             // Larger than the bound (or not built): not again before twice the uses.
@@ -177,26 +217,35 @@ impl CertCache {
         };
         self.prepared.bytes += size;
         self.prepared.recency.insert(stamp, id);
-        entry.key.prepared = Some((Arc::clone(&key), stamp));
+        entry.key.prepared = Some((Arc::clone(&key), stamp, now));
         Some(key)
     }
 
-    /// Drops the least recently used prepared keys until `size` more bytes fit under the
-    /// bound; whether they do.
-    fn make_room(&mut self, size: usize) -> bool {
+    /// Drops the least recently used prepared keys, if unused for [`IDLE_BEFORE_DROP`]
+    /// at `now`, until `size` more bytes fit under the bound; whether they do.
+    fn make_room(&mut self, size: usize, now: ItsTime) -> bool {
         let max = self.prepared.policy.max_bytes;
         if size > max {
             return false;
         }
+        let idle = IDLE_BEFORE_DROP.as_micros() as u64;
         while self.prepared.bytes + size > max {
-            let Some((_, oldest)) = self.prepared.recency.pop_first() else {
+            let Some((_, oldest)) = self.prepared.recency.first_key_value() else {
                 return false;
             };
-            let dropped = self
-                .entries
-                .get_mut(&oldest)
-                .and_then(|entry| entry.key.back_off());
-            if let Some(key) = dropped {
+            let Some(entry) = self.entries.get_mut(oldest) else {
+                return false;
+            };
+            if entry
+                .key
+                .prepared
+                .as_ref()
+                .is_some_and(|(.., at)| at.plus_micros(idle) > now)
+            {
+                return false;
+            }
+            self.prepared.recency.pop_first();
+            if let Some(key) = entry.key.back_off() {
                 self.prepared.bytes -= key.memory_bytes();
                 self.stats.prepared_evictions += 1;
             }
