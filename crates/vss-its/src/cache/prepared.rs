@@ -233,19 +233,16 @@ impl CertCache {
             let Some((_, oldest)) = self.prepared.recency.first_key_value() else {
                 return false;
             };
-            let Some(entry) = self.entries.get_mut(oldest) else {
-                return false;
-            };
+            let entry = self.entries.get_mut(oldest);
+            let busy = |(.., at): &(_, _, ItsTime)| at.plus_micros(idle) > now;
             if entry
-                .key
-                .prepared
                 .as_ref()
-                .is_some_and(|(.., at)| at.plus_micros(idle) > now)
+                .is_some_and(|e| e.key.prepared.as_ref().is_some_and(busy))
             {
                 return false;
             }
             self.prepared.recency.pop_first();
-            if let Some(key) = entry.key.back_off() {
+            if let Some(key) = entry.and_then(|e| e.key.back_off()) {
                 self.prepared.bytes -= key.memory_bytes();
                 self.stats.prepared_evictions += 1;
             }
