@@ -41,6 +41,12 @@
 //! [verification]
 //! policy = "sampling"            # always | sampling | on_demand
 //! sample_every = 10              # sampling: one message in N per sender
+//! prepared_keys_mb = 32          # memory for prepared keys of repeat signers (86 KiB per
+//!                                # 256-bit key, 192 KiB per 384-bit one; 0 turns them off,
+//!                                # at most 4096); the least recently used go first,
+//!                                # once unused for a second
+//! prepare_after = 8              # a signer's signatures checked by the library before its
+//!                                # key is prepared (1-65536; a table costs ~9 verifications)
 //!
 //! [replay]                       # received messages accepted once, and only when fresh
 //! enabled = true
@@ -96,9 +102,11 @@ use crate::{Error, Result};
 
 mod daemon;
 mod trust;
+mod verification;
 
 pub use daemon::{DaemonConfig, DaemonTcpConfig};
 pub use trust::{TrustConfig, TrustUpdateConfig, MAX_UPDATE_EVERY, MIN_UPDATE_EVERY};
+pub use verification::{PolicyKind, VerificationConfig, MAX_PREPARED_KEYS_MB};
 
 /// The whole configuration.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -246,31 +254,6 @@ impl Default for PseudonymConfig {
     }
 }
 
-/// `[verification]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct VerificationConfig {
-    /// Which messages are verified.
-    #[serde(default)]
-    pub policy: PolicyKind,
-    /// With `sampling`: one message in this many per sender.
-    #[serde(default = "default_sample_every")]
-    pub sample_every: u64,
-}
-
-fn default_sample_every() -> u64 {
-    10
-}
-
-impl Default for VerificationConfig {
-    fn default() -> Self {
-        VerificationConfig {
-            policy: PolicyKind::default(),
-            sample_every: default_sample_every(),
-        }
-    }
-}
-
 /// `[replay]`: a verified message is accepted once, and only when its generation time is
 /// inside a window around now ([`crate::replay`]); on by default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
@@ -322,19 +305,6 @@ impl ReplayCheckConfig {
             capacity: self.capacity,
         })
     }
-}
-
-/// The names of the verification policies.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PolicyKind {
-    /// Every message.
-    #[default]
-    Always,
-    /// One in N per sender, and always the first of a new certificate.
-    Sampling,
-    /// None until the caller asks for a message.
-    OnDemand,
 }
 
 /// `[engine]`.
@@ -504,12 +474,7 @@ impl Config {
                 "must be at least 1",
             ));
         }
-        if self.verification.policy == PolicyKind::Sampling && self.verification.sample_every == 0 {
-            return Err(ConfigError::invalid(
-                "verification.sample_every",
-                "must be at least 1",
-            ));
-        }
+        self.verification.check()?;
         if let Some(window) = self.replay.window() {
             window.check().map_err(ConfigError::Replay)?;
         }

@@ -10,7 +10,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use vss_hsm::Hsm;
-use vss_its::{Cert, CertFileError, HashedId8, ItsTime, Psid, TrustAnchors, Validator, Verdict};
+use vss_its::{
+    Cert, CertFileError, HashedId8, ItsTime, PreparedKeyPolicy, Psid, TrustAnchors, Validator,
+    Verdict,
+};
 use vss_pki::station::{EctlSource, Repository, StationTrust};
 
 use crate::config::{Config, TrustConfig};
@@ -73,12 +76,20 @@ fn read_cert(path: &Path) -> Result<Cert> {
 /// trust store with their lists and EAs and AAs), and its authorities checked under them
 /// and cached.
 pub fn validator(config: &Config, clock: &dyn Clock) -> Result<Validator> {
-    trust_validator(&config.trust, clock.now())
+    trust_validator(
+        &config.trust,
+        config.verification.prepared_keys(),
+        clock.now(),
+    )
 }
 
-/// The validator of `[trust]` at `now` (what [`validator`] builds; `vss filter` builds it
-/// from its flags too).
-pub fn trust_validator(trust: &TrustConfig, now: ItsTime) -> Result<Validator> {
+/// The validator of `[trust]` at `now`, preparing signers' keys as `prepared` says (what
+/// [`validator`] builds; `vss filter` builds it from its flags too).
+pub fn trust_validator(
+    trust: &TrustConfig,
+    prepared: PreparedKeyPolicy,
+    now: ItsTime,
+) -> Result<Validator> {
     let mut anchors = match &trust.store {
         Some(dir) => StationTrust::load(dir, now)?.trust_store(trust.stale_crl)?,
         None => TrustAnchors::new(),
@@ -86,7 +97,7 @@ pub fn trust_validator(trust: &TrustConfig, now: ItsTime) -> Result<Validator> {
     for path in &trust.anchors {
         anchors.add(read_cert(path)?)?;
     }
-    let mut validator = Validator::new(anchors, trust.cache_capacity);
+    let mut validator = Validator::new(anchors, trust.cache_capacity).with_prepared_keys(prepared);
     for path in &trust.authorities {
         let report = validator.verify_certificate(&read_cert(path)?, &[], now);
         if report.verdict != Verdict::Valid {

@@ -103,6 +103,7 @@ mod tests {
         VerificationPolicy::new(&VerificationConfig {
             policy: kind,
             sample_every,
+            ..VerificationConfig::default()
         })
     }
 

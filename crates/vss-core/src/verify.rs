@@ -7,7 +7,10 @@
 //! check but the message's own signature, then the signatures of a whole batch at once
 //! through the service's [`VerifyEngine`] ([`VerifyService::receive_batch`]). A lone
 //! signature is checked in place with the signer's parsed key, so one message at a time
-//! ([`VerifyService::receive`]) costs what it did before engines.
+//! ([`VerifyService::receive`]) costs what it did before engines. A signer heard again and
+//! again has its key prepared in the validator's cache (`[verification] prepared_keys_mb`,
+//! `prepare_after`); its signatures are checked with that key in place rather than on an
+//! engine that would use the library ([`VerifyEngine::prefers_prepared_keys`]).
 //!
 //! With a replay window ([`VerifyService::with_replay_window`]) a valid message is accepted
 //! once.
@@ -298,7 +301,6 @@ impl VerifyService {
                 Step::Settled(_) => None,
             })
             .collect();
-        // An engine that answers too few verdicts leaves the rest refused.
         let mut verdicts = self.check(&pending).into_iter();
         let settled: Vec<Settled> = steps
             .into_iter()
@@ -326,24 +328,43 @@ impl VerifyService {
             .collect()
     }
 
-    /// Whether each signature verifies: a lone one in place, more on the engine.
+    /// Whether each signature verifies: a lone one in place, more on the engine; those
+    /// whose signer has a prepared key in place too when the engine would check them with
+    /// the library.
     fn check(&self, pending: &[&PendingSignature]) -> Vec<bool> {
-        match pending {
-            [] => Vec::new(),
-            [one] => vec![one.verify()],
-            _ => {
-                let jobs: Vec<VerifyJob<'_>> = pending
-                    .iter()
-                    .map(|p| VerifyJob {
-                        curve: p.curve(),
-                        public_key: p.public_key(),
-                        digest: p.digest(),
-                        signature: p.signature(),
-                    })
-                    .collect();
-                self.engine.verify_batch(&jobs)
+        if let [one] = pending {
+            return vec![one.verify()];
+        }
+        let in_place = self.engine.prefers_prepared_keys();
+        let mut verdicts = vec![false; pending.len()];
+        let mut sent = Vec::with_capacity(pending.len());
+        for (i, p) in pending.iter().enumerate() {
+            if in_place && p.prepared_key().is_some() {
+                verdicts[i] = p.verify();
+            } else {
+                sent.push(i);
             }
         }
+        match sent[..] {
+            [] => {}
+            [i] => verdicts[i] = pending[i].verify(),
+            _ => {
+                let jobs: Vec<VerifyJob<'_>> = sent
+                    .iter()
+                    .map(|&i| VerifyJob {
+                        curve: pending[i].curve(),
+                        public_key: pending[i].public_key(),
+                        digest: pending[i].digest(),
+                        signature: pending[i].signature(),
+                    })
+                    .collect();
+                // An engine that answers too few verdicts leaves the rest refused.
+                for (i, valid) in sent.iter().zip(self.engine.verify_batch(&jobs)) {
+                    verdicts[*i] = valid;
+                }
+            }
+        }
+        verdicts
     }
 
     fn lock_validator(&self) -> std::sync::MutexGuard<'_, Validator> {

@@ -2,12 +2,15 @@
 //! queue and cache behaviour of one message at a time under every policy; the filter in
 //! bulk mode forwards exactly the valid payloads in arrival order over UDP, and a partial
 //! batch goes out when its deadline passes; under a flood of copies each message passes
-//! once, and a flood of forged generation times does not hold up valid traffic.
+//! once, and a flood of forged generation times does not hold up valid traffic; signers
+//! with prepared keys get the outcomes of the library, checked where the service is rather
+//! than on a library engine.
 
 mod common;
 
 use std::collections::BTreeMap;
 use std::net::UdpSocket;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -17,8 +20,8 @@ use vss_core::filter::{listen_socket, BatchConfig, Filter};
 use vss_core::replay::ReplayConfig;
 use vss_core::verify::Outcome;
 use vss_core::{SignService, VerificationPolicy, VerifyService};
-use vss_engine::CpuEngine;
-use vss_its::Psid;
+use vss_engine::{CpuEngine, CpuPath, VerifyEngine, VerifyJob};
+use vss_its::{PreparedKeyPolicy, Psid};
 
 /// Messages from several pseudonyms (four uses each, so new certificates go whole in the
 /// middle), with tampered and truncated ones among them (a message that carries a new
@@ -74,6 +77,7 @@ fn receiver(s: &Station, policy: PolicyKind) -> VerifyService {
         VerificationPolicy::new(&VerificationConfig {
             policy,
             sample_every: 3,
+            ..VerificationConfig::default()
         }),
         s.clock.clone(),
         Arc::new(CpuEngine::new(2)),
@@ -130,6 +134,70 @@ fn a_batch_gets_the_outcomes_counts_and_pending_queue_of_one_by_one() {
         }
         assert_eq!(one.counts(), bulk.counts(), "{policy:?} after on demand");
     }
+}
+
+/// The CPU engine on the library path, counting the jobs it is sent.
+struct Counting {
+    engine: CpuEngine,
+    jobs: AtomicUsize,
+}
+
+impl VerifyEngine for Counting {
+    fn name(&self) -> &'static str {
+        "counting"
+    }
+
+    fn device(&self) -> String {
+        self.engine.device()
+    }
+
+    fn verify_batch(&self, jobs: &[VerifyJob<'_>]) -> Vec<bool> {
+        self.jobs.fetch_add(jobs.len(), Ordering::Relaxed);
+        self.engine.verify_batch(jobs)
+    }
+
+    fn prefers_prepared_keys(&self) -> bool {
+        self.engine.prefers_prepared_keys()
+    }
+}
+
+#[test]
+fn prepared_keys_give_the_library_outcomes_and_spare_a_library_engine() {
+    let s = station(6);
+    let corpus = messages(&s, 40);
+    let batch: Vec<&[u8]> = corpus.messages.iter().map(Vec::as_slice).collect();
+    let receive = |policy: PreparedKeyPolicy| {
+        let engine = Arc::new(Counting {
+            engine: CpuEngine::with_path(1, CpuPath::Library).expect("the library path"),
+            jobs: AtomicUsize::new(0),
+        });
+        let service = VerifyService::new(
+            common::validator(&s).with_prepared_keys(policy),
+            VerificationPolicy::new(&VerificationConfig::default()),
+            s.clock.clone(),
+            engine.clone(),
+        );
+        let outcomes = service.receive_batch(&batch);
+        (outcomes, engine.jobs.load(Ordering::Relaxed), service)
+    };
+    let prepared = PreparedKeyPolicy {
+        max_bytes: 4 << 20,
+        after: 1,
+    };
+    let (with, with_jobs, service) = receive(prepared);
+    let (without, without_jobs, _) = receive(PreparedKeyPolicy::OFF);
+    assert_eq!(with, without);
+    let valid = with
+        .iter()
+        .filter(|o| matches!(o, Outcome::Valid { .. }))
+        .count();
+    assert_eq!(valid, corpus.valid.len());
+    let stats = service.cache_stats();
+    assert!(stats.prepared_builds > 0, "{stats:?}");
+    // Only each ticket's first signature went to the engine (the AA signs no message);
+    // the others were checked with its prepared key.
+    assert_eq!(with_jobs, stats.inserts as usize - 1, "{stats:?}");
+    assert!(without_jobs > 4 * with_jobs, "{without_jobs} {with_jobs}");
 }
 
 /// Loopback sockets for a filter: where it listens, where it forwards from, where the

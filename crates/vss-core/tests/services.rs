@@ -31,6 +31,7 @@ fn receiver(s: &Station, policy: PolicyKind, sample_every: u64) -> VerifyService
         VerificationPolicy::new(&VerificationConfig {
             policy,
             sample_every,
+            ..VerificationConfig::default()
         }),
         s.clock.clone(),
         Arc::new(CpuEngine::new(2)),

@@ -146,6 +146,10 @@ impl VerifyEngine for CpuEngine {
         format!("{} threads on the CPU ({})", self.threads, self.path.name())
     }
 
+    fn prefers_prepared_keys(&self) -> bool {
+        self.path == CpuPath::Library
+    }
+
     fn verify_batch(&self, jobs: &[VerifyJob<'_>]) -> Vec<bool> {
         let mut verdicts = vec![false; jobs.len()];
         let threads = self.threads.min(jobs.len().div_ceil(MIN_SHARE)).max(1);

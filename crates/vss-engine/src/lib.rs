@@ -40,4 +40,12 @@ pub trait VerifyEngine: Send + Sync {
     /// One verdict per job, in order: `true` when the signature is valid for the digest
     /// under the key. A malformed key or signature is `false`, never an error.
     fn verify_batch(&self, jobs: &[VerifyJob<'_>]) -> Vec<bool>;
+
+    /// Whether a signature whose signer has a prepared key ([`vss_crypto::PreparedKey`],
+    /// several times faster than the library) is better checked with it, where the caller
+    /// is, than sent here: true where the engine checks with the library (the CPU engine
+    /// on [`CpuPath::Library`]). False by default.
+    fn prefers_prepared_keys(&self) -> bool {
+        false
+    }
 }

@@ -107,6 +107,11 @@ fn an_empty_batch_and_a_batch_of_one_are_answered() {
     assert_eq!(engine.path(), CpuPath::best());
     assert!(engine.device().contains(engine.path().name()));
     assert_eq!(engine.name(), "cpu");
+    // Prepared keys beat the library path, not the IFMA lanes.
+    assert_eq!(
+        engine.prefers_prepared_keys(),
+        engine.path() == CpuPath::Library
+    );
     assert!(engine.verify_batch(&[]).is_empty());
     let one = valid_cases(Curve::P256, 1, 1);
     assert_eq!(engine.verify_batch(&[one[0].job()]), [true]);

@@ -127,6 +127,11 @@ impl TrustAnchors {
         self.anchors.get(id).cloned()
     }
 
+    /// The curves of the anchors' keys (one per anchor).
+    pub(crate) fn curves(&self) -> impl Iterator<Item = vss_crypto::Curve> + '_ {
+        self.anchors.values().map(|a| a.key.public_key().curve())
+    }
+
     /// Records what the lists of the anchor `root` say: from now on a certificate it issued
     /// must be on its CTL and not on its CRL.
     pub fn set_lists(&mut self, root: HashedId8, lists: AnchorLists) -> Result<()> {

@@ -77,7 +77,9 @@ pub use builder::{
     issue_certificate, CertificateRequest, Permission, Profile, SspForm, SSP_ROOT_CRL,
     SSP_ROOT_CTL, SSP_TLM_CTL,
 };
-pub use cache::{CacheStats, CertCache, ValidatedCert, DEFAULT_CAPACITY};
+pub use cache::{
+    CacheStats, CertCache, PreparedKeyPolicy, ValidatedCert, DEFAULT_CAPACITY, IDLE_BEFORE_DROP,
+};
 pub use cert::{Cert, Issuer};
 pub use cert_file::CertFileError;
 pub use codec::MAX_ENCODED_LEN;

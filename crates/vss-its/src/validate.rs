@@ -9,15 +9,19 @@
 //! that signature, alone or in a batch with others, and [`PendingSignature::finish`]
 //! turns the answer into the [`Report`]. [`Validator::verify_message`] is the two phases
 //! in one call.
+//!
+//! A certificate that keeps signing gets its key prepared in the cache
+//! ([`PreparedKeyPolicy`]): its signatures (a ticket's messages, an AA's certificates) are
+//! then checked with the prepared key, with the same verdicts.
 
 use std::sync::Arc;
 
 use serde::Serialize;
-use vss_crypto::{Curve, Signature};
+use vss_crypto::{Curve, PreparedKey, Signature};
 
 use crate::anchors::{AnchorLists, StaleCrlPolicy};
 use crate::asn::SignerIdentifier;
-use crate::cache::{CacheStats, CertCache, ValidatedCert};
+use crate::cache::{CacheStats, CertCache, PreparedKeyPolicy, ValidatedCert};
 use crate::cert::Issuer;
 use crate::hashing::HashedId8;
 use crate::keys::hash_for_curve;
@@ -96,6 +100,8 @@ impl Prepared {
 #[derive(Debug)]
 pub struct PendingSignature {
     signer: Arc<ValidatedCert>,
+    /// The signer's prepared key, when the cache keeps one.
+    prepared: Option<Arc<PreparedKey>>,
     digest: Vec<u8>,
     signature: Signature,
     /// The checks that follow the signature's (PSID, times, region): their failure is the
@@ -126,9 +132,21 @@ impl PendingSignature {
         self.signature.to_p1363()
     }
 
-    /// Whether the signature verifies, with the signer's parsed key.
+    /// The signer's prepared key, when the cache keeps one (checking with it is faster
+    /// than the library, with the same verdict).
+    pub fn prepared_key(&self) -> Option<&PreparedKey> {
+        self.prepared.as_deref()
+    }
+
+    /// Whether the signature verifies, with the signer's prepared key or else its parsed
+    /// key.
     pub fn verify(&self) -> bool {
-        self.signer.key.verify_digest(&self.digest, &self.signature)
+        verify_with(
+            &self.signer,
+            self.prepared.as_deref(),
+            &self.digest,
+            &self.signature,
+        )
     }
 
     /// The report, given whether the signature verifies: `FalseSignature` when it does not,
@@ -140,6 +158,20 @@ impl PendingSignature {
             false_signature()
         };
         report(result, self.signer_id, self.psid)
+    }
+}
+
+/// Whether `signature` of `digest` verifies under `signer`'s key: with its prepared key
+/// when there is one, else with the library.
+fn verify_with(
+    signer: &ValidatedCert,
+    prepared: Option<&PreparedKey>,
+    digest: &[u8],
+    signature: &Signature,
+) -> bool {
+    match prepared {
+        Some(key) => key.verify_digest(digest, signature),
+        None => signer.key.verify_digest(digest, signature),
     }
 }
 
@@ -224,7 +256,8 @@ pub struct Validator {
 }
 
 impl Validator {
-    /// A validator trusting `trust`, caching up to `cache_capacity` certificates.
+    /// A validator trusting `trust`, caching up to `cache_capacity` certificates and
+    /// preparing their keys under the default [`PreparedKeyPolicy`].
     pub fn new(trust: TrustAnchors, cache_capacity: usize) -> Self {
         Validator {
             crl_due: trust.next_crl_due(ItsTime::EPOCH),
@@ -240,6 +273,23 @@ impl Validator {
         self.crl_due = trust.next_crl_due(ItsTime::EPOCH);
         self.trust = trust;
         self.cache.clear();
+        self.warm_up();
+    }
+
+    /// The same, preparing keys under `policy`; the generator tables of the trust anchors'
+    /// curves are built now rather than at the first prepared verification.
+    pub fn with_prepared_keys(mut self, policy: PreparedKeyPolicy) -> Self {
+        self.cache.set_prepared_policy(policy);
+        self.warm_up();
+        self
+    }
+
+    /// Builds the generator tables of prepared verification for the anchors' curves, when
+    /// keys are prepared.
+    fn warm_up(&self) {
+        if self.cache.prepared_policy().enabled() {
+            self.trust.curves().for_each(PreparedKey::warm_up);
+        }
     }
 
     /// The trust store.
@@ -339,6 +389,7 @@ impl Validator {
         {
             Ok((signer, digest, signature)) => Prepared::Pending(PendingSignature {
                 after: self.check_after_signature(message, &signer, now),
+                prepared: self.cache.prepared_key(&signer, now),
                 signer,
                 digest,
                 signature,
@@ -588,7 +639,8 @@ impl Validator {
             );
         }
         let digest = cert.signed_digest(Some(&issuer.cert));
-        if !issuer.key.verify_digest(&digest, &cert.signature()?) {
+        let prepared = self.cache.prepared_key(&issuer, now);
+        if !verify_with(&issuer, prepared.as_deref(), &digest, &cert.signature()?) {
             let verdict = if depth == 0 {
                 Verdict::FalseSignature
             } else {

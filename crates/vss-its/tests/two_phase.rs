@@ -11,8 +11,8 @@ use vss_its::asn::{
     CircularRegion, Duration, GeographicRegion, Latitude, Longitude, ThreeDLocation, TwoDLocation,
 };
 use vss_its::{
-    encode_data, sign_data, Cert, Permission, Prepared, Profile, Psid, Report, SignedDataRequest,
-    SignedMessage, SignerKind, Validator, Verdict,
+    encode_data, sign_data, Cert, Permission, Prepared, PreparedKeyPolicy, Profile, Psid, Report,
+    SignedDataRequest, SignedMessage, SignerKind, Validator, Verdict,
 };
 
 /// One message of the corpus: its bytes, the certificates offered with it, and the verdict
@@ -277,6 +277,39 @@ fn two_phases_give_the_one_shot_reports_on_every_kind_of_message() {
     }
     let kinds: std::collections::HashSet<Verdict> = cases.iter().map(|c| c.expected).collect();
     assert_eq!(kinds.len(), 11, "every verdict: {kinds:?}");
+}
+
+#[test]
+fn prepared_keys_give_the_reports_of_the_library() {
+    let pki = regional_pki();
+    let cases = corpus(&pki);
+    let policy = PreparedKeyPolicy {
+        max_bytes: 4 << 20,
+        after: 1,
+    };
+    let mut prepared = Validator::new(pki.trust(), 64).with_prepared_keys(policy);
+    let mut library = Validator::new(pki.trust(), 64).with_prepared_keys(PreparedKeyPolicy::OFF);
+    // Three rounds: keys are prepared in the first, used in the next.
+    for round in 0..3 {
+        for (i, case) in cases.iter().enumerate() {
+            let with = prepared.verify_data(&case.bytes, &case.chain, now());
+            let without = library.verify_data(&case.bytes, &case.chain, now());
+            assert_eq!(with, without, "round {round}, case {i}");
+        }
+    }
+    let stats = prepared.cache_stats();
+    // The tickets of the four curves and the AA at least.
+    assert!(stats.prepared_builds >= 5, "{stats:?}");
+    assert!(stats.prepared_hits > stats.prepared_builds, "{stats:?}");
+    assert_eq!(library.cache_stats().prepared_builds, 0);
+    let (mut with, mut without) = (prepared.cache_stats(), library.cache_stats());
+    (
+        with.prepared_hits,
+        with.prepared_builds,
+        with.prepared_bytes,
+    ) = (0, 0, 0);
+    without.prepared_bytes = 0;
+    assert_eq!(with, without, "the same certificate cache");
 }
 
 #[test]

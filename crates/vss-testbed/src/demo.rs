@@ -266,6 +266,7 @@ impl DemoOptions {
                 "tickets_received": pseudonyms.tickets_received,
                 "cache_hits": cache.hits,
                 "cache_inserts": cache.inserts,
+                "prepared_key_hits": cache.prepared_hits,
             }));
             let (functions, _) = vss_core::stats::report(&station.stats)?;
             for f in functions {

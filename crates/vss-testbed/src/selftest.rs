@@ -607,6 +607,7 @@ impl Suite {
             VerificationConfig {
                 policy: PolicyKind::Sampling,
                 sample_every: EVERY,
+                ..VerificationConfig::default()
             },
         )?;
         vss.register_network_id_listener(Arc::new(NetworkId::default()));

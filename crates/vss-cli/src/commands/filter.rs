@@ -196,7 +196,8 @@ impl FilterArgs {
                 self.cache_capacity,
             ),
         };
-        let validator = trust_validator(&trust, ItsTime::now())?;
+        let prepared = config.as_ref().map(|c| c.verification.prepared_keys());
+        let validator = trust_validator(&trust, prepared.unwrap_or_default(), ItsTime::now())?;
         let engine = self.bulk.engine()?;
         let batch = self.bulk.batch();
         let listen = listen_socket(self.listen.0, &batch)

@@ -1,17 +1,21 @@
 //! `vss bench its-verify`: 1609.2 signed-data verification with the certificate cache warm
-//! and cold, as a ratio to the raw ECDSA verification rate measured in the same run; and
+//! (every signature checked by the library, then with the prepared keys of repeat signers,
+//! with their memory) and cold, as a ratio to the raw ECDSA verification rate measured in
+//! the same run; and
 //! the bench PKI (a root, an AA, tickets, in memory) that the filter and daemon benches
 //! sign with too.
 
 use std::time::Instant;
 
 use anyhow::{bail, Result};
+use indicatif::ProgressBar;
 use serde_json::json;
 use vss_crypto::{Curve, PrivateKey};
 use vss_its::asn::Duration;
 use vss_its::{
-    issue_certificate, Cert, CertificateRequest, ItsTime, Permission, Profile, Psid,
-    SignedDataRequest, SignedMessage, SignerKind, TrustAnchors, Validator, Verdict,
+    issue_certificate, CacheStats, Cert, CertificateRequest, ItsTime, Permission,
+    PreparedKeyPolicy, Profile, Psid, SignedDataRequest, SignedMessage, SignerKind, TrustAnchors,
+    Validator, Verdict,
 };
 
 use crate::report::{progress, Report, Table};
@@ -177,11 +181,24 @@ impl Pki {
 /// What one run measured: rates per second, and whether every message verified.
 struct Rates {
     raw: f64,
-    warm: f64,
-    warm_validations: u64,
+    /// Warm, every signature checked by the library.
+    library: Warm,
+    /// Warm, with the prepared keys of the default [`PreparedKeyPolicy`].
+    prepared: Warm,
     /// Certificate signers only.
     cold: Option<f64>,
     success: bool,
+}
+
+/// One warm measurement: every signer's chain cached before the clock starts.
+struct Warm {
+    rate: f64,
+    /// Chain validations while the clock ran.
+    validations: u64,
+    /// The cache's counters at the end (warm-up included).
+    stats: CacheStats,
+    /// Messages that verified.
+    ok: usize,
 }
 
 /// Runs the benchmark.
@@ -190,43 +207,26 @@ pub fn run(options: &ItsVerifyOptions) -> Result<Report> {
     Ok(report(options, &rates))
 }
 
-/// Signs the messages, then verifies them raw, with the cache warm and (certificate
-/// signers) cold.
+/// Signs the messages, then verifies them raw, with the cache warm (with and without
+/// prepared keys) and (certificate signers) cold.
 fn measure(options: &ItsVerifyOptions) -> Result<Rates> {
     let now = ItsTime::now();
     let pki = build_pki(options.curve, options.signers, now)?;
     let n = options.messages as usize;
-    let bar = progress(n as u64 * 2, "signing");
-    let sign = |i: usize, kind: SignerKind| pki.sign(i, kind, now);
+    let bar = progress(n as u64 * 3, "signing");
     let mut messages = Vec::with_capacity(n);
     for i in 0..n {
-        messages.push(sign(i, options.signer.kind())?);
+        messages.push(pki.sign(i, options.signer.kind(), now)?);
         bar.inc(1);
     }
     let (raw_rate, raw_ok) = pki.raw_verify_rate(&messages)?;
-
-    // Warm: every signer's chain is cached before the clock starts.
-    let mut validator = Validator::new(pki.trust()?, pki.signers() + 1);
-    let chain = [pki.aa.clone()];
-    for i in 0..pki.signers() {
-        let first = sign(i, SignerKind::Certificate)?;
-        if validator.verify_data(&first, &chain, now).verdict != Verdict::Valid {
-            bail!("the warm-up message of signer {i} is not valid");
-        }
-    }
-    let validations_before = validator.cache_stats().inserts;
-    let started = Instant::now();
-    let mut warm_ok = 0;
-    for bytes in &messages {
-        warm_ok += usize::from(validator.verify_data(bytes, &chain, now).is_valid());
-        bar.inc(1);
-    }
-    let warm_rate = n as f64 / started.elapsed().as_secs_f64();
-    let warm_validations = validator.cache_stats().inserts - validations_before;
+    let library = warm(&pki, &messages, PreparedKeyPolicy::OFF, now, &bar)?;
+    let prepared = warm(&pki, &messages, PreparedKeyPolicy::default(), now, &bar)?;
     bar.finish_and_clear();
 
     // Cold: a fresh cache for every message (certificate signers only: a digest names a
     // certificate the receiver must already hold).
+    let chain = [pki.aa.clone()];
     let cold = if options.signer == SignerForm::Certificate {
         let started = Instant::now();
         let mut ok = 0;
@@ -238,26 +238,95 @@ fn measure(options: &ItsVerifyOptions) -> Result<Rates> {
     } else {
         None
     };
+    let success =
+        raw_ok == n && library.ok == n && prepared.ok == n && cold.is_none_or(|(_, ok)| ok == n);
     Ok(Rates {
         raw: raw_rate,
-        warm: warm_rate,
-        warm_validations,
+        library,
+        prepared,
         cold: cold.map(|(rate, _)| rate),
-        success: raw_ok == n && warm_ok == n && cold.is_none_or(|(_, ok)| ok == n),
+        success,
     })
+}
+
+/// Verifies `messages` with every signer's chain cached before the clock starts, keys
+/// prepared under `policy`.
+fn warm(
+    pki: &Pki,
+    messages: &[Vec<u8>],
+    policy: PreparedKeyPolicy,
+    now: ItsTime,
+    bar: &ProgressBar,
+) -> Result<Warm> {
+    let mut validator = Validator::new(pki.trust()?, pki.signers() + 1).with_prepared_keys(policy);
+    let chain = [pki.aa.clone()];
+    for i in 0..pki.signers() {
+        let first = pki.sign(i, SignerKind::Certificate, now)?;
+        if validator.verify_data(&first, &chain, now).verdict != Verdict::Valid {
+            bail!("the warm-up message of signer {i} is not valid");
+        }
+    }
+    let validations_before = validator.cache_stats().inserts;
+    let started = Instant::now();
+    let mut ok = 0;
+    for bytes in messages {
+        ok += usize::from(validator.verify_data(bytes, &chain, now).is_valid());
+        bar.inc(1);
+    }
+    let rate = messages.len() as f64 / started.elapsed().as_secs_f64();
+    let stats = validator.cache_stats();
+    Ok(Warm {
+        rate,
+        validations: stats.inserts - validations_before,
+        stats,
+        ok,
+    })
+}
+
+impl Warm {
+    /// Its JSON, with its ratio to the raw rate.
+    fn json(&self, raw_rate: f64) -> serde_json::Value {
+        json!({
+            "messages_per_second": self.rate,
+            "ratio_to_raw": self.rate / raw_rate,
+            "chain_validations": self.validations,
+        })
+    }
+
+    /// Its table row.
+    fn row(&self, what: &str, raw_rate: f64) -> Vec<String> {
+        vec![
+            format!(
+                "signed data, cache warm, {what} ({} chain validations)",
+                self.validations
+            ),
+            format!("{:.0}", self.rate),
+            format!("{:.2}", self.rate / raw_rate),
+        ]
+    }
 }
 
 /// The report of a run: its rates as JSON and as a table.
 fn report(options: &ItsVerifyOptions, rates: &Rates) -> Report {
     let raw_rate = rates.raw;
-    let ratio = rates.warm / raw_rate;
+    let policy = PreparedKeyPolicy::default();
+    let stats = rates.prepared.stats;
     let json = json!({
         "signer": options.signer.name(),
         "curve": options.curve.name(),
         "messages": options.messages,
         "signers": options.signers,
         "raw_verify_per_second": raw_rate,
-        "warm": {"messages_per_second": rates.warm, "ratio_to_raw": ratio, "chain_validations": rates.warm_validations},
+        "warm": rates.prepared.json(raw_rate),
+        "warm_library": rates.library.json(raw_rate),
+        "prepared_keys": {
+            "max_bytes": policy.max_bytes,
+            "after": policy.after,
+            "bytes": stats.prepared_bytes,
+            "builds": stats.prepared_builds,
+            "hits": stats.prepared_hits,
+            "evictions": stats.prepared_evictions,
+        },
         "cold": rates.cold.map(|rate| json!({"messages_per_second": rate, "ratio_to_raw": rate / raw_rate})),
         "target_warm_ratio": 0.9,
         "success": rates.success,
@@ -268,14 +337,15 @@ fn report(options: &ItsVerifyOptions, rates: &Rates) -> Report {
         format!("{raw_rate:.0}"),
         "1.00".into(),
     ]);
-    table.row(vec![
-        format!(
-            "signed data, cache warm ({} chain validations)",
-            rates.warm_validations
+    table.row(rates.library.row("library", raw_rate));
+    table.row(rates.prepared.row(
+        &format!(
+            "prepared keys ({} built, {} KiB)",
+            stats.prepared_builds,
+            stats.prepared_bytes >> 10
         ),
-        format!("{:.0}", rates.warm),
-        format!("{ratio:.2}"),
-    ]);
+        raw_rate,
+    ));
     if let Some(rate) = rates.cold {
         table.row(vec![
             "signed data, cache cold".into(),
@@ -309,5 +379,26 @@ mod tests {
         assert_eq!(report.json["signers"], 2);
         assert!(report.json["cold"]["messages_per_second"].as_f64() > Some(0.0));
         assert!(report.table.contains("signed data, cache cold"));
+        // Six messages from two signers: none heard more than eight times.
+        assert_eq!(report.json["prepared_keys"]["builds"], 0);
+    }
+
+    #[test]
+    fn repeat_signers_are_verified_with_prepared_keys_within_the_bound() {
+        let options = ItsVerifyOptions {
+            signer: SignerForm::Digest,
+            curve: Curve::P256,
+            messages: 40,
+            signers: 2,
+        };
+        let report = run(&options).expect("its-verify");
+        assert!(report.failure.is_none(), "{}", report.json);
+        let prepared = &report.json["prepared_keys"];
+        // The two tickets (the AA checked only their two certificates).
+        assert_eq!(prepared["builds"], 2, "{prepared}");
+        assert!(prepared["hits"].as_u64() > Some(20), "{prepared}");
+        assert!(prepared["bytes"].as_u64() <= prepared["max_bytes"].as_u64());
+        assert!(report.json["warm_library"]["messages_per_second"].as_f64() > Some(0.0));
+        assert!(report.table.contains("prepared keys (2 built"));
     }
 }
