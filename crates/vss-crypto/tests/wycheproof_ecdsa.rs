@@ -2,35 +2,9 @@
 
 mod common;
 
+use common::ecdsa::{EcdsaGroup as Group, EcdsaTest as Test};
 use common::{hash_alg, hex, load_json, wycheproof_curve, Expect, Failures, Tally, WycheproofFile};
-use serde::Deserialize;
 use vss_crypto::{Curve, HashAlg, PublicKey, Signature};
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Group {
-    #[serde(rename = "type")]
-    kind: String,
-    sha: String,
-    public_key: GroupKey,
-    tests: Vec<Test>,
-}
-
-#[derive(Debug, Deserialize)]
-struct GroupKey {
-    curve: String,
-    uncompressed: String,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Test {
-    tc_id: u32,
-    comment: String,
-    msg: String,
-    sig: String,
-    result: String,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Form {

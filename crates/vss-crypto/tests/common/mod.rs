@@ -5,6 +5,8 @@
 // Each test binary compiles this module on its own and uses only part of it.
 #![allow(dead_code)]
 
+pub mod ecdsa;
+
 use std::fmt::Display;
 use std::path::PathBuf;
 

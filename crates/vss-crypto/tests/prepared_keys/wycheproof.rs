@@ -1,36 +1,12 @@
 //! Wycheproof's ECDSA files of the four curves: the prepared key's verdict is the file's and
 //! the library's.
 
-use serde::Deserialize;
 use vss_crypto::{PreparedKey, PublicKey, Signature};
 
+use crate::common::ecdsa::EcdsaGroup as Group;
 use crate::common::{
     hash_alg, hex, load_json, wycheproof_curve, Expect, Failures, Tally, WycheproofFile,
 };
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Group {
-    sha: String,
-    public_key: GroupKey,
-    tests: Vec<Test>,
-}
-
-#[derive(Debug, Deserialize)]
-struct GroupKey {
-    curve: String,
-    uncompressed: String,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Test {
-    tc_id: u32,
-    comment: String,
-    msg: String,
-    sig: String,
-    result: String,
-}
 
 /// Runs one Wycheproof file: every verdict of the prepared key equals the file's
 /// expectation and `VerifyingKey`'s. The window changes from group to group (2 to 7 bits).
