@@ -10,7 +10,11 @@ use hyper_util::rt::{TokioExecutor, TokioTimer};
 use vss_core::config::DaemonConfig;
 
 /// The window of each stream: request bytes a stream may send before the daemon reads them.
-pub const STREAM_WINDOW_BYTES: u32 = 64 * 1024;
+/// Small enough that a stalled `VerifyStream` whose requests come one DATA frame each, each
+/// at least 85 bytes (1609.2 signed data is larger), stays within h2's budget of unread small
+/// frames (half the connection window): past it h2 closes the connection with
+/// ENHANCE_YOUR_CALM "too_many_data_frames" (tests/small_frames.rs).
+pub const STREAM_WINDOW_BYTES: u32 = 32 * 1024;
 /// The window of a connection: request bytes all its streams together may send before the
 /// daemon reads them.
 pub const CONNECTION_WINDOW_BYTES: u32 = 128 * 1024;
