@@ -5,14 +5,10 @@
 
 mod common;
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::{Daemon, Station};
-use hyper_util::rt::TokioIo;
-use tonic::transport::{Channel, Endpoint, Uri};
+use common::{small_window_client, Daemon, Station};
 use vss_daemon::listen::http2::memory_bound;
-use vss_proto::proto::security_entity_client::SecurityEntityClient;
 use vss_proto::proto::{StatusRequest, VerifyRequest};
 
 const CONNECTIONS: usize = 8;
@@ -27,25 +23,6 @@ fn resident(pid: u32) -> u64 {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .expect("VmRSS");
     kib * 1024
-}
-
-/// A client on a new connection whose windows are HTTP/2's least (64 KiB): it takes few
-/// answers to fill them.
-async fn client(socket: &Path) -> SecurityEntityClient<Channel> {
-    let path = socket.to_path_buf();
-    let connector = tower::service_fn(move |_: Uri| {
-        let path = path.clone();
-        async move {
-            Ok::<_, std::io::Error>(TokioIo::new(tokio::net::UnixStream::connect(&path).await?))
-        }
-    });
-    let channel = Endpoint::from_static("http://localhost")
-        .initial_stream_window_size(65_535)
-        .initial_connection_window_size(65_535)
-        .connect_with_connector(connector)
-        .await
-        .expect("connect");
-    SecurityEntityClient::new(channel)
 }
 
 /// Requests without end, each 1 KiB that is not COER (answered MALFORMED at once).
@@ -68,7 +45,7 @@ fn every_connection_with_every_stream_stays_under_the_documented_bound() {
         .expect("runtime")
         .block_on(async {
             // Warm up: the runtime's threads and the batcher's, the allocator's arenas.
-            let mut warm = client(&daemon.socket).await;
+            let mut warm = small_window_client(&daemon.socket).await;
             let mut answers = warm
                 .verify_stream(tokio_stream::StreamExt::take(endless(), 2000))
                 .await
@@ -81,7 +58,7 @@ fn every_connection_with_every_stream_stays_under_the_documented_bound() {
             // The warm client's connection is the first of the cap.
             let mut clients = vec![warm];
             for _ in 1..CONNECTIONS {
-                clients.push(client(&daemon.socket).await);
+                clients.push(small_window_client(&daemon.socket).await);
             }
             let mut held = Vec::new();
             for client in &mut clients {

@@ -7,34 +7,13 @@
 
 mod common;
 
-use std::path::Path;
 use std::time::Duration;
 
-use common::{Daemon, Station};
-use hyper_util::rt::TokioIo;
-use tonic::transport::{Channel, Endpoint, Uri};
-use vss_proto::proto::security_entity_client::SecurityEntityClient;
+use common::{small_window_client, Daemon, Station};
 use vss_proto::proto::VerifyRequest;
 
 /// Requests sent.
 const REQUESTS: u64 = 3000;
-
-async fn client(socket: &Path) -> SecurityEntityClient<Channel> {
-    let path = socket.to_path_buf();
-    let connector = tower::service_fn(move |_: Uri| {
-        let path = path.clone();
-        async move {
-            Ok::<_, std::io::Error>(TokioIo::new(tokio::net::UnixStream::connect(&path).await?))
-        }
-    });
-    let channel = Endpoint::from_static("http://localhost")
-        .initial_stream_window_size(65_535)
-        .initial_connection_window_size(65_535)
-        .connect_with_connector(connector)
-        .await
-        .expect("connect");
-    SecurityEntityClient::new(channel)
-}
 
 #[test]
 fn small_requests_waiting_in_the_windows_do_not_cut_the_stream() {
@@ -43,7 +22,7 @@ fn small_requests_waiting_in_the_windows_do_not_cut_the_stream() {
     tokio::runtime::Runtime::new()
         .expect("runtime")
         .block_on(async {
-            let mut client = client(&daemon.socket).await;
+            let mut client = small_window_client(&daemon.socket).await;
             // One request per poll: the encoder flushes each into a DATA frame of its own.
             let requests = async_stream(REQUESTS);
             let mut answers = client

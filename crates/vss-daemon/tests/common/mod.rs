@@ -262,3 +262,24 @@ pub fn certificates(dir: &Path) -> bool {
     }
     true
 }
+
+/// A client on a new connection to `socket` whose windows are HTTP/2's least (64 KiB): it
+/// takes few answers to fill them, and then vssd stops reading its requests.
+pub async fn small_window_client(socket: &Path) -> SecurityEntityClient<Channel> {
+    let path = socket.to_path_buf();
+    let connector = tower::service_fn(move |_: tonic::transport::Uri| {
+        let path = path.clone();
+        async move {
+            Ok::<_, std::io::Error>(hyper_util::rt::TokioIo::new(
+                tokio::net::UnixStream::connect(&path).await?,
+            ))
+        }
+    });
+    let channel = tonic::transport::Endpoint::from_static("http://localhost")
+        .initial_stream_window_size(65_535)
+        .initial_connection_window_size(65_535)
+        .connect_with_connector(connector)
+        .await
+        .expect("connect");
+    SecurityEntityClient::new(channel)
+}
