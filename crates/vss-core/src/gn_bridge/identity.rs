@@ -19,11 +19,6 @@ pub fn pseudonym_mac(id: HashedId8) -> Mac {
     Mac(mac)
 }
 
-/// [`pseudonym_mac`] as text (the id-change event's `mac`).
-pub fn pseudonym_mac_text(id: HashedId8) -> String {
-    pseudonym_mac(id).to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

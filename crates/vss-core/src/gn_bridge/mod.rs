@@ -77,7 +77,7 @@ impl Bridge {
     ) -> Self {
         let announcer = Arc::new(
             IdAnnouncer::new(events.clone(), metrics.id_changes())
-                .with_mac(identity::pseudonym_mac_text),
+                .with_mac(|id| pseudonym_mac(id).to_string()),
         );
         vss.register_network_id_listener(announcer.clone());
         Bridge {

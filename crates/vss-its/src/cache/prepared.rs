@@ -11,9 +11,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use vss_crypto::PreparedKey;
-
-use vss_crypto::Curve;
+use vss_crypto::{Curve, PreparedKey};
 
 use super::{CertCache, ValidatedCert};
 use crate::hashing::HashedId8;
@@ -132,9 +130,7 @@ impl PreparedPool {
             self.recency.remove(used);
         }
     }
-}
 
-impl PreparedPool {
     /// The size of a prepared key of `curve`, once one was built (else 0).
     fn size_of(&self, curve: Curve) -> usize {
         self.sizes
@@ -204,17 +200,17 @@ impl CertCache {
         }
         let built = PreparedKey::new(public).ok().map(Arc::new);
         self.stats.prepared_builds += u64::from(built.is_some());
-        let size = built.as_ref().map_or(usize::MAX, |key| key.memory_bytes());
-        if size != usize::MAX {
-            self.prepared.learn(public.curve(), size);
+        if let Some(key) = &built {
+            self.prepared.learn(public.curve(), key.memory_bytes());
         }
-        let fits = self.make_room(size, now);
+        let key = built.filter(|key| self.make_room(key.memory_bytes(), now));
         let entry = self.entries.get_mut(&id)?;
-        let Some(key) = built.filter(|_| fits) else {
+        let Some(key) = key else {
             // Larger than the bound (or not built): not again before twice the uses.
             entry.key.back_off();
             return None;
         };
+        let size = key.memory_bytes();
         self.prepared.bytes += size;
         self.prepared.recency.insert(stamp, id);
         entry.key.prepared = Some((Arc::clone(&key), stamp, now));
