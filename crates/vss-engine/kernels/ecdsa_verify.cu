@@ -36,3 +36,18 @@ VSS_KERNEL void VSS_BOUNDS vss_ecdsa_verify_batch(const vss_curve *curve, const 
         verdicts[i] = (unsigned char)vss_verify_job(curve, table, in, i);
     }
 }
+
+/*
+ * The same for prepared keys: key_tables holds key_count tables (VSS_G_TABLE_LEN points
+ * each) and each job names its key's table (vss_verify_prepared_job).
+ */
+VSS_KERNEL void VSS_BOUNDS vss_ecdsa_verify_prepared_batch(const vss_curve *curve,
+                                                const vss_affine *table,
+                                                const vss_affine *key_tables,
+                                                vss_u32 key_count, const vss_u32 *in,
+                                                unsigned char *verdicts, vss_u32 count) {
+    for (vss_u32 i = VSS_FIRST_JOB; i < count; i += VSS_JOB_STRIDE) {
+        verdicts[i] = (unsigned char)vss_verify_prepared_job(curve, table, key_tables, key_count,
+                                                             in, i);
+    }
+}

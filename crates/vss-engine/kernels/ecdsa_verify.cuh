@@ -508,11 +508,11 @@ VSS_CALL void vss_point_mul(const vss_curve *c, vss_jacobian *r, const vss_u32 *
 }
 
 /*
- * r = acc + k G with the table of d 2^(8w) G (row w, digit d at w * 255 + d - 1): one mixed
- * addition per nonzero byte of k.
+ * r = acc + k P with a table of P (vss_host_table): d 2^(8w) P at w * 255 + d - 1, so one
+ * mixed addition per nonzero byte of k. The verifier's table of G, and of a prepared key.
  */
-VSS_CALL void vss_point_add_mul_g(const vss_curve *c, vss_jacobian *r, const vss_jacobian *acc,
-                                const vss_u32 *k, const vss_affine *table) {
+VSS_CALL void vss_point_add_mul_table(const vss_curve *c, vss_jacobian *r, const vss_jacobian *acc,
+                                      const vss_u32 *k, const vss_affine *table) {
     vss_jacobian sum = *acc;
     for (int w = 0; w < VSS_G_WINDOWS; w++) {
         vss_u32 digit = (k[w / 4] >> (VSS_G_BITS * (w % 4))) & VSS_G_DIGITS;
@@ -527,6 +527,46 @@ VSS_CALL void vss_point_add_mul_g(const vss_curve *c, vss_jacobian *r, const vss
 /* ---- ECDSA ---- */
 
 /*
+ * u1 = e s^-1 and u2 = r s^-1 mod n (plain integers), or 0 when r or s is outside 1..n-1
+ * (checked again here, so no input reads out of a verdict).
+ */
+VSS_CALL int vss_verify_scalars(const vss_curve *c, const vss_u32 *e, const vss_u32 *r,
+                                const vss_u32 *s, vss_u32 *u1, vss_u32 *u2) {
+    const vss_mont *fn = &c->n;
+    if (vss_is_zero(r) || !vss_less(r, fn->m) || vss_is_zero(s) || !vss_less(s, fn->m)) return 0;
+    /* w = s^-1 (Montgomery form); a plain times a Montgomery factor loses the R. */
+    vss_u32 w[VSS_LIMBS];
+    vss_mont_mul(fn, w, s, fn->r2);
+    vss_mont_inv(fn, w, w);
+    vss_mont_mul(fn, u1, e, w);
+    vss_mont_mul(fn, u2, r, w);
+    return 1;
+}
+
+/*
+ * Whether x(sum) mod n = r. x(R) = X / Z^2 is below p < 2n, so that holds iff X = r Z^2, or
+ * X = (r + n) Z^2 with r + n < p.
+ */
+VSS_CALL int vss_verify_x(const vss_curve *c, const vss_jacobian *sum, const vss_u32 *r) {
+    const vss_mont *fp = &c->p;
+    if (vss_is_zero(sum->z)) return 0;
+    vss_u32 zz[VSS_LIMBS], t[VSS_LIMBS];
+    vss_mont_mul(fp, zz, sum->z, sum->z);
+    if (vss_less(r, fp->m)) {
+        vss_mont_mul(fp, t, r, fp->r2);
+        vss_mont_mul(fp, t, t, zz);
+        if (vss_equal(t, sum->x)) return 1;
+    }
+    vss_u32 rn[VSS_LIMBS];
+    if (!vss_add_raw(rn, r, c->n.m) && vss_less(rn, fp->m)) {
+        vss_mont_mul(fp, t, rn, fp->r2);
+        vss_mont_mul(fp, t, t, zz);
+        if (vss_equal(t, sum->x)) return 1;
+    }
+    return 0;
+}
+
+/*
  * Whether (r, s) is a valid signature of e under Q = (qx, qy): plain integers (not
  * Montgomery), e the digest's leftmost 256 bits (any value below 2^256). Checks again what
  * the host checked (1 <= r, s < n; Q on the curve), so no input reads out of a verdict.
@@ -534,43 +574,33 @@ VSS_CALL void vss_point_add_mul_g(const vss_curve *c, vss_jacobian *r, const vss
 VSS_CALL int vss_verify(const vss_curve *c, const vss_affine *table, const vss_u32 *qx,
                       const vss_u32 *qy, const vss_u32 *e, const vss_u32 *r, const vss_u32 *s) {
     const vss_mont *fp = &c->p;
-    const vss_mont *fn = &c->n;
-    if (vss_is_zero(r) || !vss_less(r, fn->m) || vss_is_zero(s) || !vss_less(s, fn->m)) return 0;
     if (!vss_less(qx, fp->m) || !vss_less(qy, fp->m)) return 0;
     vss_affine q;
     vss_mont_mul(fp, q.x, qx, fp->r2);
     vss_mont_mul(fp, q.y, qy, fp->r2);
     if (!vss_on_curve(c, &q)) return 0;
-
-    /* w = s^-1 (Montgomery form); u1 = e w, u2 = r w (plain: a plain times a Montgomery
-     * factor loses the R). */
-    vss_u32 w[VSS_LIMBS], u1[VSS_LIMBS], u2[VSS_LIMBS];
-    vss_mont_mul(fn, w, s, fn->r2);
-    vss_mont_inv(fn, w, w);
-    vss_mont_mul(fn, u1, e, w);
-    vss_mont_mul(fn, u2, r, w);
-
+    vss_u32 u1[VSS_LIMBS], u2[VSS_LIMBS];
+    if (!vss_verify_scalars(c, e, r, s, u1, u2)) return 0;
     vss_jacobian sum;
     vss_point_mul(c, &sum, u2, &q);
-    vss_point_add_mul_g(c, &sum, &sum, u1, table);
-    if (vss_is_zero(sum.z)) return 0;
+    vss_point_add_mul_table(c, &sum, &sum, u1, table);
+    return vss_verify_x(c, &sum, r);
+}
 
-    /* x(R) = X / Z^2 is below p < 2n, so x(R) mod n = r iff X = r Z^2 or X = (r + n) Z^2
-     * with r + n < p. */
-    vss_u32 zz[VSS_LIMBS], t[VSS_LIMBS];
-    vss_mont_mul(fp, zz, sum.z, sum.z);
-    if (vss_less(r, fp->m)) {
-        vss_mont_mul(fp, t, r, fp->r2);
-        vss_mont_mul(fp, t, t, zz);
-        if (vss_equal(t, sum.x)) return 1;
-    }
-    vss_u32 rn[VSS_LIMBS];
-    if (!vss_add_raw(rn, r, fn->m) && vss_less(rn, fp->m)) {
-        vss_mont_mul(fp, t, rn, fp->r2);
-        vss_mont_mul(fp, t, t, zz);
-        if (vss_equal(t, sum.x)) return 1;
-    }
-    return 0;
+/*
+ * The same verdict with the key's own table (a prepared key: vss_host_table of Q, made
+ * when Q was checked to be on the curve): u1 G + u2 Q is two table walks, no doubling.
+ */
+VSS_CALL int vss_verify_prepared(const vss_curve *c, const vss_affine *table,
+                                 const vss_affine *key_table, const vss_u32 *e,
+                                 const vss_u32 *r, const vss_u32 *s) {
+    vss_u32 u1[VSS_LIMBS], u2[VSS_LIMBS];
+    if (!vss_verify_scalars(c, e, r, s, u1, u2)) return 0;
+    vss_jacobian sum;
+    vss_set_infinity(c, &sum);
+    vss_point_add_mul_table(c, &sum, &sum, u2, key_table);
+    vss_point_add_mul_table(c, &sum, &sum, u1, table);
+    return vss_verify_x(c, &sum, r);
 }
 
 /* Job i of a batch: its VSS_JOB_WORDS words (Qx, Qy, e, r, s, VSS_LIMBS limbs each) at in[i * VSS_JOB_WORDS]. */
@@ -582,6 +612,25 @@ VSS_CALL int vss_verify_job(const vss_curve *c, const vss_affine *table, const v
         for (int k = 0; k < VSS_LIMBS; k++) v[f][k] = job[f * VSS_LIMBS + k];
     }
     return vss_verify(c, table, v[0], v[1], v[2], v[3], v[4]);
+}
+
+/*
+ * Job i of a prepared batch: the same words, but the first word is the index of the key's
+ * table in key_tables (VSS_G_TABLE_LEN points each; the host checks it is below
+ * key_count) and the rest of Qx and all of Qy are unused.
+ */
+VSS_CALL int vss_verify_prepared_job(const vss_curve *c, const vss_affine *table,
+                                     const vss_affine *key_tables, vss_u32 key_count,
+                                     const vss_u32 *in, vss_u32 i) {
+    vss_u32 v[3][VSS_LIMBS];
+    const vss_u32 *job = in + (vss_u64)i * VSS_JOB_WORDS;
+    vss_u32 slot = job[0];
+    if (slot >= key_count) return 0;
+    for (int f = 0; f < 3; f++) {
+        for (int k = 0; k < VSS_LIMBS; k++) v[f][k] = job[(f + 2) * VSS_LIMBS + k];
+    }
+    return vss_verify_prepared(c, table, key_tables + (vss_u64)slot * VSS_G_TABLE_LEN, v[0],
+                               v[1], v[2]);
 }
 
 #endif /* VSS_ECDSA_VERIFY_CUH */

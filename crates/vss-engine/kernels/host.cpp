@@ -1,7 +1,7 @@
 /*
  * The host build of the kernel (ecdsa_verify.cu) and of what the GPU gets from the host:
- * the curves' constants and the table of multiples of G, made with the kernel's own
- * arithmetic. The other entry points expose that arithmetic to the Rust tests.
+ * the curves' constants and the tables of multiples of G and of prepared keys, made with
+ * the kernel's own arithmetic. The other entry points expose that arithmetic to the Rust tests.
  */
 #include <vector>
 
@@ -84,14 +84,16 @@ extern "C" int vss_host_curve(int id, vss_curve *out) {
     return 1;
 }
 
-/* Fills out[w * 255 + d - 1] with d 2^(8w) G, affine, for w < 32 and 1 <= d <= 255. */
-extern "C" void vss_host_g_table(const vss_curve *c, vss_affine *out) {
+/*
+ * Fills out[w * 255 + d - 1] with d 2^(8w) P, affine, for w < 32 and 1 <= d <= 255: the
+ * table vss_point_add_mul_table walks, of G for every verification and of a prepared key.
+ * P must be a point of the curve (Montgomery coordinates).
+ */
+extern "C" void vss_host_table(const vss_curve *c, const vss_affine *p, vss_affine *out) {
     const vss_mont *f = &c->p;
     std::vector<vss_jacobian> points(VSS_G_TABLE_LEN);
     vss_jacobian base;
-    vss_copy(base.x, c->gx);
-    vss_copy(base.y, c->gy);
-    vss_copy(base.z, f->one);
+    vss_from_affine(c, &base, p);
     for (int w = 0; w < VSS_G_WINDOWS; w++) {
         vss_jacobian *row = &points[w * VSS_G_DIGITS];
         row[0] = base;
@@ -99,7 +101,8 @@ extern "C" void vss_host_g_table(const vss_curve *c, vss_affine *out) {
         for (int k = 0; k < VSS_G_BITS; k++) vss_point_double(c, &base, &base);
     }
     /* One inversion for all: prefix products of Z, then back to front. None of these
-     * points is the point at infinity (d 2^(8w) < 2^256 < 2n and n is prime). */
+     * points is the point at infinity: the curves have cofactor 1, so P has the prime
+     * order n, which does not divide d 2^(8w). */
     std::vector<vss_u32> prefix(VSS_G_TABLE_LEN * VSS_LIMBS);
     vss_copy(&prefix[0], points[0].z);
     for (int i = 1; i < VSS_G_TABLE_LEN; i++) {
@@ -172,7 +175,7 @@ extern "C" void vss_host_point_mul_add(const vss_curve *c, const vss_affine *tab
                                        vss_jacobian *r, const vss_u32 *u1, const vss_u32 *u2,
                                        const vss_affine *q) {
     vss_point_mul(c, r, u2, q);
-    vss_point_add_mul_g(c, r, r, u1, table);
+    vss_point_add_mul_table(c, r, r, u1, table);
 }
 
 /* One verification, plain integers in (see vss_verify). */

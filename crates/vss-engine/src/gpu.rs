@@ -16,13 +16,18 @@ use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaSlice, CudaStream, DriverError, LaunchConfig, PinnedHostSlice,
-    PushKernelArg,
+    CudaContext, CudaFunction, CudaSlice, CudaStream, CudaView, CudaViewMut, DriverError,
+    LaunchConfig, PinnedHostSlice, PushKernelArg,
 };
 use cudarc::nvrtc::{CompileOptions, Ptx};
 use vss_crypto::Curve;
 
-use crate::kernel::{KernelCurve, Staged, JOB_WORDS, KERNEL_NAME, MAX_KERNEL_JOBS, SOURCE};
+use crate::batch::{Group, Staged};
+use crate::kernel::{
+    point_words, KernelCurve, G_TABLE_LEN, JOB_WORDS, KERNEL_NAME, MAX_KERNEL_JOBS,
+    PREPARED_KERNEL_NAME, SOURCE,
+};
+use crate::key_tables::{KeyTableConfig, KeyTables};
 use crate::{VerifyEngine, VerifyJob};
 
 /// How the engine uses the device. The defaults were chosen by measurement on an H100
@@ -39,6 +44,8 @@ pub struct GpuConfig {
     pub chunk: usize,
     /// Streams, each with pinned buffers for one chunk, that take the chunks in turn (1 to 8).
     pub streams: usize,
+    /// Prepared keys: tables in device memory for the keys that sign many jobs of a chunk.
+    pub keys: KeyTableConfig,
 }
 
 impl Default for GpuConfig {
@@ -48,6 +55,7 @@ impl Default for GpuConfig {
             min_blocks: 2,
             chunk: 1 << 17,
             streams: 3,
+            keys: KeyTableConfig::default(),
         }
     }
 }
@@ -68,7 +76,7 @@ impl GpuConfig {
         if !(1..=8).contains(&self.streams) {
             return refuse("streams must be from 1 to 8");
         }
-        Ok(())
+        self.keys.check().map_err(GpuError::InvalidConfig)
     }
 }
 
@@ -162,44 +170,84 @@ impl Slot {
         })
     }
 
-    /// Stages `chunk` into the pinned buffer, copies it in, launches the kernel once per
-    /// curve and copies the verdict bytes out, all queued on this slot's stream. The
-    /// buffers are free: `finish` has synchronised the stream.
-    fn submit(&mut self, engine: &GpuEngine, chunk: &[VerifyJob<'_>]) -> Result<(), GpuError> {
-        let host = self.input_host.as_mut_slice()?;
-        let staged = Staged::new(chunk, host);
+    /// Stages `chunk` into the pinned buffer, loads the tables of its newly prepared keys,
+    /// copies it in, launches the kernel once per group and copies the verdict bytes out,
+    /// all queued on this slot's stream. The buffers are free: `finish` has synchronised
+    /// the stream.
+    fn submit(
+        &mut self,
+        engine: &GpuEngine,
+        keys: &mut DeviceKeys,
+        chunk: &[VerifyJob<'_>],
+    ) -> Result<(), GpuError> {
+        let Slot {
+            stream,
+            input_host,
+            input,
+            verdicts_host,
+            verdicts,
+            pending,
+        } = self;
+        let host = input_host.as_mut_slice()?;
+        let staged = Staged::new(chunk, host, Some(&mut keys.slots));
+        // Pending from here, so its key slots are released whatever fails below.
+        let staged = pending.insert(staged);
+        let table_words = G_TABLE_LEN * 16;
+        for (slot, table) in &staged.tables {
+            let at = *slot as usize * table_words;
+            stream.memcpy_htod(
+                point_words(table),
+                &mut keys.points.slice_mut(at..at + table_words),
+            )?;
+        }
         let count = staged.kernel_jobs();
         if count > 0 {
             let words = count * JOB_WORDS;
-            self.stream
-                .memcpy_htod(&host[..words], &mut self.input.slice_mut(..words))?;
-            for (curve, first, jobs) in staged.launches() {
-                engine.launch(self, curve, first, jobs)?;
+            stream.memcpy_htod(&host[..words], &mut input.slice_mut(..words))?;
+            for (group, first, jobs) in staged.launches() {
+                let input = input.slice(first * JOB_WORDS..(first + jobs) * JOB_WORDS);
+                let mut out = verdicts.slice_mut(first..first + jobs);
+                engine.launch(stream, keys, group, &input, &mut out)?;
             }
-            let out = self.verdicts_host.as_mut_slice()?;
-            self.stream
-                .memcpy_dtoh(&self.verdicts.slice(..count), &mut out[..count])?;
+            let out = verdicts_host.as_mut_slice()?;
+            stream.memcpy_dtoh(&verdicts.slice(..count), &mut out[..count])?;
         }
-        self.pending = Some(staged);
         Ok(())
     }
 
-    /// Waits for the chunk in flight, if any, and returns its verdicts.
-    fn finish(&mut self) -> Result<Option<Vec<bool>>, GpuError> {
+    /// Waits for the chunk in flight, if any, and returns its verdicts; its key slots are
+    /// released.
+    fn finish(&mut self, keys: &mut DeviceKeys) -> Result<Option<Vec<bool>>, GpuError> {
         let Some(mut staged) = self.pending.take() else {
             return Ok(None);
         };
-        self.stream.synchronize()?;
+        let done = self.stream.synchronize();
+        keys.slots.release(&staged.readers);
+        done?;
         staged.set(self.verdicts_host.as_slice()?);
         Ok(Some(staged.verdicts))
     }
 }
 
+/// Prepared keys on the device: which key has which slot, and the slots' tables
+/// (`G_TABLE_LEN` points of 16 words each per slot).
+struct DeviceKeys {
+    slots: KeyTables,
+    points: CudaSlice<u32>,
+}
+
+/// What a batch uses on the device, one batch at a time.
+struct Device {
+    slots: Vec<Slot>,
+    keys: DeviceKeys,
+}
+
 /// Verifies on the first CUDA device.
 pub struct GpuEngine {
     function: CudaFunction,
+    prepared_function: CudaFunction,
     curves: Vec<DeviceCurve>,
-    slots: Mutex<Vec<Slot>>,
+    state: Mutex<Device>,
     config: GpuConfig,
     device: String,
 }
@@ -249,6 +297,7 @@ impl GpuEngine {
             }
         })?;
         let function = module.load_function(KERNEL_NAME)?;
+        let prepared_function = module.load_function(PREPARED_KERNEL_NAME)?;
         let stream = context.default_stream();
         let mut curves = Vec::new();
         for curve in [Curve::P256, Curve::Bp256] {
@@ -261,6 +310,10 @@ impl GpuEngine {
                 table: stream.clone_htod(kernel.table_words())?,
             });
         }
+        let keys = DeviceKeys {
+            slots: KeyTables::new(config.keys),
+            points: stream.alloc_zeros::<u32>((config.keys.slots * G_TABLE_LEN * 16).max(1))?,
+        };
         stream.synchronize()?;
         let slots = (0..config.streams)
             .map(|_| Slot::new(&context, config.chunk))
@@ -269,11 +322,18 @@ impl GpuEngine {
         let device = format!("{} (sm_{major}{minor})", context.name()?);
         Ok(GpuEngine {
             function,
+            prepared_function,
             curves,
-            slots: Mutex::new(slots),
+            state: Mutex::new(Device { slots, keys }),
             config,
             device,
         })
+    }
+
+    /// How many keys have a table on the device now.
+    pub fn prepared_keys(&self) -> usize {
+        let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.keys.slots.resident_count()
     }
 
     /// The configuration the engine runs with.
@@ -312,12 +372,15 @@ impl GpuEngine {
     /// chunks of [`GpuConfig::chunk`] jobs, the streams taking them in turn: a chunk is
     /// staged on the host while the ones before it are copied and verified.
     pub fn try_verify_batch(&self, jobs: &[VerifyJob<'_>]) -> Result<Vec<bool>, GpuError> {
-        let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
-        let result = self.run_chunks(&mut slots, jobs);
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let Device { slots, keys } = &mut *state;
+        let result = self.run_chunks(slots, keys, jobs);
         if result.is_err() {
             // Nothing of a failed batch stays queued for the next one.
             for slot in slots.iter_mut() {
-                slot.pending = None;
+                if let Some(staged) = slot.pending.take() {
+                    keys.slots.release(&staged.readers);
+                }
                 let _ = slot.stream.synchronize();
             }
         }
@@ -329,6 +392,7 @@ impl GpuEngine {
     fn run_chunks(
         &self,
         slots: &mut [Slot],
+        keys: &mut DeviceKeys,
         jobs: &[VerifyJob<'_>],
     ) -> Result<Vec<bool>, GpuError> {
         let mut verdicts = Vec::with_capacity(jobs.len());
@@ -337,55 +401,61 @@ impl GpuEngine {
             let taken = next;
             next = (next + 1) % slots.len();
             let slot = &mut slots[taken];
-            if let Some(done) = slot.finish()? {
+            if let Some(done) = slot.finish(keys)? {
                 verdicts.extend(done);
             }
-            slot.submit(self, chunk)?;
+            slot.submit(self, keys, chunk)?;
         }
         for k in 0..slots.len() {
-            if let Some(done) = slots[(next + k) % slots.len()].finish()? {
+            if let Some(done) = slots[(next + k) % slots.len()].finish(keys)? {
                 verdicts.extend(done);
             }
         }
         Ok(verdicts)
     }
 
-    /// Queues the kernel on `slot`'s stream for its jobs `first..first + count` on `curve`.
+    /// Queues the kernel on `stream` for `group`'s jobs: their words in `input`, a verdict
+    /// byte each in `out`.
     fn launch(
         &self,
-        slot: &mut Slot,
-        curve: &KernelCurve,
-        first: usize,
-        count: usize,
+        stream: &CudaStream,
+        keys: &DeviceKeys,
+        group: &Group,
+        input: &CudaView<'_, u32>,
+        out: &mut CudaViewMut<'_, u8>,
     ) -> Result<(), GpuError> {
         let device = self
             .curves
             .iter()
-            .find(|d| d.curve.curve() == curve.curve())
+            .find(|d| d.curve.curve() == group.curve.curve())
             .ok_or_else(|| GpuError::Driver("curve not uploaded".into()))?;
-        let input = slot
-            .input
-            .slice(first * JOB_WORDS..(first + count) * JOB_WORDS);
-        let mut out = slot.verdicts.slice_mut(first..first + count);
+        let count = out.len();
         let count = count as u32;
+        let key_count = self.config.keys.slots as u32;
         let config = LaunchConfig {
             grid_dim: (count.div_ceil(self.config.block), 1, 1),
             block_dim: (self.config.block, 1, 1),
             shared_mem_bytes: 0,
         };
-        let mut launch = slot.stream.launch_builder(&self.function);
-        launch
-            .arg(&device.params)
-            .arg(&device.table)
-            .arg(&input)
-            .arg(&mut out)
-            .arg(&count);
+        let function = if group.prepared {
+            &self.prepared_function
+        } else {
+            &self.function
+        };
+        let mut launch = stream.launch_builder(function);
+        launch.arg(&device.params).arg(&device.table);
+        if group.prepared {
+            launch.arg(&keys.points).arg(&key_count);
+        }
+        launch.arg(input).arg(out).arg(&count);
         // SAFETY: the arguments match `vss_ecdsa_verify_batch(const vss_curve *, const
-        // vss_affine *, const vss_u32 *, unsigned char *, vss_u32)`: the curve's words
-        // (`CurveParams` mirrors `vss_curve`), its G_TABLE_LEN table points, `count` jobs of
-        // JOB_WORDS words each and `count` verdict bytes (count is at most the chunk, at
-        // most 2^20); the grid-stride loop stops at `count`, and the block size is the
-        // one the kernel was compiled for.
+        // vss_affine *, const vss_u32 *, unsigned char *, vss_u32)`, or for a prepared group
+        // `vss_ecdsa_verify_prepared_batch`, which takes the key tables and their count
+        // after the table: the curve's words (`CurveParams` mirrors `vss_curve`), its
+        // G_TABLE_LEN table points, `key_count` tables of as many points (the kernel
+        // refuses a slot not below it), `count` jobs of JOB_WORDS words each and `count`
+        // verdict bytes (count is at most the chunk, at most 2^20); the grid-stride loop
+        // stops at `count`, and the block size is the one the kernel was compiled for.
         unsafe { launch.launch(config) }?;
         Ok(())
     }

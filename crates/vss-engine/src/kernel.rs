@@ -13,12 +13,13 @@
 #![allow(unsafe_code)]
 
 use std::os::raw::c_int;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
-use rayon::prelude::*;
 use vss_crypto::Curve;
 
-use crate::staging::{self, StagedJob};
+use crate::batch::Staged;
+use crate::key_tables::{KeyTableConfig, KeyTables};
+use crate::staging::Be256;
 use crate::{VerifyEngine, VerifyJob};
 
 /// The kernel's source as NVRTC compiles it: the arithmetic, then the batch kernel.
@@ -31,6 +32,10 @@ pub(crate) const SOURCE: &str = concat!(
 /// The batch kernel's name in [`SOURCE`].
 #[cfg(feature = "gpu")]
 pub(crate) const KERNEL_NAME: &str = "vss_ecdsa_verify_batch";
+
+/// The batch kernel for prepared keys, in [`SOURCE`].
+#[cfg(feature = "gpu")]
+pub(crate) const PREPARED_KERNEL_NAME: &str = "vss_ecdsa_verify_prepared_batch";
 
 /// A 256-bit integer as the kernel holds it: eight 32-bit limbs, least significant first.
 pub type Limbs = [u32; 8];
@@ -96,7 +101,11 @@ mod ffi {
 
     extern "C" {
         pub(super) fn vss_host_curve(id: c_int, out: *mut CurveParams) -> c_int;
-        pub(super) fn vss_host_g_table(c: *const CurveParams, out: *mut AffinePoint);
+        pub(super) fn vss_host_table(
+            c: *const CurveParams,
+            p: *const AffinePoint,
+            out: *mut AffinePoint,
+        );
         pub(super) fn vss_host_mont_mul(
             m: *const Modulus,
             r: *mut u32,
@@ -160,6 +169,15 @@ mod ffi {
         pub(super) fn vss_ecdsa_verify_batch(
             c: *const CurveParams,
             table: *const AffinePoint,
+            input: *const u32,
+            verdicts: *mut u8,
+            count: u32,
+        );
+        pub(super) fn vss_ecdsa_verify_prepared_batch(
+            c: *const CurveParams,
+            table: *const AffinePoint,
+            key_tables: *const AffinePoint,
+            key_count: u32,
             input: *const u32,
             verdicts: *mut u8,
             count: u32,
@@ -311,7 +329,7 @@ impl CurveParams {
 }
 
 /// The curves the kernel verifies on, in the C code's numbering.
-const KERNEL_CURVES: [Curve; 2] = [Curve::P256, Curve::Bp256];
+pub(crate) const KERNEL_CURVES: [Curve; 2] = [Curve::P256, Curve::Bp256];
 
 /// One of the kernel's curves: its constants and its table of multiples of G, both made by
 /// the kernel's code on the host.
@@ -353,14 +371,31 @@ impl KernelCurve {
         // side knows (`KERNEL_CURVES` has two entries), so it fills every field.
         let known = unsafe { ffi::vss_host_curve(id as c_int, &mut params) };
         assert_eq!(known, 1, "the C side knows curve {id}");
-        let mut table = vec![AffinePoint { x: zero, y: zero }; G_TABLE_LEN];
-        // SAFETY: `table` holds the `G_TABLE_LEN` points that the C side writes.
-        unsafe { ffi::vss_host_g_table(&params, table.as_mut_ptr()) };
-        KernelCurve {
+        let mut kernel = KernelCurve {
             curve,
             params,
-            table,
-        }
+            table: Vec::new(),
+        };
+        kernel.table = kernel.table_of(&params.generator());
+        kernel
+    }
+
+    /// d·2^(8w)·p at index w·255 + d − 1, for w < 32 and 1 ≤ d ≤ 255: the table the kernel
+    /// walks for G, and for a prepared key. `p` must be a point of the curve.
+    pub fn table_of(&self, p: &AffinePoint) -> Vec<AffinePoint> {
+        let zero = [0u32; 8];
+        let mut table = vec![AffinePoint { x: zero, y: zero }; G_TABLE_LEN];
+        // SAFETY: `table` holds the `G_TABLE_LEN` points that the C side writes; `p` is a
+        // valid point value.
+        unsafe { ffi::vss_host_table(&self.params, p, table.as_mut_ptr()) };
+        table
+    }
+
+    /// The table of a key given by its plain affine coordinates (big-endian, on the curve:
+    /// staging checked them).
+    pub(crate) fn key_table(&self, qx: &Be256, qy: &Be256) -> Vec<AffinePoint> {
+        let limbs = |v: &Be256| limbs_from_be(v).unwrap_or_default();
+        self.table_of(&self.point(&limbs(qx), &limbs(qy)))
     }
 
     /// The curve.
@@ -495,113 +530,121 @@ impl KernelCurve {
     /// The table as the words the kernel reads.
     #[cfg(feature = "gpu")]
     pub(crate) fn table_words(&self) -> &[u32] {
-        // SAFETY: `AffinePoint` is `#[repr(C)]` of two `[u32; 8]`, so the vector's points are
-        // 16 initialised, aligned `u32`s each, without padding.
-        unsafe {
-            std::slice::from_raw_parts(
-                self.table.as_ptr().cast::<u32>(),
-                self.table.len() * std::mem::size_of::<AffinePoint>() / 4,
-            )
-        }
+        point_words(&self.table)
     }
 }
 
-/// The jobs of one curve in a batch, as the kernel takes them.
-pub(crate) struct Group {
-    /// The curve.
-    pub(crate) curve: &'static KernelCurve,
-    /// Each kernel job's index in the batch.
-    pub(crate) jobs: Vec<usize>,
-}
-
-/// A batch parsed on the host: the verdicts known already (false for malformed jobs, the
-/// library's for curves the kernel does not take) and the kernel's jobs per curve, whose
-/// words went to the caller's input buffer, the groups one after the other.
-pub(crate) struct Staged {
-    /// One verdict per job; the kernel's jobs are false until `set`.
-    pub(crate) verdicts: Vec<bool>,
-    /// The kernel's jobs, one group per curve that has any.
-    pub(crate) groups: Vec<Group>,
-}
-
-/// Jobs each worker stages at a time (each part parses its keys once).
-const STAGE_PART: usize = 4096;
-
-impl Staged {
-    /// Parses `jobs` ([`crate::staging`], in parts on the rayon pool) and writes the
-    /// kernel's jobs to `input` (at least `JOB_WORDS` words per job), kernel job i's words
-    /// (Qx, Qy, e, r, s; eight limbs each) at `i·JOB_WORDS`, the curves' groups in turn.
-    pub(crate) fn new(jobs: &[VerifyJob<'_>], input: &mut [u32]) -> Staged {
-        let mut verdicts = vec![false; jobs.len()];
-        let parts: Vec<Vec<StagedJob>> = jobs
-            .par_chunks(STAGE_PART)
-            .zip(verdicts.par_chunks_mut(STAGE_PART))
-            .enumerate()
-            .map(|(part, (jobs, verdicts))| {
-                let mut staged = staging::stage(jobs, verdicts);
-                for job in &mut staged {
-                    job.index += part * STAGE_PART;
-                }
-                staged
-            })
-            .collect();
-        let mut rows: Vec<&StagedJob> = Vec::with_capacity(jobs.len());
-        let mut groups = Vec::new();
-        for curve in KERNEL_CURVES {
-            let first = rows.len();
-            rows.extend(parts.iter().flatten().filter(|j| j.curve == curve));
-            if let Some(kernel) = KernelCurve::get(curve).filter(|_| rows.len() > first) {
-                groups.push(Group {
-                    curve: kernel,
-                    jobs: rows[first..].iter().map(|j| j.index).collect(),
-                });
-            }
-        }
-        input[..rows.len() * JOB_WORDS]
-            .par_chunks_mut(JOB_WORDS)
-            .zip(rows.par_iter())
-            .for_each(|(words, job)| {
-                for (f, field) in [job.qx, job.qy, job.e, job.r, job.s].iter().enumerate() {
-                    words[f * 8..f * 8 + 8]
-                        .copy_from_slice(&limbs_from_be(field).unwrap_or_default());
-                }
-            });
-        Staged { verdicts, groups }
-    }
-
-    /// How many jobs the kernel takes (the groups' jobs together).
-    pub(crate) fn kernel_jobs(&self) -> usize {
-        self.groups.iter().map(|g| g.jobs.len()).sum()
-    }
-
-    /// One kernel run per group: its curve, its first kernel job and how many it has.
-    pub(crate) fn launches(
-        &self,
-    ) -> impl Iterator<Item = (&'static KernelCurve, usize, usize)> + '_ {
-        self.groups.iter().scan(0, |first, group| {
-            let at = *first;
-            *first += group.jobs.len();
-            Some((group.curve, at, group.jobs.len()))
-        })
-    }
-
-    /// Takes the kernel's verdict bytes, one per kernel job in the groups' order.
-    pub(crate) fn set(&mut self, kernel_verdicts: &[u8]) {
-        let indices = self.groups.iter().flat_map(|g| &g.jobs);
-        for (&job, &v) in indices.zip(kernel_verdicts) {
-            self.verdicts[job] = v != 0;
-        }
+/// Points as the words the kernel reads.
+#[cfg(feature = "gpu")]
+pub(crate) fn point_words(points: &[AffinePoint]) -> &[u32] {
+    // SAFETY: `AffinePoint` is `#[repr(C)]` of two `[u32; 8]`, so the points are 16
+    // initialised, aligned `u32`s each, without padding.
+    unsafe {
+        std::slice::from_raw_parts(
+            points.as_ptr().cast::<u32>(),
+            std::mem::size_of_val(points) / 4,
+        )
     }
 }
 
 /// The batch kernel's code run on the host, on one thread: the GPU kernel's verdicts without a
-/// GPU (tests compare it with the library and with the GPU).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct HostKernelEngine;
+/// GPU (tests compare it with the library and with the GPU). By default every job takes the
+/// generic path; [`HostKernelEngine::with_key_tables`] gives it the GPU engine's prepared keys.
+#[derive(Debug, Default)]
+pub struct HostKernelEngine {
+    prepared: Option<Mutex<HostTables>>,
+}
+
+/// Prepared keys in host memory: the slots and their tables, `G_TABLE_LEN` points each.
+#[derive(Debug)]
+struct HostTables {
+    keys: KeyTables,
+    points: Vec<AffinePoint>,
+}
 
 /// Jobs per kernel call; a larger batch is staged and verified in parts of this size, so the
 /// kernel's 32-bit indices never overflow.
 pub(crate) const MAX_KERNEL_JOBS: usize = 1 << 20;
+
+impl HostKernelEngine {
+    /// The engine with prepared keys under `config`, as the GPU engine keeps them; `None`
+    /// when a field is out of its range.
+    pub fn with_key_tables(config: KeyTableConfig) -> Option<HostKernelEngine> {
+        config.check().ok()?;
+        let zero = AffinePoint {
+            x: [0; 8],
+            y: [0; 8],
+        };
+        Some(HostKernelEngine {
+            prepared: Some(Mutex::new(HostTables {
+                keys: KeyTables::new(config),
+                points: vec![zero; config.slots * G_TABLE_LEN],
+            })),
+        })
+    }
+
+    /// How many keys have a table now (0 without key tables).
+    pub fn prepared_keys(&self) -> usize {
+        self.prepared.as_ref().map_or(0, |m| {
+            m.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .keys
+                .resident_count()
+        })
+    }
+
+    /// Verifies one part of at most MAX_KERNEL_JOBS jobs.
+    fn verify_part(&self, part: &[VerifyJob<'_>], input: &mut Vec<u32>) -> Vec<bool> {
+        input.resize(part.len() * JOB_WORDS, 0);
+        let mut guard = self
+            .prepared
+            .as_ref()
+            .map(|m| m.lock().unwrap_or_else(PoisonError::into_inner));
+        let mut staged = Staged::new(part, input, guard.as_deref_mut().map(|t| &mut t.keys));
+        let points: &[AffinePoint] = match guard.as_deref_mut() {
+            Some(tables) => {
+                for (slot, table) in staged.tables.drain(..) {
+                    let at = slot as usize * G_TABLE_LEN;
+                    tables.points[at..at + G_TABLE_LEN].copy_from_slice(&table);
+                }
+                &tables.points
+            }
+            None => &[],
+        };
+        let key_count = (points.len() / G_TABLE_LEN) as u32;
+        let mut out = vec![0u8; staged.kernel_jobs()];
+        for (group, first, count) in staged.launches() {
+            let (params, table) = (&group.curve.params, group.curve.table.as_ptr());
+            let jobs = input[first * JOB_WORDS..].as_ptr();
+            let verdicts = out[first..].as_mut_ptr();
+            // SAFETY: `input` holds `JOB_WORDS` words for each of the kernel's jobs, the
+            // groups one after the other, and `out` one byte per kernel job; the kernel
+            // reads `count` jobs from `first` (at most MAX_KERNEL_JOBS, so it fits u32); the
+            // table holds `G_TABLE_LEN` points, `points` `key_count` tables of as many, and
+            // a prepared job's slot is checked against `key_count` by the kernel.
+            unsafe {
+                if group.prepared {
+                    ffi::vss_ecdsa_verify_prepared_batch(
+                        params,
+                        table,
+                        points.as_ptr(),
+                        key_count,
+                        jobs,
+                        verdicts,
+                        count as u32,
+                    )
+                } else {
+                    ffi::vss_ecdsa_verify_batch(params, table, jobs, verdicts, count as u32)
+                }
+            };
+        }
+        staged.set(&out);
+        if let Some(tables) = guard.as_deref_mut() {
+            tables.keys.release(&staged.readers);
+        }
+        staged.verdicts
+    }
+}
 
 impl VerifyEngine for HostKernelEngine {
     fn name(&self) -> &'static str {
@@ -613,30 +656,9 @@ impl VerifyEngine for HostKernelEngine {
     }
 
     fn verify_batch(&self, jobs: &[VerifyJob<'_>]) -> Vec<bool> {
-        let mut verdicts = Vec::with_capacity(jobs.len());
         let mut input = Vec::new();
-        for part in jobs.chunks(MAX_KERNEL_JOBS) {
-            input.resize(part.len() * JOB_WORDS, 0);
-            let mut staged = Staged::new(part, &mut input);
-            let mut out = vec![0u8; staged.kernel_jobs()];
-            for (curve, first, count) in staged.launches() {
-                // SAFETY: `input` holds `JOB_WORDS` words for each of the kernel's jobs, the
-                // groups one after the other, and `out` one byte per kernel job; the kernel
-                // reads `count` jobs from `first` (at most MAX_KERNEL_JOBS, so it fits
-                // u32); the table holds `G_TABLE_LEN` points.
-                unsafe {
-                    ffi::vss_ecdsa_verify_batch(
-                        &curve.params,
-                        curve.table.as_ptr(),
-                        input[first * JOB_WORDS..].as_ptr(),
-                        out[first..].as_mut_ptr(),
-                        count as u32,
-                    )
-                };
-            }
-            staged.set(&out);
-            verdicts.extend(staged.verdicts);
-        }
-        verdicts
+        jobs.chunks(MAX_KERNEL_JOBS)
+            .flat_map(|part| self.verify_part(part, &mut input))
+            .collect()
     }
 }

@@ -10,6 +10,7 @@
 //!   by NVRTC; the same source built for the host is [`HostKernelEngine`], so the CPU test
 //!   suite checks the arithmetic the GPU runs.
 
+mod batch;
 mod cpu;
 #[cfg(feature = "gpu")]
 mod gpu;
@@ -17,6 +18,7 @@ mod gpu;
 mod ifma;
 mod job;
 pub mod kernel;
+mod key_tables;
 mod kind;
 pub mod sample;
 mod staging;
@@ -26,6 +28,7 @@ pub use cpu::{CpuEngine, CpuPath};
 pub use gpu::{GpuConfig, GpuEngine, GpuError};
 pub use job::VerifyJob;
 pub use kernel::HostKernelEngine;
+pub use key_tables::KeyTableConfig;
 pub use kind::{EngineError, EngineKind};
 pub use sample::SamplePool;
 

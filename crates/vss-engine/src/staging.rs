@@ -52,6 +52,25 @@ pub(crate) fn order(curve: Curve) -> Option<&'static Be256> {
 /// A key's affine coordinates.
 type Coordinates = (Be256, Be256);
 
+/// A distinct key of a staged part: its curve, coordinates, and how many of the part's
+/// jobs it signed.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct StagedKey {
+    pub(crate) curve: Curve,
+    pub(crate) qx: Be256,
+    pub(crate) qy: Be256,
+    pub(crate) jobs: usize,
+}
+
+/// The staged jobs of a part of a batch and the distinct keys that signed them.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StagedPart {
+    /// The jobs left for curve arithmetic, in order.
+    pub(crate) jobs: Vec<StagedJob>,
+    /// The keys on the curve that signed them ([`StagedJob::key`] indexes this).
+    pub(crate) keys: Vec<StagedKey>,
+}
+
 /// A job that passed every check that needs no curve arithmetic.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct StagedJob {
@@ -67,6 +86,8 @@ pub(crate) struct StagedJob {
     /// r and s, both in 1..n−1.
     pub(crate) r: Be256,
     pub(crate) s: Be256,
+    /// Its key's index in [`StagedPart::keys`].
+    pub(crate) key: usize,
 }
 
 /// The key's affine coordinates, parsed (and decompressed) by vss-crypto; `None` when it is
@@ -76,21 +97,34 @@ fn parse_key(curve: Curve, bytes: &[u8]) -> Option<Coordinates> {
     Some((key.x().try_into().ok()?, key.y().try_into().ok()?))
 }
 
-/// The jobs of `jobs` left for curve arithmetic, in order; the verdict of every other job
-/// goes to `verdicts` (same length as `jobs`). Each distinct key is parsed once.
-pub(crate) fn stage(jobs: &[VerifyJob<'_>], verdicts: &mut [bool]) -> Vec<StagedJob> {
-    let mut keys: HashMap<(Curve, &[u8]), Option<Coordinates>> = HashMap::new();
-    let mut staged = Vec::with_capacity(jobs.len());
+/// The jobs of `jobs` left for curve arithmetic, in order, and their keys; the verdict of
+/// every other job goes to `verdicts` (same length as `jobs`). Each distinct key is parsed
+/// once.
+pub(crate) fn stage(jobs: &[VerifyJob<'_>], verdicts: &mut [bool]) -> StagedPart {
+    let mut parsed: HashMap<(Curve, &[u8]), Option<usize>> = HashMap::new();
+    let mut part = StagedPart {
+        jobs: Vec::with_capacity(jobs.len()),
+        keys: Vec::new(),
+    };
     for (index, job) in jobs.iter().enumerate() {
         let Some(n) = order(job.curve) else {
             verdicts[index] = job.verify_one();
             continue;
         };
         verdicts[index] = false;
-        let key = *keys
+        let key = *parsed
             .entry((job.curve, job.public_key))
-            .or_insert_with(|| parse_key(job.curve, job.public_key));
-        let Some((qx, qy)) = key else { continue };
+            .or_insert_with(|| {
+                let (qx, qy) = parse_key(job.curve, job.public_key)?;
+                part.keys.push(StagedKey {
+                    curve: job.curve,
+                    qx,
+                    qy,
+                    jobs: 0,
+                });
+                Some(part.keys.len() - 1)
+            });
+        let Some(key) = key else { continue };
         let Ok(rs) = <&[u8; 64]>::try_from(job.signature) else {
             continue;
         };
@@ -104,15 +138,18 @@ pub(crate) fn stage(jobs: &[VerifyJob<'_>], verdicts: &mut [bool]) -> Vec<Staged
         let mut e = [0u8; 32];
         let used = job.digest.len().min(32);
         e[32 - used..].copy_from_slice(&job.digest[..used]);
-        staged.push(StagedJob {
+        let signer = &mut part.keys[key];
+        signer.jobs += 1;
+        part.jobs.push(StagedJob {
             index,
             curve: job.curve,
-            qx,
-            qy,
+            qx: signer.qx,
+            qy: signer.qy,
             e,
             r,
             s,
+            key,
         });
     }
-    staged
+    part
 }

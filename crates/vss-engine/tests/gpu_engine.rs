@@ -11,7 +11,8 @@ mod common;
 use common::{constructed, mixed_batch, valid_cases, Case};
 use vss_crypto::Curve;
 use vss_engine::{
-    CpuEngine, GpuConfig, GpuEngine, GpuError, HostKernelEngine, VerifyEngine, VerifyJob,
+    CpuEngine, GpuConfig, GpuEngine, GpuError, HostKernelEngine, KeyTableConfig, VerifyEngine,
+    VerifyJob,
 };
 
 /// The engine with `config`; a device test fails when it cannot open.
@@ -41,7 +42,7 @@ fn gpu_verdicts_match_the_cpu_engine() {
     assert_eq!(expected, valid);
     assert_eq!(gpu.try_verify_batch(&jobs), Ok(expected.clone()));
     assert_eq!(gpu.verify_batch(&jobs), expected);
-    assert_eq!(HostKernelEngine.verify_batch(&jobs), expected);
+    assert_eq!(HostKernelEngine::default().verify_batch(&jobs), expected);
     for size in [1, 31, 129] {
         assert_eq!(
             gpu.verify_batch(&jobs[..size]),
@@ -57,7 +58,10 @@ fn the_kernel_compiles_with_nvrtc() {
     // Turing (the oldest the engine is meant for) and Hopper (the H100 it was tuned on).
     for capability in [(7, 5), (9, 0)] {
         match GpuEngine::compile_ptx(capability) {
-            Ok(ptx) => assert!(ptx.contains("vss_ecdsa_verify_batch"), "{ptx}"),
+            Ok(ptx) => {
+                assert!(ptx.contains("vss_ecdsa_verify_batch"), "{ptx}");
+                assert!(ptx.contains("vss_ecdsa_verify_prepared_batch"), "{ptx}");
+            }
             Err(e) => panic!("NVRTC for {capability:?}: {e}"),
         }
     }
@@ -88,6 +92,62 @@ fn small_chunks_over_several_streams_keep_the_order() {
 }
 
 #[test]
+#[cfg_attr(
+    not(vss_cuda_device),
+    ignore = "no CUDA device (/dev/nvidiactl) where the tests were built"
+)]
+fn prepared_keys_on_the_device_give_the_cpu_engines_verdicts() {
+    // Few signers, every case twice: each key gets a table in device memory, and the
+    // prepared kernel decides valid signatures, every kind of invalid one and the
+    // constructed sums.
+    let gpu = open(GpuConfig {
+        keys: KeyTableConfig {
+            slots: 64,
+            prepare_after: 2,
+        },
+        ..GpuConfig::default()
+    });
+    for curve in [Curve::P256, Curve::Bp256] {
+        let mut all = mixed_batch(curve, 4, 200);
+        all.extend(constructed(curve));
+        let twice: Vec<&Case> = all.iter().chain(all.iter()).collect();
+        let jobs: Vec<VerifyJob<'_>> = twice.iter().map(|c| c.job()).collect();
+        let expected: Vec<bool> = twice.iter().map(|c| c.valid).collect();
+        let before = gpu.prepared_keys();
+        assert_eq!(gpu.try_verify_batch(&jobs), Ok(expected.clone()), "{curve}");
+        assert!(gpu.prepared_keys() > before, "{curve}: no key was prepared");
+        assert_eq!(
+            gpu.try_verify_batch(&jobs),
+            Ok(expected),
+            "{curve}, tables kept"
+        );
+    }
+    // Two slots for five busy signers, chunks of 97 over three streams: slots change hands
+    // only when no chunk in flight reads them.
+    let gpu = open(GpuConfig {
+        chunk: 97,
+        streams: 3,
+        keys: KeyTableConfig {
+            slots: 2,
+            prepare_after: 3,
+        },
+        ..GpuConfig::default()
+    });
+    let all = mixed_batch(Curve::P256, 5, 120);
+    let jobs: Vec<VerifyJob<'_>> = all.iter().map(Case::job).collect();
+    let expected: Vec<bool> = all.iter().map(|c| c.valid).collect();
+    for round in 0..3 {
+        let from = round * 31;
+        assert_eq!(
+            gpu.try_verify_batch(&jobs[from..]),
+            Ok(expected[from..].to_vec()),
+            "round {round}"
+        );
+    }
+    assert_eq!(gpu.prepared_keys(), 2);
+}
+
+#[test]
 fn configurations_out_of_range_are_refused_before_the_device_is_opened() {
     let base = GpuConfig::default();
     assert_eq!(base.check(), Ok(()));
@@ -113,6 +173,20 @@ fn configurations_out_of_range_are_refused_before_the_device_is_opened() {
         },
         GpuConfig { streams: 0, ..base },
         GpuConfig { streams: 9, ..base },
+        GpuConfig {
+            keys: KeyTableConfig {
+                slots: 4097,
+                ..base.keys
+            },
+            ..base
+        },
+        GpuConfig {
+            keys: KeyTableConfig {
+                prepare_after: 1,
+                ..base.keys
+            },
+            ..base
+        },
     ] {
         assert!(
             matches!(GpuEngine::with_config(bad), Err(GpuError::InvalidConfig(_))),
@@ -130,7 +204,15 @@ const MILLION: usize = 1 << 20;
     ignore = "no CUDA device (/dev/nvidiactl) where the tests were built"
 )]
 fn a_million_jobs_per_curve_agree_with_the_cpu_engine() {
-    let gpu = open(GpuConfig::default());
+    // With prepared keys (the default: the 16 busy signers get tables) and without.
+    let generic = GpuConfig {
+        keys: KeyTableConfig {
+            slots: 0,
+            ..GpuConfig::default().keys
+        },
+        ..GpuConfig::default()
+    };
+    let engines = [open(GpuConfig::default()), open(generic)];
     let cpu = CpuEngine::default();
     for curve in [Curve::P256, Curve::Bp256] {
         // About 20,000 distinct cases (valid, every broken kind, constructed sums), each
@@ -165,11 +247,20 @@ fn a_million_jobs_per_curve_agree_with_the_cpu_engine() {
             .collect();
         let expected = cpu.verify_batch(&jobs);
         assert!(expected.iter().any(|v| *v) && expected.iter().any(|v| !*v));
-        let got = gpu.try_verify_batch(&jobs).expect("the device answers");
-        let differ = expected.iter().zip(&got).filter(|(a, b)| a != b).count();
-        assert_eq!(
-            differ, 0,
-            "{curve:?}: {differ} of {MILLION} verdicts differ"
+        for gpu in &engines {
+            let got = gpu.try_verify_batch(&jobs).expect("the device answers");
+            let differ = expected.iter().zip(&got).filter(|(a, b)| a != b).count();
+            assert_eq!(
+                differ,
+                0,
+                "{curve:?}, {:?}: {differ} of {MILLION} verdicts differ",
+                gpu.config().keys
+            );
+        }
+        assert!(
+            engines[0].prepared_keys() >= 16,
+            "the busy signers were prepared"
         );
+        assert_eq!(engines[1].prepared_keys(), 0);
     }
 }

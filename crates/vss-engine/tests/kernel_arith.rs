@@ -12,7 +12,7 @@ use vss_crypto::{Curve, PrivateKey};
 use vss_engine::kernel::{
     limbs_from_be, limbs_to_be, AffinePoint, JacobianPoint, KernelCurve, Limbs, Modulus,
 };
-use vss_engine::{HostKernelEngine, VerifyEngine, VerifyJob};
+use vss_engine::{HostKernelEngine, KeyTableConfig, VerifyEngine, VerifyJob};
 
 mod common;
 
@@ -438,6 +438,25 @@ fn point_arithmetic_matches_openssl() {
                 "{curve} table {w} {d}"
             );
         }
+        // A prepared key's table: d 2^(8w) Q, the same layout.
+        let q_scalar = s.random_below(&s.n);
+        let q = s.mul_g(&q_scalar);
+        let q = s.affine(&q);
+        let table = k.table_of(&q);
+        for (w, d) in [(0usize, 1u32), (0, 2), (3, 200), (31, 255)] {
+            let mut scalar = bn(0);
+            scalar.lshift(&bn(d), 8 * w as i32).expect("shift");
+            let mut product = BigNum::new().expect("bn");
+            product
+                .mod_mul(&scalar, &q_scalar, &s.n, &mut s.ctx)
+                .expect("mul");
+            let expected = s.mul_g(&product);
+            assert_eq!(
+                s.affine(&expected),
+                table[w * 255 + d as usize - 1],
+                "{curve} key table {w} {d}"
+            );
+        }
     }
 }
 
@@ -453,7 +472,7 @@ fn the_kernel_agrees_with_the_library_on_valid_and_every_kind_of_invalid_signatu
         bad[1].valid = false;
         all.extend(bad);
         let jobs: Vec<VerifyJob<'_>> = all.iter().map(Case::job).collect();
-        let verdicts = HostKernelEngine.verify_batch(&jobs);
+        let verdicts = HostKernelEngine::default().verify_batch(&jobs);
         assert_eq!(verdicts.len(), jobs.len());
         for (i, (case, verdict)) in all.iter().zip(&verdicts).enumerate() {
             assert_eq!(
@@ -464,6 +483,66 @@ fn the_kernel_agrees_with_the_library_on_valid_and_every_kind_of_invalid_signatu
             assert_eq!(*verdict, case.valid, "{curve} job {i}");
         }
     }
+}
+
+#[test]
+fn prepared_keys_give_the_generic_paths_verdicts() {
+    // Every case twice, so each key signs at least two jobs and gets a table: valid
+    // signatures and every kind of invalid one, and the sums built to meet the point at
+    // infinity or land above n, through the prepared kernel.
+    let engine = HostKernelEngine::with_key_tables(KeyTableConfig {
+        slots: 64,
+        prepare_after: 2,
+    })
+    .expect("config");
+    for (curve, _) in CURVES {
+        let mut all = mixed_batch(curve, 4, 20);
+        all.extend(constructed(curve));
+        let twice: Vec<&Case> = all.iter().chain(all.iter()).collect();
+        let jobs: Vec<VerifyJob<'_>> = twice.iter().map(|c| c.job()).collect();
+        let expected: Vec<bool> = twice.iter().map(|c| c.valid).collect();
+        assert_eq!(HostKernelEngine::default().verify_batch(&jobs), expected);
+        let before = engine.prepared_keys();
+        assert_eq!(
+            engine.verify_batch(&jobs),
+            expected,
+            "{curve}: tables built"
+        );
+        assert!(
+            engine.prepared_keys() > before,
+            "{curve}: no key was prepared"
+        );
+        // Again, the tables already there.
+        assert_eq!(engine.verify_batch(&jobs), expected, "{curve}: tables kept");
+    }
+}
+
+#[test]
+fn more_busy_keys_than_slots_share_them() {
+    // Five signers, two slots: three signers take the generic path in each batch, and the
+    // slots change hands between batches; every verdict stays right.
+    let engine = HostKernelEngine::with_key_tables(KeyTableConfig {
+        slots: 2,
+        prepare_after: 3,
+    })
+    .expect("config");
+    let all = mixed_batch(Curve::P256, 5, 8);
+    let jobs: Vec<VerifyJob<'_>> = all.iter().map(Case::job).collect();
+    let expected: Vec<bool> = all.iter().map(|c| c.valid).collect();
+    for round in 0..3 {
+        let part = &jobs[round * 7..];
+        assert_eq!(
+            engine.verify_batch(part),
+            expected[round * 7..],
+            "round {round}"
+        );
+        assert_eq!(engine.prepared_keys(), 2);
+    }
+    assert!(HostKernelEngine::with_key_tables(KeyTableConfig {
+        slots: 1,
+        prepare_after: 1,
+    })
+    .is_none());
 }
 
 #[test]
@@ -519,8 +598,11 @@ fn the_kernel_itself_refuses_out_of_range_scalars_and_keys_off_the_curve() {
 
 #[test]
 fn empty_and_single_batches() {
-    assert!(HostKernelEngine.verify_batch(&[]).is_empty());
-    assert_eq!(HostKernelEngine.name(), "kernel-host");
+    assert!(HostKernelEngine::default().verify_batch(&[]).is_empty());
+    assert_eq!(HostKernelEngine::default().name(), "kernel-host");
     let one = valid_cases(Curve::Bp256, 1, 1);
-    assert_eq!(HostKernelEngine.verify_batch(&[one[0].job()]), [true]);
+    assert_eq!(
+        HostKernelEngine::default().verify_batch(&[one[0].job()]),
+        [true]
+    );
 }

@@ -152,5 +152,8 @@ fn every_p1363_vector_gets_wycheproofs_verdict_on_the_ifma_path() {
 
 #[test]
 fn every_p1363_vector_gets_wycheproofs_verdict_in_the_gpu_kernel_built_for_the_host() {
-    every_vector_gets_wycheproofs_verdict(&HostKernelEngine, "the GPU kernel built for the host");
+    every_vector_gets_wycheproofs_verdict(
+        &HostKernelEngine::default(),
+        "the GPU kernel built for the host",
+    );
 }

@@ -54,7 +54,7 @@ fn lane(job: &StagedJob) -> Lane {
 /// [`available`] is true.
 pub(crate) fn verify(jobs: &[VerifyJob<'_>], verdicts: &mut [bool]) {
     debug_assert!(available());
-    let staged = staging::stage(jobs, verdicts);
+    let staged = staging::stage(jobs, verdicts).jobs;
     for curve in [Curve::P256, Curve::Bp256] {
         let (index, lanes): (Vec<usize>, Vec<Lane>) = staged
             .iter()
