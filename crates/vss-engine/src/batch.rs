@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use crate::kernel::{limbs_from_be, AffinePoint, KernelCurve, JOB_WORDS, KERNEL_CURVES};
 use crate::key_tables::{Assignment, KeyId, KeyTables};
-use crate::staging::{self, StagedJob, StagedPart};
+use crate::staging::{self, KeyCheck, StagedJob, StagedPart};
 use crate::VerifyJob;
 
 /// Jobs each worker stages at a time (each part parses its keys once).
@@ -39,7 +39,8 @@ pub(crate) struct Staged {
 }
 
 /// The keys of `parts` worth a table: those that have one, and those that sign at least two
-/// jobs of a part, with their jobs summed over the parts.
+/// jobs of a part, with their jobs summed over the parts; a key that would get a new table
+/// only if it is a point of its curve (the prepared kernel does not check it again).
 fn key_counts(parts: &[StagedPart], tables: &KeyTables) -> HashMap<KeyId, usize> {
     let seen: Vec<Vec<(KeyId, usize)>> = parts
         .par_iter()
@@ -55,6 +56,12 @@ fn key_counts(parts: &[StagedPart], tables: &KeyTables) -> HashMap<KeyId, usize>
     for (id, jobs) in seen.into_iter().flatten() {
         *counts.entry(id).or_insert(0) += jobs;
     }
+    let prepare_after = tables.config().prepare_after;
+    counts.retain(|id, jobs| {
+        tables.is_resident(id)
+            || (*jobs >= prepare_after
+                && KernelCurve::get(id.0).is_some_and(|k| k.is_key(&id.1, &id.2)))
+    });
     counts
 }
 
@@ -90,7 +97,7 @@ impl Staged {
             .zip(verdicts.par_chunks_mut(STAGE_PART))
             .enumerate()
             .map(|(part, (jobs, verdicts))| {
-                let mut staged = staging::stage(jobs, verdicts);
+                let mut staged = staging::stage(jobs, verdicts, KeyCheck::Kernel);
                 for job in &mut staged.jobs {
                     job.index += part * STAGE_PART;
                 }

@@ -421,6 +421,17 @@ impl KernelCurve {
         }
     }
 
+    /// Whether plain affine coordinates (big-endian) are a point of the curve: both below
+    /// p, and the curve equation holds.
+    pub(crate) fn is_key(&self, qx: &Be256, qy: &Be256) -> bool {
+        let p = limbs_to_be(&self.params.p.m);
+        if *qx >= p || *qy >= p {
+            return false;
+        }
+        let limbs = |v: &Be256| limbs_from_be(v).unwrap_or_default();
+        self.on_curve(&self.point(&limbs(qx), &limbs(qy)))
+    }
+
     /// Whether `q` satisfies the curve equation.
     pub fn on_curve(&self, q: &AffinePoint) -> bool {
         // SAFETY: both pointers are to valid values of the mirrored structs.

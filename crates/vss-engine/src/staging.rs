@@ -90,17 +90,36 @@ pub(crate) struct StagedJob {
     pub(crate) key: usize,
 }
 
-/// The key's affine coordinates, parsed (and decompressed) by vss-crypto; `None` when it is
-/// not a point of the curve.
-fn parse_key(curve: Curve, bytes: &[u8]) -> Option<Coordinates> {
+/// Who checks that a key is a point of its curve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum KeyCheck {
+    /// Staging, with the library (which also decompresses): the IFMA lanes trust their input.
+    Library,
+    /// The GPU kernel, which refuses coordinates not below p and points off the curve:
+    /// staging only splits an uncompressed key (the library's check costs more than the
+    /// kernel's whole verification share on a busy host) and decompresses the others.
+    Kernel,
+}
+
+/// The key's affine coordinates; `None` when it is not a point of the curve (by the
+/// library), or, under [`KeyCheck::Kernel`], not an uncompressed key that could be one.
+fn parse_key(curve: Curve, bytes: &[u8], check: KeyCheck) -> Option<Coordinates> {
+    if check == KeyCheck::Kernel {
+        if let [0x04, rest @ ..] = bytes {
+            if rest.len() == 64 {
+                let (x, y) = rest.split_at(32);
+                return Some((x.try_into().ok()?, y.try_into().ok()?));
+            }
+        }
+    }
     let key = PublicKey::from_sec1(curve, bytes).ok()?;
     Some((key.x().try_into().ok()?, key.y().try_into().ok()?))
 }
 
 /// The jobs of `jobs` left for curve arithmetic, in order, and their keys; the verdict of
 /// every other job goes to `verdicts` (same length as `jobs`). Each distinct key is parsed
-/// once.
-pub(crate) fn stage(jobs: &[VerifyJob<'_>], verdicts: &mut [bool]) -> StagedPart {
+/// once, and checked as `check` says.
+pub(crate) fn stage(jobs: &[VerifyJob<'_>], verdicts: &mut [bool], check: KeyCheck) -> StagedPart {
     let mut parsed: HashMap<(Curve, &[u8]), Option<usize>> = HashMap::new();
     let mut part = StagedPart {
         jobs: Vec::with_capacity(jobs.len()),
@@ -115,7 +134,7 @@ pub(crate) fn stage(jobs: &[VerifyJob<'_>], verdicts: &mut [bool]) -> StagedPart
         let key = *parsed
             .entry((job.curve, job.public_key))
             .or_insert_with(|| {
-                let (qx, qy) = parse_key(job.curve, job.public_key)?;
+                let (qx, qy) = parse_key(job.curve, job.public_key, check)?;
                 part.keys.push(StagedKey {
                     curve: job.curve,
                     qx,

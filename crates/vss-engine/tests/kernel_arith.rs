@@ -518,6 +518,47 @@ fn prepared_keys_give_the_generic_paths_verdicts() {
 }
 
 #[test]
+fn keys_off_the_curve_never_get_a_table() {
+    // Uncompressed keys reach the kernel unchecked (it checks them itself); one that is
+    // not a point of the curve must never get a table, which the prepared kernel trusts.
+    let engine = HostKernelEngine::with_key_tables(KeyTableConfig {
+        slots: 8,
+        prepare_after: 2,
+    })
+    .expect("config");
+    for (curve, _) in CURVES {
+        let valid = valid_cases(curve, 1, 4);
+        let p = KernelCurve::get(curve)
+            .expect("kernel curve")
+            .params()
+            .field()
+            .modulus();
+        let mut off_curve = valid[0].key.clone();
+        let last = off_curve.len() - 1;
+        off_curve[last] ^= 1;
+        let mut x_above_p = valid[0].key.clone();
+        x_above_p[1..33].copy_from_slice(&limbs_to_be(&p));
+        let mut y_above_p = valid[0].key.clone();
+        y_above_p[33..].copy_from_slice(&[0xff; 32]);
+        for key in [off_curve, x_above_p, y_above_p] {
+            let cases: Vec<Case> = valid
+                .iter()
+                .map(|c| Case {
+                    curve,
+                    key: key.clone(),
+                    digest: c.digest.clone(),
+                    signature: c.signature.clone(),
+                    valid: false,
+                })
+                .collect();
+            let jobs: Vec<VerifyJob<'_>> = cases.iter().map(Case::job).collect();
+            assert_eq!(engine.verify_batch(&jobs), vec![false; jobs.len()]);
+            assert_eq!(engine.prepared_keys(), 0, "{curve}: a bad key got a table");
+        }
+    }
+}
+
+#[test]
 fn more_busy_keys_than_slots_share_them() {
     // Five signers, two slots: three signers take the generic path in each batch, and the
     // slots change hands between batches; every verdict stays right.

@@ -20,7 +20,7 @@ use vss_crypto::Curve;
 
 use self::scalar::U256;
 use self::verify::{CurveParams, Lane};
-use crate::staging::{self, StagedJob};
+use crate::staging::{self, KeyCheck, StagedJob};
 use crate::VerifyJob;
 
 pub(crate) use self::detect::available;
@@ -54,7 +54,7 @@ fn lane(job: &StagedJob) -> Lane {
 /// [`available`] is true.
 pub(crate) fn verify(jobs: &[VerifyJob<'_>], verdicts: &mut [bool]) {
     debug_assert!(available());
-    let staged = staging::stage(jobs, verdicts).jobs;
+    let staged = staging::stage(jobs, verdicts, KeyCheck::Library).jobs;
     for curve in [Curve::P256, Curve::Bp256] {
         let (index, lanes): (Vec<usize>, Vec<Lane>) = staged
             .iter()
