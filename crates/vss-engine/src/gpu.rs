@@ -30,8 +30,9 @@ use crate::kernel::{
 use crate::key_tables::{KeyTableConfig, KeyTables};
 use crate::{VerifyEngine, VerifyJob};
 
-/// How the engine uses the device. The defaults were chosen by measurement on an H100
-/// (docs/PERFORMANCE.md, "The GPU engine"); `examples/gpu_sweep.rs` measures others.
+/// How the engine uses the device. The defaults were chosen by measurement, the block and
+/// streams on an H100, the chunk and the key tables on an H200 (docs/PERFORMANCE.md, "The
+/// GPU engine"); `examples/gpu_sweep.rs` measures others.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GpuConfig {
     /// Threads per block (a multiple of 32, at most 1024).
@@ -40,7 +41,8 @@ pub struct GpuConfig {
     /// blocks cap the registers per thread lower.
     pub min_blocks: u32,
     /// Jobs per launch (1 to 2^20): a batch is cut into chunks of this many, and each is
-    /// staged on the host while the ones before it run.
+    /// staged on the host while the ones before it run. Each stream pins 160 bytes per job
+    /// of a chunk on the host and on the device (42 MB at the default 2^18).
     pub chunk: usize,
     /// Streams, each with pinned buffers for one chunk, that take the chunks in turn (1 to 8).
     pub streams: usize,
@@ -53,7 +55,7 @@ impl Default for GpuConfig {
         GpuConfig {
             block: 256,
             min_blocks: 2,
-            chunk: 1 << 17,
+            chunk: 1 << 18,
             streams: 3,
             keys: KeyTableConfig::default(),
         }

@@ -3,9 +3,8 @@
 //! any machine, and the GPU's tables are made by the code that reads them.
 //!
 //! [`KernelCurve`] exposes the arithmetic (Montgomery field and scalar operations, Jacobian
-//! points, u1·G + u2·Q, one verification) for P-256 and brainpoolP256r1;
-//! [`HostKernelEngine`] runs the batch kernel on one CPU thread as a [`VerifyEngine`].
-//! Jobs on other curves are verified by the library ([`VerifyJob::verify_one`]).
+//! points, u1·G + u2·Q, one verification, the tables of G and of prepared keys) for P-256
+//! and brainpoolP256r1; [`crate::HostKernelEngine`] runs its batch kernels on one CPU thread.
 
 // Calls into the host build of kernels/host.cpp. Every call passes pointers to values of the
 // `#[repr(C)]` types below, which mirror the C structs field for field (all `u32`, so
@@ -13,14 +12,11 @@
 #![allow(unsafe_code)]
 
 use std::os::raw::c_int;
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::OnceLock;
 
 use vss_crypto::Curve;
 
-use crate::batch::Staged;
-use crate::key_tables::{KeyTableConfig, KeyTables};
 use crate::staging::Be256;
-use crate::{VerifyEngine, VerifyJob};
 
 /// The kernel's source as NVRTC compiles it: the arithmetic, then the batch kernel.
 #[cfg(feature = "gpu")]
@@ -558,118 +554,45 @@ pub(crate) fn point_words(points: &[AffinePoint]) -> &[u32] {
     }
 }
 
-/// The batch kernel's code run on the host, on one thread: the GPU kernel's verdicts without a
-/// GPU (tests compare it with the library and with the GPU). By default every job takes the
-/// generic path; [`HostKernelEngine::with_key_tables`] gives it the GPU engine's prepared keys.
-#[derive(Debug, Default)]
-pub struct HostKernelEngine {
-    prepared: Option<Mutex<HostTables>>,
-}
-
-/// Prepared keys in host memory: the slots and their tables, `G_TABLE_LEN` points each.
-#[derive(Debug)]
-struct HostTables {
-    keys: KeyTables,
-    points: Vec<AffinePoint>,
-}
-
 /// Jobs per kernel call; a larger batch is staged and verified in parts of this size, so the
 /// kernel's 32-bit indices never overflow.
 pub(crate) const MAX_KERNEL_JOBS: usize = 1 << 20;
 
-impl HostKernelEngine {
-    /// The engine with prepared keys under `config`, as the GPU engine keeps them; `None`
-    /// when a field is out of its range.
-    pub fn with_key_tables(config: KeyTableConfig) -> Option<HostKernelEngine> {
-        config.check().ok()?;
-        let zero = AffinePoint {
-            x: [0; 8],
-            y: [0; 8],
-        };
-        Some(HostKernelEngine {
-            prepared: Some(Mutex::new(HostTables {
-                keys: KeyTables::new(config),
-                points: vec![zero; config.slots * G_TABLE_LEN],
-            })),
-        })
-    }
-
-    /// How many keys have a table now (0 without key tables).
-    pub fn prepared_keys(&self) -> usize {
-        self.prepared.as_ref().map_or(0, |m| {
-            m.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .keys
-                .resident_count()
-        })
-    }
-
-    /// Verifies one part of at most MAX_KERNEL_JOBS jobs.
-    fn verify_part(&self, part: &[VerifyJob<'_>], input: &mut Vec<u32>) -> Vec<bool> {
-        input.resize(part.len() * JOB_WORDS, 0);
-        let mut guard = self
-            .prepared
-            .as_ref()
-            .map(|m| m.lock().unwrap_or_else(PoisonError::into_inner));
-        let mut staged = Staged::new(part, input, guard.as_deref_mut().map(|t| &mut t.keys));
-        let points: &[AffinePoint] = match guard.as_deref_mut() {
-            Some(tables) => {
-                for (slot, table) in staged.tables.drain(..) {
-                    let at = slot as usize * G_TABLE_LEN;
-                    tables.points[at..at + G_TABLE_LEN].copy_from_slice(&table);
-                }
-                &tables.points
+impl KernelCurve {
+    /// Runs the batch kernel on the host: one verdict byte in `out` per job of `input`
+    /// (`JOB_WORDS` words each, at most MAX_KERNEL_JOBS jobs), with the prepared kernel when
+    /// `key_tables` is given (`G_TABLE_LEN` points per slot; the kernel refuses a slot
+    /// beyond them).
+    pub(crate) fn run_batch(
+        &self,
+        input: &[u32],
+        out: &mut [u8],
+        key_tables: Option<&[AffinePoint]>,
+    ) {
+        let count = out.len().min(input.len() / JOB_WORDS).min(MAX_KERNEL_JOBS);
+        let (params, table) = (&self.params, self.table.as_ptr());
+        // SAFETY: `input` holds `JOB_WORDS` words for each of the `count` jobs and `out`
+        // one byte each (count is at most MAX_KERNEL_JOBS, so it fits u32); the table holds
+        // `G_TABLE_LEN` points, and `key_tables` `key_count` tables of as many.
+        unsafe {
+            match key_tables {
+                Some(points) => ffi::vss_ecdsa_verify_prepared_batch(
+                    params,
+                    table,
+                    points.as_ptr(),
+                    (points.len() / G_TABLE_LEN) as u32,
+                    input.as_ptr(),
+                    out.as_mut_ptr(),
+                    count as u32,
+                ),
+                None => ffi::vss_ecdsa_verify_batch(
+                    params,
+                    table,
+                    input.as_ptr(),
+                    out.as_mut_ptr(),
+                    count as u32,
+                ),
             }
-            None => &[],
-        };
-        let key_count = (points.len() / G_TABLE_LEN) as u32;
-        let mut out = vec![0u8; staged.kernel_jobs()];
-        for (group, first, count) in staged.launches() {
-            let (params, table) = (&group.curve.params, group.curve.table.as_ptr());
-            let jobs = input[first * JOB_WORDS..].as_ptr();
-            let verdicts = out[first..].as_mut_ptr();
-            // SAFETY: `input` holds `JOB_WORDS` words for each of the kernel's jobs, the
-            // groups one after the other, and `out` one byte per kernel job; the kernel
-            // reads `count` jobs from `first` (at most MAX_KERNEL_JOBS, so it fits u32); the
-            // table holds `G_TABLE_LEN` points, `points` `key_count` tables of as many, and
-            // a prepared job's slot is checked against `key_count` by the kernel.
-            unsafe {
-                if group.prepared {
-                    ffi::vss_ecdsa_verify_prepared_batch(
-                        params,
-                        table,
-                        points.as_ptr(),
-                        key_count,
-                        jobs,
-                        verdicts,
-                        count as u32,
-                    )
-                } else {
-                    ffi::vss_ecdsa_verify_batch(params, table, jobs, verdicts, count as u32)
-                }
-            };
         }
-        staged.set(&out);
-        if let Some(tables) = guard.as_deref_mut() {
-            tables.keys.release(&staged.readers);
-        }
-        staged.verdicts
-    }
-}
-
-impl VerifyEngine for HostKernelEngine {
-    fn name(&self) -> &'static str {
-        "kernel-host"
-    }
-
-    fn device(&self) -> String {
-        "the GPU kernel's code on one CPU thread".into()
-    }
-
-    fn verify_batch(&self, jobs: &[VerifyJob<'_>]) -> Vec<bool> {
-        let mut input = Vec::new();
-        jobs.chunks(MAX_KERNEL_JOBS)
-            .flat_map(|part| self.verify_part(part, &mut input))
-            .collect()
     }
 }

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use vss_crypto::Curve;
 
-use crate::kernel::MAX_KERNEL_JOBS;
+use crate::kernel::{G_TABLE_LEN, MAX_KERNEL_JOBS};
 use crate::staging::Be256;
 
 /// A key as the kernel knows it: its curve and affine coordinates.
@@ -40,7 +40,7 @@ impl Default for KeyTableConfig {
 
 impl KeyTableConfig {
     /// Bytes of one key's table.
-    pub const TABLE_BYTES: usize = crate::kernel::G_TABLE_LEN * 64;
+    pub const TABLE_BYTES: usize = G_TABLE_LEN * 64;
 
     /// The most slots a configuration may ask for.
     pub const MAX_SLOTS: usize = 4096;

@@ -8,12 +8,14 @@
 //!   engine is checked against.
 //! - `GpuEngine` (feature `gpu`) runs the CUDA kernel of `kernels/`, compiled at start-up
 //!   by NVRTC; the same source built for the host is [`HostKernelEngine`], so the CPU test
-//!   suite checks the arithmetic the GPU runs.
+//!   suite checks the arithmetic the GPU runs. A key that signs many jobs of a chunk gets a
+//!   table of its multiples ([`KeyTableConfig`]), and its jobs a kernel that walks two tables.
 
 mod batch;
 mod cpu;
 #[cfg(feature = "gpu")]
 mod gpu;
+mod host_engine;
 #[cfg(target_arch = "x86_64")]
 mod ifma;
 mod job;
@@ -26,8 +28,8 @@ mod staging;
 pub use cpu::{CpuEngine, CpuPath};
 #[cfg(feature = "gpu")]
 pub use gpu::{GpuConfig, GpuEngine, GpuError};
+pub use host_engine::HostKernelEngine;
 pub use job::VerifyJob;
-pub use kernel::HostKernelEngine;
 pub use key_tables::KeyTableConfig;
 pub use kind::{EngineError, EngineKind};
 pub use sample::SamplePool;
