@@ -3,9 +3,10 @@
 //! order.
 //!
 //! - [`CpuEngine`] spreads a batch over all cores. On CPUs with AVX-512 IFMA it verifies
-//!   P-256 and brainpoolP256r1 eight at a time in 52-bit lanes ([`CpuPath::Ifma`]); else,
-//!   and for other curves, with the library ([`CpuPath::Library`]), the reference every
-//!   engine is checked against.
+//!   P-256 and brainpoolP256r1 eight at a time in 52-bit lanes ([`CpuPath::Ifma`]); else
+//!   with prepared keys for the signers with many jobs and the library for the others
+//!   ([`CpuPath::Prepared`]); the library alone ([`CpuPath::Library`]) is the reference
+//!   every engine is checked against.
 //! - `GpuEngine` (feature `gpu`) runs the CUDA kernel of `kernels/`, compiled at start-up
 //!   by NVRTC; the same source built for the host is [`HostKernelEngine`], so the CPU test
 //!   suite checks the arithmetic the GPU runs. A key that signs many jobs of a chunk gets a
@@ -22,6 +23,7 @@ mod job;
 pub mod kernel;
 mod key_tables;
 mod kind;
+mod prepared_cache;
 pub mod sample;
 mod staging;
 
@@ -49,7 +51,7 @@ pub trait VerifyEngine: Send + Sync {
     /// Whether a signature whose signer has a prepared key ([`vss_crypto::PreparedKey`],
     /// several times faster than the library) is better checked with it, where the caller
     /// is, than sent here: true where the engine checks with the library (the CPU engine
-    /// on [`CpuPath::Library`]). False by default.
+    /// on [`CpuPath::Library`] or [`CpuPath::Prepared`]). False by default.
     fn prefers_prepared_keys(&self) -> bool {
         false
     }

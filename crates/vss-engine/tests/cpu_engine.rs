@@ -16,6 +16,11 @@ fn verdicts_match_the_library_on_every_curve_and_every_kind_of_fault() {
 }
 
 #[test]
+fn prepared_key_verdicts_match_the_library_on_every_curve_and_every_kind_of_fault() {
+    every_curve_and_every_kind_of_fault(CpuPath::Prepared);
+}
+
+#[test]
 #[cfg_attr(
     not(vss_avx512ifma),
     ignore = "no AVX-512 IFMA on the CPU that built the tests"
@@ -48,6 +53,47 @@ fn every_curve_and_every_kind_of_fault(path: CpuPath) {
 #[test]
 fn one_batch_mixes_curves_digest_lengths_and_signers() {
     mixed_curves_digest_lengths_and_signers(CpuPath::Library);
+}
+
+#[test]
+fn prepared_one_batch_mixes_curves_digest_lengths_and_signers() {
+    mixed_curves_digest_lengths_and_signers(CpuPath::Prepared);
+}
+
+#[test]
+fn busy_signers_get_prepared_keys_kept_under_their_bound() {
+    // Four P-256 signers with 20 valid and broken jobs each, room for two prepared keys.
+    let one_key =
+        vss_crypto::PreparedKey::from_sec1(Curve::P256, &valid_cases(Curve::P256, 1, 1)[0].key)
+            .expect("prepared")
+            .memory_bytes();
+    let engine = cpu_engine(1, CpuPath::Prepared).with_prepared_bytes(2 * one_key);
+    let all = mixed_batch(Curve::P256, 4, 20);
+    let jobs: Vec<VerifyJob<'_>> = all.iter().map(Case::job).collect();
+    let expected: Vec<bool> = all.iter().map(|c| c.valid).collect();
+    assert_eq!(engine.verify_batch(&jobs), expected);
+    let (keys, bytes) = engine.prepared_usage();
+    assert_eq!(
+        (keys, bytes),
+        (2, 2 * one_key),
+        "two kept, the others evicted"
+    );
+    // Again: the kept keys serve; the bound holds.
+    assert_eq!(engine.verify_batch(&jobs), expected);
+    assert!(engine.prepared_usage().1 <= 2 * one_key);
+    // A signer with fewer jobs than the threshold takes the library: nothing is prepared.
+    let few = valid_cases(Curve::Bp256, 2, 5);
+    let fresh = cpu_engine(1, CpuPath::Prepared);
+    let jobs: Vec<VerifyJob<'_>> = few.iter().map(Case::job).collect();
+    assert_eq!(fresh.verify_batch(&jobs), vec![true; jobs.len()]);
+    assert_eq!(fresh.prepared_usage(), (0, 0));
+    // No room at all: keys are prepared for the batch and dropped.
+    let none = cpu_engine(2, CpuPath::Prepared).with_prepared_bytes(0);
+    let all = mixed_batch(Curve::Bp384, 2, 30);
+    let jobs: Vec<VerifyJob<'_>> = all.iter().map(Case::job).collect();
+    let expected: Vec<bool> = all.iter().map(|c| c.valid).collect();
+    assert_eq!(none.verify_batch(&jobs), expected);
+    assert_eq!(none.prepared_usage(), (0, 0));
 }
 
 #[test]
@@ -110,7 +156,12 @@ fn an_empty_batch_and_a_batch_of_one_are_answered() {
     // Prepared keys beat the library path, not the IFMA lanes.
     assert_eq!(
         engine.prefers_prepared_keys(),
-        engine.path() == CpuPath::Library
+        engine.path() != CpuPath::Ifma
+    );
+    assert_ne!(
+        engine.path(),
+        CpuPath::Library,
+        "the best path beats the library"
     );
     assert!(engine.verify_batch(&[]).is_empty());
     let one = valid_cases(Curve::P256, 1, 1);

@@ -9,7 +9,7 @@ mod common;
 use common::cpu_engine;
 use serde::Deserialize;
 use vss_crypto::{Curve, HashAlg};
-use vss_engine::{CpuPath, HostKernelEngine, VerifyEngine, VerifyJob};
+use vss_engine::{CpuPath, HostKernelEngine, KeyTableConfig, VerifyEngine, VerifyJob};
 
 #[derive(Deserialize)]
 struct File {
@@ -141,6 +141,14 @@ fn every_p1363_vector_gets_wycheproofs_verdict_on_the_library_path() {
 }
 
 #[test]
+fn every_p1363_vector_gets_wycheproofs_verdict_on_the_prepared_key_path() {
+    // A file's test group shares one key over many vectors: each key is prepared.
+    let engine = cpu_engine(2, CpuPath::Prepared);
+    every_vector_gets_wycheproofs_verdict(&engine, &engine.device());
+    assert!(engine.prepared_usage().0 > 0, "no key was prepared");
+}
+
+#[test]
 #[cfg_attr(
     not(vss_avx512ifma),
     ignore = "no AVX-512 IFMA on the CPU that built the tests"
@@ -156,4 +164,16 @@ fn every_p1363_vector_gets_wycheproofs_verdict_in_the_gpu_kernel_built_for_the_h
         &HostKernelEngine::default(),
         "the GPU kernel built for the host",
     );
+}
+
+#[test]
+fn every_p1363_vector_gets_wycheproofs_verdict_with_the_gpu_kernels_prepared_keys() {
+    // Every key that signs two vectors of a file gets a table and the prepared kernel.
+    let engine = HostKernelEngine::with_key_tables(KeyTableConfig {
+        slots: 16,
+        prepare_after: 2,
+    })
+    .expect("config");
+    every_vector_gets_wycheproofs_verdict(&engine, "the GPU kernel's prepared keys on the host");
+    assert!(engine.prepared_keys() > 0, "no key was prepared");
 }
