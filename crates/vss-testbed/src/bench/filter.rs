@@ -14,7 +14,7 @@ use vss_crypto::Curve;
 use vss_engine::{EngineKind, VerifyEngine};
 use vss_its::{ItsTime, SignerKind, Validator};
 
-use super::its_verify::{build_pki, Pki};
+use super::ticket_pki::{build_pki, Pki};
 use crate::report::{progress, Report, Table};
 
 /// Messages sent but not yet seen forwarded, one at a time; in batches, twice the batch

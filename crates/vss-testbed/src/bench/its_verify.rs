@@ -1,23 +1,17 @@
 //! `vss bench its-verify`: 1609.2 signed-data verification with the certificate cache warm
 //! (every signature checked by the library, then with the prepared keys of repeat signers,
 //! with their memory) and cold, as a ratio to the raw ECDSA verification rate measured in
-//! the same run; and
-//! the bench PKI (a root, an AA, tickets, in memory) that the filter and daemon benches
-//! sign with too.
+//! the same run; or, with `traffic`, seed 001's traffic model ([`super::traffic`]).
 
 use std::time::Instant;
 
 use anyhow::{bail, Result};
 use indicatif::ProgressBar;
 use serde_json::json;
-use vss_crypto::{Curve, PrivateKey};
-use vss_its::asn::Duration;
-use vss_its::{
-    issue_certificate, CacheStats, Cert, CertificateRequest, ItsTime, Permission,
-    PreparedKeyPolicy, Profile, Psid, SignedDataRequest, SignedMessage, SignerKind, TrustAnchors,
-    Validator, Verdict,
-};
+use vss_crypto::Curve;
+use vss_its::{CacheStats, ItsTime, PreparedKeyPolicy, SignerKind, Validator, Verdict};
 
+use super::ticket_pki::{build_pki, Pki};
 use crate::report::{progress, Report, Table};
 
 /// How the benchmark's messages name their signer.
@@ -56,126 +50,11 @@ pub struct ItsVerifyOptions {
     pub curve: Curve,
     /// Messages verified in each measurement (at least 1).
     pub messages: u32,
-    /// Distinct signers (authorization tickets), taking turns (at least 1).
+    /// Distinct signers (authorization tickets), taking turns (at least 1); with `traffic`,
+    /// the neighbours in range.
     pub signers: u32,
-}
-
-/// A root, an AA (its key kept, to issue more tickets) and tickets, in memory.
-pub(crate) struct Pki {
-    root: Cert,
-    pub(crate) aa: Cert,
-    aa_key: PrivateKey,
-    tickets: Vec<(Cert, PrivateKey)>,
-    start: ItsTime,
-}
-
-/// Builds a root, an AA and `signers` tickets for PSID 36 on `curve`, starting `now`.
-pub(crate) fn build_pki(curve: Curve, signers: u32, now: ItsTime) -> Result<Pki> {
-    let request = |profile, key: &PrivateKey, duration| {
-        let mut r = CertificateRequest::new(profile, key.public_key().clone(), duration);
-        r.start = now;
-        r
-    };
-    let root_key = PrivateKey::generate(curve)?;
-    let mut r = request(Profile::Root, &root_key, Duration::Years(10));
-    r.name = Some("bench-root".into());
-    let root = issue_certificate(&r, None, &root_key)?;
-    let aa_key = PrivateKey::generate(curve)?;
-    let mut r = request(Profile::Aa, &aa_key, Duration::Years(4));
-    r.name = Some("bench-aa".into());
-    r.encryption_key = Some(PrivateKey::generate(Curve::P256)?.public_key().clone());
-    let aa = issue_certificate(&r, Some(&root), &root_key)?;
-    let mut pki = Pki {
-        root,
-        aa,
-        aa_key,
-        tickets: Vec::new(),
-        start: now,
-    };
-    for _ in 0..signers {
-        let key = PrivateKey::generate(curve)?;
-        let ticket = pki.ticket(key.public_key().clone())?;
-        pki.tickets.push((ticket, key));
-    }
-    Ok(pki)
-}
-
-impl Pki {
-    /// The root.
-    pub(crate) fn root(&self) -> &Cert {
-        &self.root
-    }
-
-    /// How many tickets sign.
-    pub(crate) fn signers(&self) -> usize {
-        self.tickets.len()
-    }
-
-    /// A trust store holding the root.
-    pub(crate) fn trust(&self) -> Result<TrustAnchors> {
-        let mut t = TrustAnchors::new();
-        t.add(self.root.clone())?;
-        Ok(t)
-    }
-
-    /// A ticket for PSID 36 with the key `public`, issued by the AA, valid for a week from
-    /// the PKI's start.
-    pub(crate) fn ticket(&self, public: vss_crypto::PublicKey) -> Result<Cert> {
-        let mut r = CertificateRequest::new(Profile::At, public, Duration::Hours(168));
-        r.start = self.start;
-        r.app_permissions = vec![Permission::psid(Psid::CAM)];
-        Ok(issue_certificate(&r, Some(&self.aa), &self.aa_key)?)
-    }
-
-    /// Message `i`: its number signed by ticket `i mod signers`, generated `now`.
-    pub(crate) fn sign(&self, i: usize, kind: SignerKind, now: ItsTime) -> Result<Vec<u8>> {
-        self.sign_payload(i, &(i as u64).to_be_bytes(), kind, now)
-    }
-
-    /// Message `i` with `payload`, signed by ticket `i mod signers` under PSID 36.
-    pub(crate) fn sign_payload(
-        &self,
-        i: usize,
-        payload: &[u8],
-        kind: SignerKind,
-        now: ItsTime,
-    ) -> Result<Vec<u8>> {
-        let (cert, key) = &self.tickets[i % self.tickets.len()];
-        let mut r = SignedDataRequest::new(Psid::CAM, payload);
-        r.generation_time = Some(now);
-        r.signer = kind;
-        Ok(vss_its::encode_data(&vss_its::sign_data(
-            &r,
-            Some(cert),
-            key,
-        )?)?)
-    }
-
-    /// The raw ECDSA rate over `messages` (message `i` from ticket `i mod signers`): the
-    /// same signatures over the same digests, keys already parsed; and how many verified.
-    pub(crate) fn raw_verify_rate(&self, messages: &[Vec<u8>]) -> Result<(f64, usize)> {
-        let mut inputs = Vec::with_capacity(messages.len());
-        for (i, bytes) in messages.iter().enumerate() {
-            let m = SignedMessage::from_bytes(bytes)?;
-            let cert = &self.tickets[i % self.tickets.len()].0;
-            inputs.push((
-                i % self.tickets.len(),
-                m.signed_digest(Some(cert))?,
-                m.signature()?,
-            ));
-        }
-        let keys = self
-            .tickets
-            .iter()
-            .map(|(c, _)| Ok(c.verification_key()?.verifying_key()?))
-            .collect::<Result<Vec<_>>>()?;
-        let started = Instant::now();
-        let ok = inputs
-            .iter()
-            .filter(|(k, digest, sig)| keys[*k].verify_digest(digest, sig))
-            .count();
-        Ok((messages.len() as f64 / started.elapsed().as_secs_f64(), ok))
-    }
+    /// Seconds of seed 001's traffic to verify instead ([`super::traffic`]), 1 to 3,600.
+    pub traffic: Option<u32>,
 }
 
 /// What one run measured: rates per second, and whether every message verified.
@@ -203,6 +82,9 @@ struct Warm {
 
 /// Runs the benchmark.
 pub fn run(options: &ItsVerifyOptions) -> Result<Report> {
+    if let Some(seconds) = options.traffic {
+        return super::traffic::run(options.curve, options.signers, seconds);
+    }
     let rates = measure(options)?;
     Ok(report(options, &rates))
 }
@@ -372,6 +254,7 @@ mod tests {
             curve: Curve::P256,
             messages: 6,
             signers: 2,
+            traffic: None,
         };
         let report = run(&options).expect("its-verify");
         assert!(report.failure.is_none(), "{}", report.json);
@@ -390,6 +273,7 @@ mod tests {
             curve: Curve::P256,
             messages: 40,
             signers: 2,
+            traffic: None,
         };
         let report = run(&options).expect("its-verify");
         assert!(report.failure.is_none(), "{}", report.json);

@@ -30,6 +30,28 @@ pub fn process_cpu(pid: u32) -> Result<Duration> {
     Ok(Duration::from_secs_f64(ticks as f64 / ticks_per_second()))
 }
 
+/// `openssl speed`'s single-thread ECDSA verification rate for `curve`, measured now over
+/// `seconds`; `None` where the `openssl` command, or its figure for the curve, is missing.
+pub fn openssl_speed_verify(curve: vss_crypto::Curve, seconds: u32) -> Option<f64> {
+    use vss_crypto::Curve;
+    let algorithm = match curve {
+        Curve::P224 => "ecdsap224",
+        Curve::P256 => "ecdsap256",
+        Curve::P384 => "ecdsap384",
+        Curve::Bp256 => "ecdsabrp256r1",
+        Curve::Bp384 => "ecdsabrp384r1",
+        _ => return None,
+    };
+    let out = Command::new("openssl")
+        .args(["speed", "-seconds", &seconds.to_string(), algorithm])
+        .output()
+        .ok()?;
+    // The table's last row: "... sign verify sign/s verify/s".
+    let table = String::from_utf8_lossy(&out.stdout);
+    let row = table.lines().rev().find(|l| l.contains("ecdsa"))?;
+    row.split_whitespace().last()?.parse().ok()
+}
+
 /// Clock ticks per second of /proc's CPU times (`getconf CLK_TCK`; 100 where it cannot say).
 fn ticks_per_second() -> f64 {
     static TICKS: OnceLock<f64> = OnceLock::new();

@@ -14,7 +14,9 @@ pub mod pki;
 pub mod references;
 pub mod sign_verify;
 pub mod throughput;
+mod ticket_pki;
 pub mod tls;
+pub mod traffic;
 
 use anyhow::Result;
 use vss_crypto::Curve;

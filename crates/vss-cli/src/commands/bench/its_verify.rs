@@ -22,9 +22,12 @@ pub struct ItsVerifyArgs {
     /// Messages verified in each measurement.
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..))]
     messages: u32,
-    /// Distinct signers (authorization tickets), taking turns.
+    /// Distinct signers (authorization tickets), taking turns; with --traffic, neighbours.
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     signers: u32,
+    /// Seconds of seed 001's traffic (10 Hz CAMs, 65 s encounters, 60 s pseudonyms) to verify.
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u32).range(1..=3600))]
+    traffic: Option<u32>,
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
@@ -38,6 +41,7 @@ impl ItsVerifyArgs {
             curve: self.curve,
             messages: self.messages,
             signers: self.signers,
+            traffic: self.traffic,
         })?;
         crate::output::finish(self.format, &report)
     }

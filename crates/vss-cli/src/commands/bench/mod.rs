@@ -12,11 +12,10 @@ mod sign_verify;
 mod throughput;
 mod tls;
 
-use std::process::ExitCode;
+use std::{path::PathBuf, process::ExitCode};
 
 use anyhow::Result;
 use clap::Subcommand;
-use std::path::PathBuf;
 
 use vss_hsm::Backend;
 use vss_testbed::HsmOptions;
@@ -32,8 +31,8 @@ pub enum BenchCommand {
     /// Seed 004's key-encapsulation benchmark (PSEC-KEM, table 3): encapsulation and
     /// decapsulation latency and throughput, every decapsulated key checked.
     Kem(kem::KemArgs),
-    /// 1609.2 signed-data verification (signer by digest or certificate), the certificate
-    /// cache warm and cold, as a ratio to the raw ECDSA verify rate of the same run.
+    /// 1609.2 signed-data verification (signer by digest or certificate; or seed 001's traffic),
+    /// the certificate cache warm and cold, as a ratio to the raw ECDSA verify rate of the same run.
     ItsVerify(its_verify::ItsVerifyArgs),
     /// TS 102 941 enrolments and tickets per second of one PKI process, in-process and over
     /// HTTP, as a ratio to the raw P-256 signing rate of the same run.

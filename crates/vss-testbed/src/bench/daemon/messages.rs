@@ -7,7 +7,7 @@ use std::ops::Range;
 use anyhow::{anyhow, Result};
 use vss_its::{ItsTime, SignerKind};
 
-use crate::bench::its_verify::Pki;
+use crate::bench::ticket_pki::Pki;
 
 /// The messages of the run.
 pub(super) struct Messages {

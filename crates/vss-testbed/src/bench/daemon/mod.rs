@@ -27,8 +27,8 @@ use vss_engine::{EngineKind, VerifyEngine};
 use vss_its::ItsTime;
 
 use super::filter::{inspect, validator};
-use super::its_verify::{build_pki, Pki};
 use super::measure::process_cpu;
+use super::ticket_pki::{build_pki, Pki};
 use crate::report::{progress, Report};
 use load::{split, Seen};
 use messages::Messages;

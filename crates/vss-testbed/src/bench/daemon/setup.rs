@@ -16,7 +16,7 @@ use vss_hsm::scratch::ScratchStore;
 use vss_hsm::Backend;
 use vss_its::Cert;
 
-use crate::bench::its_verify::Pki;
+use crate::bench::ticket_pki::Pki;
 
 /// How `vssd` batches `VerifyStream` requests and how many clients it serves.
 pub(crate) struct DaemonSettings {

@@ -15,7 +15,7 @@ use vss_engine::VerifyEngine;
 use vss_pki::store::process_cpu_time;
 
 use crate::bench::filter::{inspect, validator};
-use crate::bench::its_verify::Pki;
+use crate::bench::ticket_pki::Pki;
 
 /// What an in-process measurement did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -22,7 +22,7 @@ use vss_crypto::Curve;
 use vss_engine::EngineKind;
 use vss_its::ItsTime;
 
-use super::its_verify::build_pki;
+use super::ticket_pki::build_pki;
 use crate::report::{progress, spinner, Report};
 use cpu::new_filter;
 use paced::Path;

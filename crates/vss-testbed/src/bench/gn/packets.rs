@@ -11,7 +11,7 @@ use vss_gn::{
 };
 use vss_its::{ItsTime, SignedMessage, SignerKind};
 
-use crate::bench::its_verify::Pki;
+use crate::bench::ticket_pki::Pki;
 
 /// The stack's MAC (locally administered).
 pub(super) const STACK_MAC: Mac = Mac([0x02, 0, 0, 0, 0x5a, 0x01]);
@@ -146,7 +146,7 @@ mod tests {
 
     #[test]
     fn the_forms_of_a_packet_carry_the_same_numbered_cam() {
-        let pki = crate::bench::its_verify::build_pki(Curve::P256, 2, ItsTime::now()).expect("pki");
+        let pki = crate::bench::ticket_pki::build_pki(Curve::P256, 2, ItsTime::now()).expect("pki");
         let packets = Packets::sign(&pki, 3, ItsTime::now(), &indicatif::ProgressBar::hidden())
             .expect("packets");
         for i in 0..3 {

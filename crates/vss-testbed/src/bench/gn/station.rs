@@ -18,7 +18,7 @@ use vss_pki::station::{CertKind, Repository};
 
 use super::packets::STACK_SIDE_MAC;
 use crate::bench::daemon::setup::{DaemonSettings, Entity};
-use crate::bench::its_verify::Pki;
+use crate::bench::ticket_pki::Pki;
 
 /// The label of the pseudonym's key.
 const TICKET_KEY: &str = "bench-pseudonym";

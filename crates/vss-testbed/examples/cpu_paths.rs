@@ -4,28 +4,16 @@
 //! (cold: every job a new signer), per curve. The ratio to OpenSSL's single-thread verify
 //! rate is what `CpuPath::best` is chosen by.
 //!
-//!   cargo run --release -p vss-engine --example cpu_paths [SECONDS]
+//!   cargo run --release -p vss-testbed --example cpu_paths [SECONDS]
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use vss_crypto::Curve;
 use vss_engine::{CpuEngine, CpuPath, SamplePool, VerifyEngine};
+use vss_testbed::bench::measure::openssl_speed_verify;
 
 /// Jobs per batch.
 const BATCH: usize = 4096;
-
-/// OpenSSL's single-thread verify rate for `algorithm` (e.g. `ecdsap256`), from the last
-/// column of `openssl speed`'s table.
-fn openssl_verify_rate(algorithm: &str, seconds: u32) -> Option<f64> {
-    let out = Command::new("openssl")
-        .args(["speed", "-seconds", &seconds.to_string(), algorithm])
-        .output()
-        .ok()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let line = text.lines().rev().find(|l| l.contains("ecdsa"))?;
-    line.split_whitespace().last()?.parse().ok()
-}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let seconds: f64 = std::env::args().nth(1).map_or(Ok(2.0), |a| a.parse())?;
@@ -40,14 +28,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("CPU: {cpu}");
     println!("| curve | signers | path | verifications/s | x openssl speed |");
     println!("|---|---:|---|---:|---:|");
-    let curves = [
-        (Curve::P256, "ecdsap256"),
-        (Curve::Bp256, "ecdsabrp256r1"),
-        (Curve::P384, "ecdsap384"),
-        (Curve::Bp384, "ecdsabrp384r1"),
-    ];
-    for (curve, algorithm) in curves {
-        let reference = openssl_verify_rate(algorithm, seconds.ceil() as u32);
+    for curve in [Curve::P256, Curve::Bp256, Curve::P384, Curve::Bp384] {
+        let reference = openssl_speed_verify(curve, seconds.ceil() as u32);
         for signers in [16, 1 << 12] {
             let pool = SamplePool::new(curve, 1 << 12, signers)?;
             let jobs = pool.jobs(BATCH);
