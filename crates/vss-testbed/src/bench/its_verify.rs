@@ -191,7 +191,6 @@ impl Warm {
 /// The report of a run: its rates as JSON and as a table.
 fn report(options: &ItsVerifyOptions, rates: &Rates) -> Report {
     let raw_rate = rates.raw;
-    let policy = PreparedKeyPolicy::default();
     let stats = rates.prepared.stats;
     let json = json!({
         "signer": options.signer.name(),
@@ -201,14 +200,7 @@ fn report(options: &ItsVerifyOptions, rates: &Rates) -> Report {
         "raw_verify_per_second": raw_rate,
         "warm": rates.prepared.json(raw_rate),
         "warm_library": rates.library.json(raw_rate),
-        "prepared_keys": {
-            "max_bytes": policy.max_bytes,
-            "after": policy.after,
-            "bytes": stats.prepared_bytes,
-            "builds": stats.prepared_builds,
-            "hits": stats.prepared_hits,
-            "evictions": stats.prepared_evictions,
-        },
+        "prepared_keys": super::traffic::prepared_keys_json(&stats),
         "cold": rates.cold.map(|rate| json!({"messages_per_second": rate, "ratio_to_raw": rate / raw_rate})),
         "target_warm_ratio": 0.9,
         "success": rates.success,

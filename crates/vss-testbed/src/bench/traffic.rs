@@ -109,6 +109,19 @@ fn pass(
     })
 }
 
+/// The prepared keys' policy (the default) and counters, as a report gives them.
+pub(super) fn prepared_keys_json(stats: &CacheStats) -> serde_json::Value {
+    let policy = PreparedKeyPolicy::default();
+    json!({
+        "max_bytes": policy.max_bytes,
+        "after": policy.after,
+        "bytes": stats.prepared_bytes,
+        "builds": stats.prepared_builds,
+        "hits": stats.prepared_hits,
+        "evictions": stats.prepared_evictions,
+    })
+}
+
 /// Simulates `seconds` of traffic from `neighbours` stations on `curve` and verifies it.
 pub fn run(curve: Curve, neighbours: u32, seconds: u32) -> Result<Report> {
     if !(1..=MAX_SECONDS).contains(&seconds) {
@@ -151,7 +164,6 @@ pub fn run(curve: Curve, neighbours: u32, seconds: u32) -> Result<Report> {
     )?;
     let success = library.ok == messages.len() && prepared.ok == messages.len();
     let ratio = |rate: f64| reference.map(|r| rate / r);
-    let policy = PreparedKeyPolicy::default();
     let stats = prepared.stats;
     let hit_rate = stats.hits as f64 / (stats.hits + stats.misses).max(1) as f64;
     let json = json!({
@@ -178,12 +190,7 @@ pub fn run(curve: Curve, neighbours: u32, seconds: u32) -> Result<Report> {
             "ratio_to_openssl": ratio(prepared.rate),
             "chain_validations": stats.inserts,
             "certificate_cache_hit_rate": hit_rate,
-            "max_bytes": policy.max_bytes,
-            "after": policy.after,
-            "bytes": stats.prepared_bytes,
-            "builds": stats.prepared_builds,
-            "hits": stats.prepared_hits,
-            "evictions": stats.prepared_evictions,
+            "keys": prepared_keys_json(&stats),
         },
         "success": success,
     });
@@ -250,7 +257,11 @@ mod tests {
             report.json["prepared"]["chain_validations"], 4,
             "3 tickets + the AA"
         );
-        assert_eq!(report.json["prepared"]["builds"], 3, "{}", report.json);
+        assert_eq!(
+            report.json["prepared"]["keys"]["builds"], 3,
+            "{}",
+            report.json
+        );
         assert!(report.table.contains("prepared keys (3 built"));
         assert!(run(Curve::P256, 1, 0).is_err());
         assert!(run(Curve::P256, 1, MAX_SECONDS + 1).is_err());
