@@ -1,7 +1,6 @@
 //! [`Throttle`]: at most one log line per interval for an event an attacker can repeat
 //! (a refused connection, a timed-out client), with the count of events it stands for.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -20,8 +19,9 @@ pub const WARN_INTERVAL: Duration = Duration::from_secs(10);
 #[derive(Debug)]
 pub struct Throttle {
     interval: Duration,
-    unlogged: AtomicU64,
-    last_line: Mutex<Option<Instant>>,
+    /// Events since the last line, and when that line was: one lock, no 64-bit atomics
+    /// (32-bit MIPS, seed 003's card board, has none).
+    state: Mutex<(u64, Option<Instant>)>,
 }
 
 impl Throttle {
@@ -29,21 +29,21 @@ impl Throttle {
     pub fn new(interval: Duration) -> Self {
         Throttle {
             interval,
-            unlogged: AtomicU64::new(0),
-            last_line: Mutex::new(None),
+            state: Mutex::new((0, None)),
         }
     }
 
     /// Counts one event; `Some(events since the last line)` when a line is due now.
     pub fn hit(&self) -> Option<u64> {
-        self.unlogged.fetch_add(1, Ordering::SeqCst);
         let now = Instant::now();
-        let mut last = self.last_line.lock().unwrap_or_else(|p| p.into_inner());
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let (unlogged, last) = &mut *state;
+        *unlogged += 1;
         if last.is_some_and(|at| now.duration_since(at) < self.interval) {
             return None;
         }
         *last = Some(now);
-        Some(self.unlogged.swap(0, Ordering::SeqCst))
+        Some(std::mem::take(unlogged))
     }
 }
 

@@ -18,7 +18,7 @@ use cryptoki::mechanism::{Mechanism, MechanismType};
 use cryptoki::object::{Attribute, AttributeType, KeyType, ObjectClass, ObjectHandle};
 use cryptoki::session::{Session, UserType};
 use cryptoki::slot::Slot;
-use cryptoki::types::AuthPin;
+use cryptoki::types::{AuthPin, Ulong};
 use vss_crypto::{
     Curve, HashAlg, KeyAlgorithm, PublicKey, RsaBits, RsaEncryptionPadding, RsaPublicKey,
     RsaSignatureScheme, Signature, RSA_PUBLIC_EXPONENT,
@@ -31,6 +31,12 @@ use crate::{
 
 /// The PKCS#11 module used when none is named: SoftHSMv2 as Debian installs it.
 pub const DEFAULT_PKCS11_MODULE: &str = "/usr/lib/softhsm/libsofthsm2.so";
+
+/// A size for a template or mechanism as the module's CK_ULONG, C's unsigned long: 32 bits
+/// on ILP32 units (armv7), 64 on LP64; a value it cannot hold is the error of `function`.
+fn ck_ulong(value: usize, function: &'static str) -> Result<Ulong> {
+    Ulong::try_from(value).map_err(ckr(function))
+}
 
 /// Maps a cryptoki error from `function` to this crate's error.
 pub(crate) fn ckr(function: &'static str) -> impl Fn(cryptoki::error::Error) -> Error {
@@ -332,7 +338,7 @@ impl Pkcs11Hsm {
         };
         let mut public = common();
         public.extend([
-            Attribute::ModulusBits(u64::from(bits.bits()).into()),
+            Attribute::ModulusBits(ck_ulong(bits.bits() as usize, "C_GenerateKeyPair")?),
             Attribute::PublicExponent(RSA_PUBLIC_EXPONENT.to_be_bytes()[1..].to_vec()),
             Attribute::Verify(true),
             Attribute::Encrypt(true),
@@ -584,7 +590,7 @@ impl Hsm for Pkcs11Hsm {
                     &[
                         Attribute::Class(ObjectClass::SECRET_KEY),
                         Attribute::KeyType(KeyType::GENERIC_SECRET),
-                        Attribute::ValueLen((curve.scalar_len() as u64).into()),
+                        Attribute::ValueLen(ck_ulong(curve.scalar_len(), "C_DeriveKey")?),
                         Attribute::Token(false),
                         Attribute::Sensitive(false),
                         Attribute::Extractable(true),
@@ -651,7 +657,7 @@ impl Hsm for Pkcs11Hsm {
                 let params = PkcsPssParams {
                     hash_alg,
                     mgf,
-                    s_len: (hash.output_len() as u64).into(),
+                    s_len: ck_ulong(hash.output_len(), "C_Sign")?,
                 };
                 (Mechanism::RsaPkcsPss(params), digest.to_vec())
             }
