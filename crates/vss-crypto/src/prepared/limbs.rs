@@ -2,25 +2,63 @@
 //! and conversions the fields and the scalars share. Every function is `const`, so the curve
 //! constants and the Montgomery constants are computed at compile time.
 
-/// `a + b + carry` as (sum, carry out); `carry` is 0 or 1.
+/// `a + b + carry` as (sum, carry out).
+///
+/// On 64-bit targets through u128, which compiles to add-with-carry chains; on 32-bit
+/// targets with u64 halves. Built for armv7 by `rustc` 1.96 (Debian's rustc-web, as
+/// `scripts/cross` builds), the u128 forms of `adc` and `mac` gave field squares off by
+/// 2^160 (`scripts/cross armv7-unknown-linux-gnueabihf test` found it; the same source is
+/// right on x86-64 and aarch64), the u64 forms the right ones; on x86-64 the u64 forms are
+/// 32% slower.
+#[cfg(target_pointer_width = "64")]
 #[inline(always)]
 pub(crate) const fn adc(a: u64, b: u64, carry: u64) -> (u64, u64) {
     let t = a as u128 + b as u128 + carry as u128;
     (t as u64, (t >> 64) as u64)
 }
 
+/// `a + b + carry` as (sum, carry out), in u64 halves (see the 64-bit form).
+#[cfg(not(target_pointer_width = "64"))]
+#[inline(always)]
+pub(crate) const fn adc(a: u64, b: u64, carry: u64) -> (u64, u64) {
+    let (sum, c1) = a.overflowing_add(b);
+    let (sum, c2) = sum.overflowing_add(carry);
+    (sum, c1 as u64 + c2 as u64)
+}
+
 /// `a - b - borrow` as (difference, borrow out); `borrow` is 0 or 1.
+#[cfg(target_pointer_width = "64")]
 #[inline(always)]
 pub(crate) const fn sbb(a: u64, b: u64, borrow: u64) -> (u64, u64) {
     let t = (a as u128).wrapping_sub(b as u128 + borrow as u128);
     (t as u64, (t >> 127) as u64)
 }
 
+/// `a - b - borrow` as (difference, borrow out), in u64 halves (see [`adc`]).
+#[cfg(not(target_pointer_width = "64"))]
+#[inline(always)]
+pub(crate) const fn sbb(a: u64, b: u64, borrow: u64) -> (u64, u64) {
+    let (difference, b1) = a.overflowing_sub(b);
+    let (difference, b2) = difference.overflowing_sub(borrow);
+    (difference, (b1 | b2) as u64)
+}
+
 /// `acc + a·b + carry` as (low, high): never overflows 128 bits.
+#[cfg(target_pointer_width = "64")]
 #[inline(always)]
 pub(crate) const fn mac(acc: u64, a: u64, b: u64, carry: u64) -> (u64, u64) {
     let t = acc as u128 + (a as u128) * (b as u128) + carry as u128;
     (t as u64, (t >> 64) as u64)
+}
+
+/// `acc + a·b + carry` as (low, high), the additions in u64 halves (see [`adc`]).
+#[cfg(not(target_pointer_width = "64"))]
+#[inline(always)]
+pub(crate) const fn mac(acc: u64, a: u64, b: u64, carry: u64) -> (u64, u64) {
+    let product = (a as u128) * (b as u128);
+    let (low, c1) = (product as u64).overflowing_add(acc);
+    let (low, c2) = low.overflowing_add(carry);
+    (low, (product >> 64) as u64 + c1 as u64 + c2 as u64)
 }
 
 /// `a + b` and the carry out.
