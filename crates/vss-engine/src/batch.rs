@@ -39,8 +39,7 @@ pub(crate) struct Staged {
 }
 
 /// The keys of `parts` worth a table: those that have one, and those that sign at least two
-/// jobs of a part, with their jobs summed over the parts; a key that would get a new table
-/// only if it is a point of its curve (the prepared kernel does not check it again).
+/// jobs of a part, with their jobs summed over the parts.
 fn key_counts(parts: &[StagedPart], tables: &KeyTables) -> HashMap<KeyId, usize> {
     let seen: Vec<Vec<(KeyId, usize)>> = parts
         .par_iter()
@@ -56,13 +55,13 @@ fn key_counts(parts: &[StagedPart], tables: &KeyTables) -> HashMap<KeyId, usize>
     for (id, jobs) in seen.into_iter().flatten() {
         *counts.entry(id).or_insert(0) += jobs;
     }
-    let prepare_after = tables.config().prepare_after;
-    counts.retain(|id, jobs| {
-        tables.is_resident(id)
-            || (*jobs >= prepare_after
-                && KernelCurve::get(id.0).is_some_and(|k| k.is_key(&id.1, &id.2)))
-    });
     counts
+}
+
+/// Whether a key is a point of its curve (below p, on the curve), as the kernel checks an
+/// unprepared key itself.
+fn is_point(&(curve, qx, qy): &KeyId) -> bool {
+    KernelCurve::get(curve).is_some_and(|k| k.is_key(&qx, &qy))
 }
 
 /// The slot of each job of each part (`None`: the generic path).
@@ -107,7 +106,7 @@ impl Staged {
         let assignment = match keys {
             Some(keys) if keys.config().slots > 0 => {
                 let counts = key_counts(&parts, keys);
-                keys.assign(counts)
+                keys.assign(counts, is_point)
             }
             _ => Assignment::default(),
         };

@@ -109,9 +109,9 @@ impl CpuEngine {
         }
     }
 
-    /// The engine with its prepared keys' tables kept under `max_bytes` (default 32 MiB;
-    /// 0 keeps none, so every key is prepared again in each batch that has enough of its
-    /// jobs). Only the [`CpuPath::Prepared`] path prepares keys.
+    /// The engine with its prepared keys' tables kept under `max_bytes` (default 32 MiB; 0
+    /// prepares none: every job takes the library). The [`CpuPath::Prepared`] path, and the
+    /// IFMA path for the curves its lanes lack, prepare keys.
     pub fn with_prepared_bytes(mut self, max_bytes: usize) -> Self {
         self.prepared = Arc::new(PreparedCache::new(max_bytes));
         self

@@ -24,8 +24,8 @@ use vss_crypto::Curve;
 
 use crate::batch::{Group, Staged};
 use crate::kernel::{
-    point_words, KernelCurve, G_TABLE_LEN, JOB_WORDS, KERNEL_NAME, MAX_KERNEL_JOBS,
-    PREPARED_KERNEL_NAME, SOURCE,
+    point_words, KernelCurve, JOB_WORDS, KERNEL_NAME, MAX_KERNEL_JOBS, PREPARED_KERNEL_NAME,
+    SOURCE, TABLE_WORDS,
 };
 use crate::key_tables::{KeyTableConfig, KeyTables};
 use crate::{VerifyEngine, VerifyJob};
@@ -194,12 +194,11 @@ impl Slot {
         let staged = Staged::new(chunk, host, Some(&mut keys.slots));
         // Pending from here, so its key slots are released whatever fails below.
         let staged = pending.insert(staged);
-        let table_words = G_TABLE_LEN * 16;
         for (slot, table) in &staged.tables {
-            let at = *slot as usize * table_words;
+            let at = *slot as usize * TABLE_WORDS;
             stream.memcpy_htod(
                 point_words(table),
-                &mut keys.points.slice_mut(at..at + table_words),
+                &mut keys.points.slice_mut(at..at + TABLE_WORDS),
             )?;
         }
         let count = staged.kernel_jobs();
@@ -232,7 +231,7 @@ impl Slot {
 }
 
 /// Prepared keys on the device: which key has which slot, and the slots' tables
-/// (`G_TABLE_LEN` points of 16 words each per slot).
+/// (`TABLE_WORDS` words per slot).
 struct DeviceKeys {
     slots: KeyTables,
     points: CudaSlice<u32>,
@@ -314,7 +313,7 @@ impl GpuEngine {
         }
         let keys = DeviceKeys {
             slots: KeyTables::new(config.keys),
-            points: stream.alloc_zeros::<u32>((config.keys.slots * G_TABLE_LEN * 16).max(1))?,
+            points: stream.alloc_zeros::<u32>((config.keys.slots * TABLE_WORDS).max(1))?,
         };
         stream.synchronize()?;
         let slots = (0..config.streams)
@@ -431,8 +430,7 @@ impl GpuEngine {
             .iter()
             .find(|d| d.curve.curve() == group.curve.curve())
             .ok_or_else(|| GpuError::Driver("curve not uploaded".into()))?;
-        let count = out.len();
-        let count = count as u32;
+        let count = out.len() as u32;
         let key_count = self.config.keys.slots as u32;
         let config = LaunchConfig {
             grid_dim: (count.div_ceil(self.config.block), 1, 1),

@@ -40,6 +40,10 @@ pub type Limbs = [u32; 8];
 /// nonzero digits each).
 pub const G_TABLE_LEN: usize = 32 * 255;
 
+/// Words of one such table in device memory (16 per affine point).
+#[cfg(feature = "gpu")]
+pub(crate) const TABLE_WORDS: usize = G_TABLE_LEN * 16;
+
 /// Words of one job in the kernel's input (Qx, Qy, e, r, s).
 pub(crate) const JOB_WORDS: usize = 5 * 8;
 

@@ -116,10 +116,15 @@ impl KeyTables {
     }
 
     /// Slots for a chunk whose keys signed `counts` of its jobs: a key with a table keeps
-    /// it; a key with at least `prepare_after` jobs gets a free slot, or the least recently
-    /// used one that no chunk in flight reads; the others take the generic path. Every slot
-    /// handed out is read by the chunk until it is released.
-    pub(crate) fn assign(&mut self, counts: HashMap<KeyId, usize>) -> Assignment {
+    /// it; a key with at least `prepare_after` jobs for which `is_key` holds (the prepared
+    /// kernel trusts its table, so the caller checks the key is a point of its curve) gets a
+    /// free slot, or the least recently used one that no chunk in flight reads; the others
+    /// take the generic path. Every slot handed out is read by the chunk until it is released.
+    pub(crate) fn assign(
+        &mut self,
+        counts: HashMap<KeyId, usize>,
+        is_key: impl Fn(&KeyId) -> bool,
+    ) -> Assignment {
         self.clock += 1;
         let mut out = Assignment::default();
         let mut keys: Vec<(KeyId, usize)> = counts.into_iter().collect();
@@ -128,7 +133,7 @@ impl KeyTables {
         for (key, jobs) in keys {
             let slot = match self.resident.get(&key) {
                 Some(&slot) => slot,
-                None if jobs >= self.config.prepare_after => {
+                None if jobs >= self.config.prepare_after && is_key(&key) => {
                     let Some(slot) = self.free_slot() else {
                         continue;
                     };
@@ -182,18 +187,25 @@ mod tests {
         pairs.iter().map(|&(k, n)| (key(k), n)).collect()
     }
 
+    impl KeyTables {
+        /// `assign` with every key taken for a point of its curve.
+        fn assign_all(&mut self, counts: HashMap<KeyId, usize>) -> Assignment {
+            self.assign(counts, |_| true)
+        }
+    }
+
     #[test]
     fn busy_keys_get_slots_and_keep_them() {
         let mut tables = KeyTables::new(KeyTableConfig {
             slots: 2,
             prepare_after: 10,
         });
-        let first = tables.assign(counts(&[(1, 10), (2, 9)]));
+        let first = tables.assign_all(counts(&[(1, 10), (2, 9)]));
         assert_eq!(first.slots.len(), 1, "key 2 is under the threshold");
         assert_eq!(first.build.len(), 1);
         tables.release(&first.readers);
         // Key 1 keeps its slot with a single job; nothing is built again.
-        let second = tables.assign(counts(&[(1, 1)]));
+        let second = tables.assign_all(counts(&[(1, 1)]));
         assert_eq!(second.slots.get(&key(1)), first.slots.get(&key(1)));
         assert!(second.build.is_empty());
         tables.release(&second.readers);
@@ -205,19 +217,19 @@ mod tests {
             slots: 2,
             prepare_after: 2,
         });
-        let a = tables.assign(counts(&[(1, 5)]));
+        let a = tables.assign_all(counts(&[(1, 5)]));
         tables.release(&a.readers);
-        let b = tables.assign(counts(&[(2, 5)]));
+        let b = tables.assign_all(counts(&[(2, 5)]));
         // Key 2's chunk is still in flight: key 3 may only take key 1's slot.
-        let c = tables.assign(counts(&[(3, 5)]));
+        let c = tables.assign_all(counts(&[(3, 5)]));
         assert_eq!(c.slots[&key(3)], a.slots[&key(1)]);
         assert!(!tables.is_resident(&key(1)));
         // Both slots are read now: key 4 takes the generic path.
-        let d = tables.assign(counts(&[(4, 50)]));
+        let d = tables.assign_all(counts(&[(4, 50)]));
         assert!(d.slots.is_empty() && d.build.is_empty());
         tables.release(&b.readers);
         tables.release(&c.readers);
-        let e = tables.assign(counts(&[(4, 50)]));
+        let e = tables.assign_all(counts(&[(4, 50)]));
         assert_eq!(
             e.slots[&key(4)],
             b.slots[&key(2)],
@@ -231,7 +243,7 @@ mod tests {
             slots: 0,
             prepare_after: 2,
         });
-        assert!(tables.assign(counts(&[(1, 1000)])).slots.is_empty());
+        assert!(tables.assign_all(counts(&[(1, 1000)])).slots.is_empty());
     }
 
     #[test]

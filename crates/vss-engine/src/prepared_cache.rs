@@ -48,7 +48,7 @@ impl std::fmt::Debug for PreparedCache {
 }
 
 impl PreparedCache {
-    /// An empty cache whose tables stay under `max_bytes` (0 prepares nothing).
+    /// An empty cache whose tables stay under `max_bytes` (0 prepares none).
     pub(crate) fn new(max_bytes: usize) -> PreparedCache {
         PreparedCache {
             max_bytes,

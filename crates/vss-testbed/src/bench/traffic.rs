@@ -39,6 +39,18 @@ struct Beacon {
     sent_before: u64,
 }
 
+impl Beacon {
+    /// How it names its signer: by certificate in the ticket's first message and one a
+    /// second after it, by digest in the others.
+    fn signer(&self) -> SignerKind {
+        if self.sent_before.is_multiple_of(BEACON_HZ) {
+            SignerKind::Certificate
+        } else {
+            SignerKind::Digest
+        }
+    }
+}
+
 /// The schedule of `neighbours` stations over `seconds`: every beacon in the order heard,
 /// and how many tickets sign them. Phases come from a fixed-seed generator, so a run is
 /// the same every time.
@@ -135,13 +147,8 @@ pub fn run(curve: Curve, neighbours: u32, seconds: u32) -> Result<Report> {
         .par_iter()
         .enumerate()
         .map(|(i, b)| {
-            let kind = if b.sent_before % BEACON_HZ == 0 {
-                SignerKind::Certificate
-            } else {
-                SignerKind::Digest
-            };
             let now = start.plus_micros(b.tick * TICK_MICROS);
-            let bytes = pki.sign_with(b.ticket, &(i as u64).to_be_bytes(), kind, now)?;
+            let bytes = pki.sign_with(b.ticket, &(i as u64).to_be_bytes(), b.signer(), now)?;
             bar.inc(1);
             Ok((b.tick, bytes))
         })
@@ -149,7 +156,7 @@ pub fn run(curve: Curve, neighbours: u32, seconds: u32) -> Result<Report> {
     bar.finish_and_clear();
     let with_certificate = beacons
         .iter()
-        .filter(|b| b.sent_before % BEACON_HZ == 0)
+        .filter(|b| b.signer() == SignerKind::Certificate)
         .count();
     // Room for the neighbours in range, their last tickets and the AA.
     let capacity = 2 * neighbours as usize + 16;
